@@ -1,0 +1,681 @@
+/**
+ * The records database: every tuning run, every candidate it proposed and
+ * every measurement, in one SQLite file (`node:sqlite`).
+ *
+ * The database runs in WAL mode and every write is committed before the
+ * method returns (autocommit, or a short `BEGIN IMMEDIATE` transaction when a
+ * write takes several statements), so a process killed at any moment loses no
+ * record whose write call had returned.
+ *
+ * @module
+ */
+
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { mkdirSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { ERROR_KINDS, type ErrorKind } from "../measure/types.ts";
+
+export type { ErrorKind };
+
+/** Schema version stored in `PRAGMA user_version` by this build. */
+export const SCHEMA_VERSION = 1;
+
+/** Milliseconds SQLite waits for a lock held by another connection. */
+const BUSY_TIMEOUT_MS = 5000;
+
+/** Error raised when the records database cannot be opened, created or used. */
+export class DatabaseError extends Error {
+  /** Path of the database file the error is about. */
+  readonly path: string;
+
+  /**
+   * Creates an error about the database at `path`.
+   *
+   * @param path path of the database file
+   * @param message full message (should name the path)
+   * @param options standard error options (`cause`)
+   */
+  constructor(path: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "DatabaseError";
+    this.path = path;
+  }
+}
+
+/** A workload as given to {@link RecordsDB.upsertWorkload}. */
+export interface WorkloadInput {
+  /** Operator name, e.g. `"matmul"`. */
+  name: string;
+  /** Problem shape, e.g. `[512, 512, 512]`. */
+  shape: number[];
+  /** Floating-point operations of one call (for GFLOP/s). */
+  flops: number;
+}
+
+/** A stored workload. */
+export interface WorkloadRow extends WorkloadInput {
+  /** Row id. */
+  id: number;
+  /** `name:shape` key, e.g. `"matmul:512,512,512"`. */
+  key: string;
+}
+
+/** What is recorded when a tuning run starts. */
+export interface RunInfo {
+  /** Search strategy name, e.g. `"random"` or `"evolutionary"`. */
+  strategy: string;
+  /** Seed of the search. */
+  seed: number;
+  /** Trial budget of the run. */
+  trials: number;
+  /** Target description, e.g. `"llvm -mcpu=native"` or `"c-omp"`. */
+  target: string;
+  /** Id returned by {@link RecordsDB.upsertWorkload}. */
+  workloadId: number;
+  /** Strategy configuration, CLI arguments (stored as JSON). */
+  config: Record<string, unknown>;
+  /** Machine description: CPU, cores, OS... (stored as JSON). */
+  machine: Record<string, unknown>;
+  /** Compiler identification, e.g. `"gcc (Debian 12.2.0-14) 12.2.0"`. */
+  compiler: string;
+  /** Version of tunebook that made the run. */
+  tunebookVersion: string;
+}
+
+/** Status of a run: `"running"` until {@link RecordsDB.finishRun}. */
+export type RunStatus = "running" | "finished";
+
+/** A stored run. */
+export interface RunRow extends RunInfo {
+  /** Run id. */
+  id: number;
+  /** ISO time the run started. */
+  created: string;
+  /** ISO time the run finished, null while running. */
+  finished: string | null;
+  /** `"running"` until {@link RecordsDB.finishRun}. */
+  status: RunStatus;
+}
+
+/** A candidate as given to {@link RecordsDB.addCandidate}. */
+export interface CandidateInput {
+  /** Trial number within the run. */
+  trial: number;
+  /** Serialized (JSON) schedule trace; stored and returned as given. */
+  trace: string;
+  /** Hash of the trace; unique within a run. */
+  traceHash: string;
+  /** Knob vector of the candidate, when the strategy has one. */
+  knobs?: number[];
+}
+
+/** A measurement as given to {@link RecordsDB.addResult}. */
+export interface ResultInput {
+  /** Why the candidate failed; `"none"` when the candidate built, ran and matched the reference. */
+  errorKind: ErrorKind;
+  /** Failure message. */
+  error?: string;
+  /** Seconds per call, one per repeat. */
+  times: number[];
+  /** Wall seconds spent building. */
+  buildSeconds: number;
+  /** Wall seconds spent measuring. */
+  runSeconds: number;
+}
+
+/** A stored measurement. */
+export interface ResultRow {
+  /** Result id. */
+  id: number;
+  /** Id of the measured candidate. */
+  candidateId: number;
+  /** Why the candidate failed; `"none"` when it was measured and correct. */
+  errorKind: ErrorKind;
+  /** Failure message, null when there is none. */
+  error: string | null;
+  /** Seconds per call, one per repeat. */
+  times: number[];
+  /** Median of `times`; null on error. */
+  seconds: number | null;
+  /** Workload flops / `seconds` / 1e9; null on error. */
+  gflops: number | null;
+  /** Wall seconds spent building. */
+  buildSeconds: number;
+  /** Wall seconds spent measuring. */
+  runSeconds: number;
+  /** ISO time the result was recorded. */
+  timestamp: string;
+}
+
+/** A stored candidate with its measurement, if any. */
+export interface CandidateRow {
+  /** Candidate id. */
+  id: number;
+  /** Id of the run that proposed it. */
+  runId: number;
+  /** Trial number within the run. */
+  trial: number;
+  /** Serialized trace, as given to {@link RecordsDB.addCandidate}. */
+  trace: string;
+  /** Hash of the trace; unique within a run. */
+  traceHash: string;
+  /** Knob vector, null when none was given. */
+  knobs: number[] | null;
+  /** ISO time the candidate was recorded. */
+  created: string;
+  /** The measurement, or null if the candidate was never measured. */
+  result: ResultRow | null;
+}
+
+/** Measurement counts of a run. */
+export interface RunCounts {
+  /** Candidates with a result. */
+  measured: number;
+  /** Results with error kind `"none"`. */
+  valid: number;
+  /** Results with any other error kind. */
+  errors: number;
+}
+
+/** Median of a non-empty list (mean of the middle two for even lengths). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) throw new RangeError("median of an empty list");
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Key of a workload in the `workloads` table: `name:d0,d1,...`. */
+export function workloadKey(name: string, shape: readonly number[]): string {
+  return `${name}:${shape.join(",")}`;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS workloads (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  shape TEXT NOT NULL,
+  key TEXT NOT NULL UNIQUE,
+  flops REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+  id INTEGER PRIMARY KEY,
+  created TEXT NOT NULL,
+  finished TEXT,
+  status TEXT NOT NULL CHECK (status IN ('running', 'finished')),
+  strategy TEXT NOT NULL,
+  seed INTEGER NOT NULL,
+  trials INTEGER NOT NULL,
+  target TEXT NOT NULL,
+  workload_id INTEGER NOT NULL REFERENCES workloads(id),
+  config TEXT NOT NULL,
+  machine TEXT NOT NULL,
+  compiler TEXT NOT NULL,
+  tunebook_version TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_status ON runs(status);
+CREATE TABLE IF NOT EXISTS candidates (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  trial INTEGER NOT NULL,
+  trace TEXT NOT NULL,
+  trace_hash TEXT NOT NULL,
+  knobs TEXT,
+  created TEXT NOT NULL,
+  UNIQUE (run_id, trace_hash)
+);
+CREATE INDEX IF NOT EXISTS candidates_run_trial ON candidates(run_id, trial);
+CREATE TABLE IF NOT EXISTS results (
+  id INTEGER PRIMARY KEY,
+  candidate_id INTEGER NOT NULL UNIQUE REFERENCES candidates(id),
+  error_kind TEXT NOT NULL,
+  error TEXT,
+  times TEXT NOT NULL,
+  seconds REAL,
+  gflops REAL,
+  build_seconds REAL NOT NULL,
+  run_seconds REAL NOT NULL,
+  timestamp TEXT NOT NULL
+);
+`;
+
+type Row = Record<string, SQLInputValue>;
+
+const RESULT_COLUMNS =
+  `r.id AS r_id, r.candidate_id AS r_candidate_id, r.error_kind AS r_error_kind,
+  r.error AS r_error, r.times AS r_times, r.seconds AS r_seconds, r.gflops AS r_gflops,
+  r.build_seconds AS r_build_seconds, r.run_seconds AS r_run_seconds, r.timestamp AS r_timestamp`;
+
+const CANDIDATE_COLUMNS = `c.id, c.run_id, c.trial, c.trace, c.trace_hash, c.knobs, c.created`;
+
+const ERROR_KIND_SET: ReadonlySet<string> = new Set(ERROR_KINDS);
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+function reason(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** The nearest existing ancestor of `dir` (or `dir` itself) if it is not a directory. */
+function fileInTheWay(dir: string): string | undefined {
+  for (let d = dir; d !== dirname(d); d = dirname(d)) {
+    try {
+      return statSync(d).isDirectory() ? undefined : d;
+    } catch { /* missing: look higher */ }
+  }
+  return undefined;
+}
+
+/** Creates the parent directory of `path`, explaining a failure in plain words. */
+function makeParent(path: string): void {
+  const dir = dirname(resolve(path));
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    const blocker = fileInTheWay(dir);
+    const why = blocker === undefined ? reason(e) : `"${blocker}" is not a directory`;
+    throw new Error(`cannot create directory "${dir}": ${why}`, { cause: e });
+  }
+}
+
+function toRun(r: Row): RunRow {
+  return {
+    id: Number(r.id),
+    created: r.created as string,
+    finished: (r.finished as string | null) ?? null,
+    status: r.status as RunStatus,
+    strategy: r.strategy as string,
+    seed: Number(r.seed),
+    trials: Number(r.trials),
+    target: r.target as string,
+    workloadId: Number(r.workload_id),
+    config: JSON.parse(r.config as string),
+    machine: JSON.parse(r.machine as string),
+    compiler: r.compiler as string,
+    tunebookVersion: r.tunebook_version as string,
+  };
+}
+
+function toResult(r: Row): ResultRow | null {
+  if (r.r_id === null || r.r_id === undefined) return null;
+  return {
+    id: Number(r.r_id),
+    candidateId: Number(r.r_candidate_id),
+    errorKind: r.r_error_kind as ErrorKind,
+    error: (r.r_error as string | null) ?? null,
+    times: JSON.parse(r.r_times as string),
+    seconds: (r.r_seconds as number | null) ?? null,
+    gflops: (r.r_gflops as number | null) ?? null,
+    buildSeconds: Number(r.r_build_seconds),
+    runSeconds: Number(r.r_run_seconds),
+    timestamp: r.r_timestamp as string,
+  };
+}
+
+function toCandidate(r: Row): CandidateRow {
+  return {
+    id: Number(r.id),
+    runId: Number(r.run_id),
+    trial: Number(r.trial),
+    trace: r.trace as string,
+    traceHash: r.trace_hash as string,
+    knobs: r.knobs === null || r.knobs === undefined ? null : JSON.parse(r.knobs as string),
+    created: r.created as string,
+    result: toResult(r),
+  };
+}
+
+/**
+ * Records of tuning runs in a SQLite file.
+ *
+ * ```ts
+ * const db = RecordsDB.open("runs/records.db");
+ * const wl = db.upsertWorkload({ name: "matmul", shape: [64, 64, 64], flops: 2 * 64 ** 3 });
+ * const run = db.startRun({ workloadId: wl, strategy: "random", ... });
+ * const cand = db.addCandidate(run, { trial: 0, trace, traceHash });
+ * db.addResult(cand, { errorKind: "none", times: [1e-4], buildSeconds: 0.2, runSeconds: 0.01 });
+ * db.finishRun(run);
+ * db.close();
+ * ```
+ */
+export class RecordsDB {
+  /** Path the database was opened from. */
+  readonly path: string;
+  #db: DatabaseSync;
+  #statements = new Map<string, StatementSync>();
+  #closed = false;
+
+  private constructor(path: string, db: DatabaseSync) {
+    this.path = path;
+    this.#db = db;
+  }
+
+  /**
+   * Opens (creating if needed) the records database at `path`, creating its
+   * parent directory if missing. `":memory:"` opens a private in-memory db.
+   *
+   * @throws {DatabaseError} when the file cannot be opened or written, is not
+   * a database, or was written by a newer schema version.
+   */
+  static open(path: string): RecordsDB {
+    const memory = path === ":memory:";
+    const fail = (why: string, cause?: unknown): never => {
+      throw new DatabaseError(path, `Cannot open records database "${path}": ${why}`, { cause });
+    };
+    let db: DatabaseSync | undefined;
+    try {
+      if (!memory) makeParent(path);
+      db = new DatabaseSync(path, { enableForeignKeyConstraints: true });
+      db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      db.exec("PRAGMA foreign_keys = ON");
+      if (!memory) db.prepare("PRAGMA journal_mode = WAL").get();
+      // WAL + NORMAL: a committed transaction survives the process being
+      // killed (it is in the OS once COMMIT returns); only power loss can
+      // drop the last commits, and never corrupts the file.
+      db.exec("PRAGMA synchronous = NORMAL");
+    } catch (e) {
+      try {
+        db?.close();
+      } catch { /* already failing */ }
+      return fail(reason(e), e);
+    }
+    const records = new RecordsDB(path, db);
+    try {
+      records.#migrate();
+    } catch (e) {
+      records.close();
+      if (e instanceof DatabaseError) throw e;
+      return fail(reason(e), e);
+    }
+    return records;
+  }
+
+  #migrate(): void {
+    const version = () => Number(this.#get("PRAGMA user_version")?.user_version ?? 0);
+    const check = (v: number) => {
+      if (v > SCHEMA_VERSION) {
+        throw new DatabaseError(
+          this.path,
+          `Cannot open records database "${this.path}": it has schema version ${v}, ` +
+            `newer than the version ${SCHEMA_VERSION} this tunebook supports; ` +
+            `upgrade tunebook or use another database file`,
+        );
+      }
+    };
+    check(version());
+    // BEGIN IMMEDIATE also proves the file is writable, even when the schema exists.
+    this.#transaction(() => {
+      const v = version();
+      check(v);
+      if (v < SCHEMA_VERSION) {
+        this.#db.exec(SCHEMA);
+        this.#db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+      }
+    });
+  }
+
+  /** Closes the database; further calls throw. Closing twice is harmless. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#statements.clear();
+    this.#db.close();
+  }
+
+  /** Closes the database (for `using`). */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  #stmt(sql: string): StatementSync {
+    let s = this.#statements.get(sql);
+    if (!s) {
+      s = this.#db.prepare(sql);
+      this.#statements.set(sql, s);
+    }
+    return s;
+  }
+
+  #get(sql: string, ...params: SQLInputValue[]): Row | undefined {
+    return this.#stmt(sql).get(...params) as Row | undefined;
+  }
+
+  #all(sql: string, ...params: SQLInputValue[]): Row[] {
+    return this.#stmt(sql).all(...params) as Row[];
+  }
+
+  #run(sql: string, ...params: SQLInputValue[]): { changes: number; id: number } {
+    const r = this.#stmt(sql).run(...params);
+    return { changes: Number(r.changes), id: Number(r.lastInsertRowid) };
+  }
+
+  #transaction<T>(fn: () => T): T {
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      const out = fn();
+      this.#db.exec("COMMIT");
+      return out;
+    } catch (e) {
+      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+      throw e;
+    }
+  }
+
+  /**
+   * Stores a workload if its key (`name:shape`) is new.
+   *
+   * @returns the id of the workload with that key.
+   */
+  upsertWorkload(w: WorkloadInput): number {
+    const key = workloadKey(w.name, w.shape);
+    this.#run(
+      "INSERT INTO workloads (name, shape, key, flops) VALUES (?, ?, ?, ?) " +
+        "ON CONFLICT (key) DO NOTHING",
+      w.name,
+      JSON.stringify(w.shape),
+      key,
+      w.flops,
+    );
+    return Number(this.#get("SELECT id FROM workloads WHERE key = ?", key)!.id);
+  }
+
+  /** The workload with this id, if any. */
+  workload(id: number): WorkloadRow | undefined {
+    const r = this.#get("SELECT * FROM workloads WHERE id = ?", id);
+    return r && {
+      id: Number(r.id),
+      name: r.name as string,
+      shape: JSON.parse(r.shape as string),
+      key: r.key as string,
+      flops: Number(r.flops),
+    };
+  }
+
+  /**
+   * Records the start of a run (status `"running"`).
+   *
+   * @returns the run id.
+   */
+  startRun(info: RunInfo): number {
+    return this.#run(
+      `INSERT INTO runs (created, finished, status, strategy, seed, trials, target, workload_id,
+        config, machine, compiler, tunebook_version)
+       VALUES (?, NULL, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      now(),
+      info.strategy,
+      info.seed,
+      info.trials,
+      info.target,
+      info.workloadId,
+      JSON.stringify(info.config ?? {}),
+      JSON.stringify(info.machine ?? {}),
+      info.compiler,
+      info.tunebookVersion,
+    ).id;
+  }
+
+  /**
+   * Marks a run finished now.
+   *
+   * @throws {DatabaseError} if there is no such run.
+   */
+  finishRun(runId: number): void {
+    const { changes } = this.#run(
+      "UPDATE runs SET status = 'finished', finished = ? WHERE id = ?",
+      now(),
+      runId,
+    );
+    if (changes === 0) {
+      throw new DatabaseError(this.path, `No run ${runId} in records database "${this.path}"`);
+    }
+  }
+
+  /** The run with this id, if any. */
+  run(runId: number): RunRow | undefined {
+    const r = this.#get("SELECT * FROM runs WHERE id = ?", runId);
+    return r && toRun(r);
+  }
+
+  /** All runs, oldest first. */
+  runs(): RunRow[] {
+    return this.#all("SELECT * FROM runs ORDER BY id").map(toRun);
+  }
+
+  /** The most recent run still `"running"` (e.g. one that was killed), if any. */
+  lastUnfinishedRun(): RunRow | undefined {
+    const r = this.#get("SELECT * FROM runs WHERE status = 'running' ORDER BY id DESC LIMIT 1");
+    return r && toRun(r);
+  }
+
+  /**
+   * Records a candidate of a run. If the run already has a candidate with the
+   * same trace hash, nothing is inserted and its id is returned.
+   *
+   * @returns the candidate id.
+   */
+  addCandidate(runId: number, c: CandidateInput): number {
+    const { changes, id } = this.#run(
+      `INSERT INTO candidates (run_id, trial, trace, trace_hash, knobs, created)
+       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, trace_hash) DO NOTHING`,
+      runId,
+      c.trial,
+      c.trace,
+      c.traceHash,
+      c.knobs === undefined ? null : JSON.stringify(c.knobs),
+      now(),
+    );
+    if (changes > 0) return id;
+    return Number(
+      this.#get(
+        "SELECT id FROM candidates WHERE run_id = ? AND trace_hash = ?",
+        runId,
+        c.traceHash,
+      )!
+        .id,
+    );
+  }
+
+  /**
+   * Records the measurement of a candidate. When `errorKind` is `"none"` and
+   * `times` is non-empty, `seconds` is the median of `times` and `gflops` is
+   * the workload's flops / seconds / 1e9; otherwise both are null.
+   *
+   * @returns the result id.
+   * @throws {DatabaseError} if the candidate does not exist or already has a result.
+   */
+  addResult(candidateId: number, r: ResultInput): number {
+    if (!ERROR_KIND_SET.has(r.errorKind)) {
+      throw new DatabaseError(this.path, `Unknown error kind "${r.errorKind}"`);
+    }
+    const row = this.#get(
+      `SELECT w.flops AS flops, (SELECT id FROM results WHERE candidate_id = c.id) AS result_id
+       FROM candidates c JOIN runs ON runs.id = c.run_id JOIN workloads w ON w.id = runs.workload_id
+       WHERE c.id = ?`,
+      candidateId,
+    );
+    if (!row) {
+      throw new DatabaseError(
+        this.path,
+        `No candidate ${candidateId} in records database "${this.path}"`,
+      );
+    }
+    if (row.result_id !== null) {
+      throw new DatabaseError(
+        this.path,
+        `Candidate ${candidateId} already has a result in records database "${this.path}"`,
+      );
+    }
+    let seconds: number | null = null;
+    let gflops: number | null = null;
+    if (r.errorKind === "none" && r.times.length > 0) {
+      seconds = median(r.times);
+      gflops = seconds > 0 ? Number(row.flops) / seconds / 1e9 : null;
+    }
+    return this.#run(
+      `INSERT INTO results (candidate_id, error_kind, error, times, seconds, gflops, build_seconds,
+        run_seconds, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      candidateId,
+      r.errorKind,
+      r.error ?? null,
+      JSON.stringify(r.times),
+      seconds,
+      gflops,
+      r.buildSeconds,
+      r.runSeconds,
+      now(),
+    ).id;
+  }
+
+  /** The candidates of a run with their results (null if unmeasured), by trial. */
+  candidates(runId: number): CandidateRow[] {
+    return this.#all(
+      `SELECT ${CANDIDATE_COLUMNS}, ${RESULT_COLUMNS}
+       FROM candidates c LEFT JOIN results r ON r.candidate_id = c.id
+       WHERE c.run_id = ? ORDER BY c.trial, c.id`,
+      runId,
+    ).map(toCandidate);
+  }
+
+  /** Trace hash -> result, for the candidates of a run that have a result. */
+  measured(runId: number): Map<string, ResultRow> {
+    const out = new Map<string, ResultRow>();
+    for (
+      const r of this.#all(
+        `SELECT c.trace_hash, ${RESULT_COLUMNS}
+         FROM candidates c JOIN results r ON r.candidate_id = c.id
+         WHERE c.run_id = ? ORDER BY c.trial, c.id`,
+        runId,
+      )
+    ) {
+      out.set(r.trace_hash as string, toResult(r)!);
+    }
+    return out;
+  }
+
+  /** The fastest candidate of a run among results with error kind `"none"`. */
+  best(runId: number): (CandidateRow & { result: ResultRow }) | undefined {
+    const r = this.#get(
+      `SELECT ${CANDIDATE_COLUMNS}, ${RESULT_COLUMNS}
+       FROM candidates c JOIN results r ON r.candidate_id = c.id
+       WHERE c.run_id = ? AND r.error_kind = 'none' AND r.seconds IS NOT NULL
+       ORDER BY r.seconds, c.trial, c.id LIMIT 1`,
+      runId,
+    );
+    return r && (toCandidate(r) as CandidateRow & { result: ResultRow });
+  }
+
+  /** How many candidates of a run were measured, and how many were valid or errors. */
+  counts(runId: number): RunCounts {
+    const r = this.#get(
+      `SELECT COUNT(r.id) AS measured,
+              COALESCE(SUM(r.error_kind = 'none'), 0) AS valid
+       FROM candidates c JOIN results r ON r.candidate_id = c.id WHERE c.run_id = ?`,
+      runId,
+    )!;
+    const measured = Number(r.measured);
+    const valid = Number(r.valid);
+    return { measured, valid, errors: measured - valid };
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * Records of tuning runs: the SQLite records database.
+ *
+ * @module
+ */
+
+export {
+  type CandidateInput,
+  type CandidateRow,
+  DatabaseError,
+  type ErrorKind,
+  median,
+  RecordsDB,
+  type ResultInput,
+  type ResultRow,
+  type RunCounts,
+  type RunInfo,
+  type RunRow,
+  type RunStatus,
+  SCHEMA_VERSION,
+  type WorkloadInput,
+  workloadKey,
+  type WorkloadRow,
+} from "./db.ts";

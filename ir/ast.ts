@@ -1,0 +1,141 @@
+/**
+ * The imperative loop AST that lowering produces and code generators print.
+ * Buffers are flat float32 arrays; indices are int expressions.
+ * @module
+ */
+
+/** An int or float expression. */
+export type AExpr =
+  | { k: "int"; v: number }
+  | { k: "float"; v: number }
+  | { k: "var"; name: string }
+  | { k: "bin"; op: "+" | "-" | "*" | "/" | "%" | "max" | "min"; a: AExpr; b: AExpr }
+  | { k: "cmp"; op: "<" | "<=" | ">=" | ">" | "=="; a: AExpr; b: AExpr }
+  | { k: "and"; a: AExpr; b: AExpr }
+  | { k: "select"; cond: AExpr; t: AExpr; f: AExpr }
+  | { k: "load"; buf: string; index: AExpr };
+
+/** Loop kinds, from annotations. */
+export type ForKind = "serial" | "parallel" | "vectorize" | "unroll";
+
+/** A statement. */
+export type Stmt =
+  | { k: "for"; v: string; extent: number; kind: ForKind; body: Stmt[] }
+  | { k: "if"; cond: AExpr; body: Stmt[] }
+  | { k: "let"; name: string; value: AExpr }
+  | { k: "store"; buf: string; index: AExpr; value: AExpr; accumulate: boolean }
+  | { k: "alloc"; buf: string; size: number; heap?: boolean; body: Stmt[] };
+
+/** A kernel's parameters and body. */
+export interface Kernel {
+  /** Parameters, in `bufs[]` order: inputs then outputs. */
+  params: { buf: string; tensor: string; size: number; role: "input" | "output" }[];
+  /** Temporaries of the whole kernel (heap, allocated once per call). */
+  temps: { buf: string; size: number }[];
+  body: Stmt[];
+}
+
+/** An int constant. */
+export const int = (v: number): AExpr => ({ k: "int", v });
+/** A variable. */
+export const vr = (name: string): AExpr => ({ k: "var", name });
+
+/** `a + b`, folding constants and zeros. */
+export function add(a: AExpr, b: AExpr): AExpr {
+  if (a.k === "int" && b.k === "int") return int(a.v + b.v);
+  if (a.k === "int" && a.v === 0) return b;
+  if (b.k === "int" && b.v === 0) return a;
+  return { k: "bin", op: "+", a, b };
+}
+/** `a - b`, folding constants and zeros. */
+export function sub(a: AExpr, b: AExpr): AExpr {
+  if (a.k === "int" && b.k === "int") return int(a.v - b.v);
+  if (b.k === "int" && b.v === 0) return a;
+  return { k: "bin", op: "-", a, b };
+}
+/** `a * b`, folding constants, zeros and ones. */
+export function mul(a: AExpr, b: AExpr): AExpr {
+  if (a.k === "int" && b.k === "int") return int(a.v * b.v);
+  if ((a.k === "int" && a.v === 0) || (b.k === "int" && b.v === 0)) return int(0);
+  if (a.k === "int" && a.v === 1) return b;
+  if (b.k === "int" && b.v === 1) return a;
+  return { k: "bin", op: "*", a, b };
+}
+/** Floor division of a non-negative `a` by a positive constant. */
+export function div(a: AExpr, c: number): AExpr {
+  if (c === 1) return a;
+  if (a.k === "int") return int(Math.floor(a.v / c));
+  return { k: "bin", op: "/", a, b: int(c) };
+}
+/** Remainder of a non-negative `a` by a positive constant. */
+export function mod(a: AExpr, c: number): AExpr {
+  if (c === 1) return int(0);
+  if (a.k === "int") return int(a.v % c);
+  return { k: "bin", op: "%", a, b: int(c) };
+}
+/** Logical and of conditions (undefined entries are skipped). */
+export function andAll(conds: AExpr[]): AExpr | undefined {
+  return conds.length === 0 ? undefined : conds.reduce((a, b) => ({ k: "and", a, b }));
+}
+
+/** Numeric interval [lo, hi] of an int expression, given intervals of its variables. */
+export function bounds(
+  e: AExpr,
+  env: ReadonlyMap<string, [number, number]>,
+): [number, number] {
+  switch (e.k) {
+    case "int":
+      return [e.v, e.v];
+    case "var": {
+      const r = env.get(e.name);
+      if (!r) throw new Error(`internal: no range for ${e.name}`);
+      return r;
+    }
+    case "bin": {
+      const [al, ah] = bounds(e.a, env), [bl, bh] = bounds(e.b, env);
+      switch (e.op) {
+        case "+":
+          return [al + bl, ah + bh];
+        case "-":
+          return [al - bh, ah - bl];
+        case "*": {
+          const c = [al * bl, al * bh, ah * bl, ah * bh];
+          return [Math.min(...c), Math.max(...c)];
+        }
+        case "/":
+          return [Math.floor(al / bh), Math.floor(ah / bl)];
+        case "%":
+          return [0, bh - 1];
+        case "max":
+          return [Math.max(al, bl), Math.max(ah, bh)];
+        case "min":
+          return [Math.min(al, bl), Math.min(ah, bh)];
+      }
+    }
+  }
+  throw new Error(`internal: no int bounds for ${e.k}`);
+}
+
+/** Names of the variables an expression uses. */
+export function varsOf(e: AExpr, out = new Set<string>()): Set<string> {
+  switch (e.k) {
+    case "var":
+      out.add(e.name);
+      break;
+    case "bin":
+    case "cmp":
+    case "and":
+      varsOf(e.a, out);
+      varsOf(e.b, out);
+      break;
+    case "select":
+      varsOf(e.cond, out);
+      varsOf(e.t, out);
+      varsOf(e.f, out);
+      break;
+    case "load":
+      varsOf(e.index, out);
+      break;
+  }
+  return out;
+}

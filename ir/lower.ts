@@ -1,0 +1,457 @@
+/**
+ * Lowering: a {@link Schedule} to the loop AST of {@link ./ast.ts}.
+ *
+ * Map: `lower()` walks root stages in producer order; `emitStage()` builds one
+ * stage's nest from its leaf loops, with the reduction's init nest placed just
+ * outside the first reduction loop, guards for imperfect tiles hoisted to the
+ * innermost loop they depend on, and attached producers (compute_at) emitted
+ * at the top of their loop's body over the region bound inference finds.
+ * Bound inference is symbolic: a region's start is an expression of the
+ * enclosing loop variables and its extent a constant.
+ * @module
+ */
+import {
+  add,
+  type AExpr,
+  andAll,
+  bounds,
+  div,
+  type ForKind,
+  int,
+  type Kernel,
+  mod,
+  mul,
+  type Stmt,
+  sub,
+  varsOf,
+  vr,
+} from "./ast.ts";
+import { ScheduleError } from "./errors.ts";
+import type { Schedule } from "./schedule.ts";
+import type { Loop, Stage } from "./stage.ts";
+import { Expr, type IterVar, type Reduce, rewrite } from "./te.ts";
+
+/** Attached buffers up to this many bytes live on the stack. */
+const STACK_LIMIT_BYTES = 128 * 1024;
+
+interface Region {
+  buf: string;
+  mins: AExpr[];
+  extents: number[];
+}
+
+/** Lowers a schedule to a kernel. Throws ScheduleError for an illegal combination. */
+export function lower(sch: Schedule): Kernel {
+  return new Lowering(sch).run();
+}
+
+class Lowering {
+  private readonly names = new Set<string>();
+  private readonly regions = new Map<string, Region>();
+  private readonly env = new Map<string, [number, number]>();
+  private readonly loopOf = new Map<string, { stage: Stage; loop: Loop }>();
+  private readonly bodies = new Map<Stage, Expr | Reduce>();
+
+  constructor(private readonly sch: Schedule) {}
+
+  run(): Kernel {
+    const { sch } = this;
+    const params: Kernel["params"] = [];
+    for (const t of sch.workload.inputs) {
+      const buf = this.fresh(`T_${t.name}`);
+      params.push({ buf, tensor: t.name, size: t.size, role: "input" });
+      this.regions.set(t.name, { buf, mins: t.shape.map(() => int(0)), extents: t.shape });
+    }
+    for (const s of sch.stages) this.bodies.set(s, this.inlined(s));
+    const temps: Kernel["temps"] = [];
+    for (const s of sch.stages) {
+      if (s.attach.k === "inline") continue;
+      if (s.attach.k === "at") {
+        const consumers = sch.consumers(s);
+        if (consumers.length !== 1 || consumers[0] !== s.attach.stage) {
+          throw new ScheduleError(
+            `Stage "${s.name}" is computed at "${s.attach.stage.name}" but read by ${
+              consumers.map((c) => `"${c.name}"`).join(", ")
+            }`,
+          );
+        }
+        continue;
+      }
+      const buf = this.fresh(`T_${s.name}`);
+      this.regions.set(s.name, { buf, mins: s.shape.map(() => int(0)), extents: s.shape });
+      const size = s.shape.reduce((a, b) => a * b, 1);
+      if (s.isOutput) params.push({ buf, tensor: s.name, size, role: "output" });
+      else temps.push({ buf, size });
+    }
+    const body: Stmt[] = [];
+    for (const s of sch.stages) {
+      if (s.attach.k === "root") body.push(...this.emitStage(s, s.shape.map(() => int(0))));
+    }
+    this.checkParallel(body, false);
+    return { params, temps, body };
+  }
+
+  /** A C identifier derived from `base`, unique in this kernel. */
+  private fresh(base: string): string {
+    const clean = base.replace(/[^A-Za-z0-9_]/g, "_");
+    let name = clean;
+    for (let i = 2; this.names.has(name); i++) name = `${clean}_${i}`;
+    this.names.add(name);
+    return name;
+  }
+
+  /** The stage's body with inlined producers substituted. */
+  private inlined(s: Stage): Expr | Reduce {
+    const inline = (e: Expr): Expr =>
+      rewrite(e, (x) => {
+        const n = x.node;
+        if (n.k !== "load") return undefined;
+        const p = this.sch.stages.find((t) => t.name === n.tensor.name);
+        if (!p || p.attach.k !== "inline") return undefined;
+        const pb = this.bodies.get(p) ?? this.inlined(p);
+        if (!(pb instanceof Expr)) throw new Error("internal: inlined a reduction");
+        const map = new Map<IterVar, Expr>(p.axes.map((a, i) => [a, n.index[i]]));
+        return rewrite(pb, (y) => y.node.k === "var" ? map.get(y.node.v) : undefined);
+      });
+    const b = s.body;
+    return b instanceof Expr ? inline(b) : { ...b, body: inline(b.body) };
+  }
+
+  /** Emits the nest of `s`, whose spatial roots start at `bases`. */
+  private emitStage(s: Stage, bases: AExpr[]): Stmt[] {
+    const region = this.regions.get(s.name)!;
+    const leafVar = new Map<Loop, AExpr>();
+    for (const l of s.leaves) {
+      const v = this.fresh(`v_${s.name}_${l.name}`);
+      leafVar.set(l, vr(v));
+      this.env.set(v, [0, l.extent - 1]);
+      this.loopOf.set(v, { stage: s, loop: l });
+    }
+    const rel = s.roots.map((r) => loopValue(s, r, leafVar));
+    const axes = s.rootAxes;
+    const spatial = s.axes.length;
+    const rootVal = new Map<IterVar, AExpr>(
+      axes.map((a, i) => [a, i < spatial ? add(bases[i], rel[i]) : rel[i]]),
+    );
+    const depthOf = (e: AExpr) => {
+      let d = -1;
+      for (const v of varsOf(e)) {
+        const at = s.leaves.findIndex((l) => (leafVar.get(l) as { name: string }).name === v);
+        d = Math.max(d, at);
+      }
+      return d;
+    };
+    // Guards: the iteration is inside the stage's region and inside the tensor.
+    const guards: { cond: AExpr; depth: number; spatial: boolean }[] = [];
+    s.roots.forEach((r, i) => {
+      const [, relHi] = bounds(rel[i], this.env);
+      const ext = i < spatial ? region.extents[i] : r.extent;
+      const conds: AExpr[] = [];
+      if (relHi >= ext) conds.push({ k: "cmp", op: "<", a: rel[i], b: int(ext) });
+      if (i < spatial) {
+        const [bLo, bHi] = bounds(bases[i], this.env);
+        const full = s.shape[i];
+        const v = add(bases[i], rel[i]);
+        if (bHi + Math.min(relHi, ext - 1) >= full) {
+          conds.push({ k: "cmp", op: "<", a: v, b: int(full) });
+        }
+        if (bLo < 0) conds.push({ k: "cmp", op: ">=", a: v, b: int(0) });
+      }
+      for (const cond of conds) guards.push({ cond, depth: depthOf(cond), spatial: i < spatial });
+    });
+    const kinds = this.loopKinds(s);
+    const body = this.bodies.get(s)!;
+    const strides = stridesOf(region.extents);
+    const index = rel.slice(0, spatial).reduce(
+      (acc: AExpr, r, i) => add(acc, mul(r, int(strides[i]))),
+      int(0),
+    );
+    const isReduce = !(body instanceof Expr);
+    const store = (): Stmt => ({
+      k: "store",
+      buf: region.buf,
+      index,
+      value: this.convert(isReduce ? body.body : body, rootVal, "float"),
+      accumulate: isReduce,
+    });
+    const p = isReduce ? s.leaves.findIndex((l) => l.kind === "reduce") : -1;
+
+    const forOf = (l: Loop, inner: Stmt[]): Stmt => ({
+      k: "for",
+      v: (leafVar.get(l) as { name: string }).name,
+      extent: l.extent,
+      kind: kinds.get(l) ?? "serial",
+      body: inner,
+    });
+    const wrapGuards = (inner: Stmt[], conds: AExpr[]): Stmt[] => {
+      const c = andAll(conds);
+      return c ? [{ k: "if", cond: c, body: inner }] : inner;
+    };
+    // The init nest of a reduction: spatial leaves inside the first reduction loop.
+    const initLeaves = isReduce ? s.leaves.slice(p + 1).filter((l) => l.kind === "spatial") : [];
+    const initNest = (): Stmt[] => {
+      const init: Stmt = {
+        k: "store",
+        buf: region.buf,
+        index,
+        value: { k: "float", v: 0 },
+        accumulate: false,
+      };
+      const build = (j: number): Stmt[] => {
+        const inner = j === initLeaves.length ? [init] : [forOf(initLeaves[j], build(j + 1))];
+        const here = guards.filter((g) =>
+          g.spatial && g.depth > p &&
+          (j === 0 ? false : initLeaves.indexOf(s.leaves[g.depth]) === j - 1)
+        );
+        return wrapGuards(inner, here.map((g) => g.cond));
+      };
+      return build(0);
+    };
+    const attachedAt = (l: Loop | undefined) =>
+      this.sch.stages.filter((a) =>
+        l && a.attach.k === "at" && a.attach.stage === s && a.attach.loop === l
+      );
+    const build = (i: number): Stmt[] => {
+      const here = s.leaves[i - 1];
+      // Producers first: their regions must exist before the consumer's loads are lowered.
+      const producers = attachedAt(here).map((a) => {
+        if (kinds.get(here) === "vectorize") {
+          throw new ScheduleError(
+            `Cannot vectorize loop "${here.name}" of stage "${s.name}": stage "${a.name}" is computed inside it`,
+          );
+        }
+        return this.emitAttached(a, s, i, rootVal, leafVar);
+      });
+      let inner: Stmt[] = i === s.leaves.length ? [store()] : [forOf(s.leaves[i], build(i + 1))];
+      if (isReduce && i === p) inner = [...initNest(), ...inner];
+      for (const wrap of producers.reverse()) inner = wrap(inner);
+      return wrapGuards(inner, guards.filter((g) => g.depth === i - 1).map((g) => g.cond));
+    };
+    s.leaves.forEach((l, i) => {
+      if (kinds.get(l) === "vectorize" && i !== s.leaves.length - 1) {
+        throw new ScheduleError(
+          `Cannot vectorize loop "${l.name}" of stage "${s.name}": it is not the innermost loop ("${
+            s.leaves[i + 1].name
+          }" is inside it)`,
+        );
+      }
+    });
+    return build(0);
+  }
+
+  /**
+   * Infers the region of producer `a` attached at depth `i` of consumer `s`,
+   * emits its nest, and returns a function that places it before `rest`.
+   */
+  private emitAttached(
+    a: Stage,
+    s: Stage,
+    i: number,
+    rootVal: Map<IterVar, AExpr>,
+    leafVar: Map<Loop, AExpr>,
+  ): (rest: Stmt[]) => Stmt[] {
+    const ranging = new Map<string, number>();
+    s.leaves.slice(i).forEach((l) =>
+      ranging.set((leafVar.get(l) as { name: string }).name, l.extent)
+    );
+    const loads: AExpr[][] = [];
+    const body = this.bodies.get(s)!;
+    const visit = (e: Expr) =>
+      rewrite(e, (x) => {
+        if (x.node.k === "load" && x.node.tensor.name === a.name) {
+          loads.push(x.node.index.map((ix) => this.convert(ix, rootVal, "int")));
+        }
+        return undefined;
+      });
+    visit(body instanceof Expr ? body : body.body);
+    if (loads.length === 0) throw new Error(`internal: "${s.name}" does not read "${a.name}"`);
+    const lets: Stmt[] = [];
+    const mins: AExpr[] = [], extents: number[] = [];
+    a.shape.forEach((full, d) => {
+      const ivs = loads.map((ix) => symInterval(ix[d], ranging));
+      const lo = ivs[0].lo;
+      if (!ivs.every((iv) => JSON.stringify(iv.lo) === JSON.stringify(lo))) {
+        throw new ScheduleError(
+          `Cannot compute_at stage "${a.name}" in "${s.name}": its accesses differ in dimension ${d}`,
+        );
+      }
+      const w = Math.max(...ivs.map((iv) => iv.w));
+      const name = this.fresh(`m_${a.name}_${d}`);
+      lets.push({ k: "let", name, value: lo });
+      this.env.set(name, bounds(lo, this.env));
+      mins.push(vr(name));
+      extents.push(Math.min(w + 1, full));
+    });
+    const size = extents.reduce((x, y) => x * y, 1);
+    const buf = this.fresh(`T_${a.name}`);
+    this.regions.set(a.name, { buf, mins, extents });
+    const nest = this.emitStage(a, mins);
+    const heap = size * 4 > STACK_LIMIT_BYTES;
+    return (rest) => [...lets, { k: "alloc", buf, size, heap, body: [...nest, ...rest] }];
+  }
+
+  /** Loop kinds of a stage's leaves from annotations and auto-unroll. */
+  private loopKinds(s: Stage): Map<Loop, ForKind> {
+    const kinds = new Map<Loop, ForKind>(s.annotations);
+    if (s.autoUnrollMaxStep > 0) {
+      let product = 1;
+      for (let i = s.leaves.length - 1; i >= 0; i--) {
+        const l = s.leaves[i];
+        product *= l.extent;
+        if (product > s.autoUnrollMaxStep || kinds.get(l) === "parallel") break;
+        if (!kinds.has(l) && l.extent > 1) kinds.set(l, "unroll");
+      }
+    }
+    return kinds;
+  }
+
+  /** Converts a tensor expression to the AST, given the values of the root axes. */
+  private convert(e: Expr, rootVal: Map<IterVar, AExpr>, ctx: "int" | "float"): AExpr {
+    const n = e.node;
+    switch (n.k) {
+      case "const":
+        return ctx === "int" ? int(n.value) : { k: "float", v: n.value };
+      case "var": {
+        const v = rootVal.get(n.v);
+        if (!v) throw new Error(`internal: axis "${n.v.name}" has no value here`);
+        return v;
+      }
+      case "load": {
+        const r = this.regions.get(n.tensor.name);
+        if (!r) throw new Error(`internal: tensor "${n.tensor.name}" is not available`);
+        const strides = stridesOf(r.extents);
+        const index = n.index.reduce(
+          (acc: AExpr, ix, d) =>
+            add(acc, mul(sub(this.convert(ix, rootVal, "int"), r.mins[d]), int(strides[d]))),
+          int(0),
+        );
+        return { k: "load", buf: r.buf, index };
+      }
+      case "bin": {
+        const a = this.convert(n.a, rootVal, ctx), b = this.convert(n.b, rootVal, ctx);
+        switch (n.op) {
+          case "add":
+            return ctx === "int" ? add(a, b) : { k: "bin", op: "+", a, b };
+          case "sub":
+            return ctx === "int" ? sub(a, b) : { k: "bin", op: "-", a, b };
+          case "mul":
+            return ctx === "int" ? mul(a, b) : { k: "bin", op: "*", a, b };
+          case "div":
+            return { k: "bin", op: "/", a, b };
+          case "mod":
+            if (ctx === "float") throw new ScheduleError("mod is only defined on indices");
+            return { k: "bin", op: "%", a, b };
+          default:
+            return { k: "bin", op: n.op, a, b };
+        }
+      }
+      case "cmp": {
+        const c = hasLoad(n.a) || hasLoad(n.b) ? "float" : "int";
+        const op = ({ lt: "<", le: "<=", ge: ">=", gt: ">", eq: "==" } as const)[n.op];
+        return { k: "cmp", op, a: this.convert(n.a, rootVal, c), b: this.convert(n.b, rootVal, c) };
+      }
+      case "and":
+        return { k: "and", a: this.convert(n.a, rootVal, ctx), b: this.convert(n.b, rootVal, ctx) };
+      case "select":
+        return {
+          k: "select",
+          cond: this.convert(n.cond, rootVal, ctx),
+          t: this.convert(n.t, rootVal, ctx),
+          f: this.convert(n.f, rootVal, ctx),
+        };
+    }
+  }
+
+  private checkParallel(body: Stmt[], inParallel: boolean): void {
+    for (const st of body) {
+      if (st.k === "for") {
+        const par = st.kind === "parallel";
+        if (par && inParallel) {
+          const o = this.loopOf.get(st.v)!;
+          throw new ScheduleError(
+            `Cannot parallel loop "${o.loop.name}" of stage "${o.stage.name}": it is nested in another parallel loop`,
+          );
+        }
+        this.checkParallel(st.body, inParallel || par);
+      } else if (st.k === "if" || st.k === "alloc") this.checkParallel(st.body, inParallel);
+    }
+  }
+}
+
+function hasLoad(e: Expr): boolean {
+  let found = false;
+  rewrite(e, (x) => {
+    if (x.node.k === "load") found = true;
+    return undefined;
+  });
+  return found;
+}
+
+/** Row-major strides of a shape. */
+export function stridesOf(shape: number[]): number[] {
+  const out = new Array(shape.length).fill(1);
+  for (let i = shape.length - 2; i >= 0; i--) out[i] = out[i + 1] * shape[i + 1];
+  return out;
+}
+
+/** The value of any loop of `s` in terms of its leaf loops' variables. */
+function loopValue(s: Stage, l: Loop, leafVar: Map<Loop, AExpr>): AExpr {
+  const v = leafVar.get(l);
+  if (v) return v;
+  for (const r of s.relations) {
+    if (r.k === "split" && r.parent === l) {
+      return add(
+        mul(loopValue(s, r.outer, leafVar), int(r.factor)),
+        loopValue(s, r.inner, leafVar),
+      );
+    }
+    if (r.k === "fuse" && (r.outer === l || r.inner === l)) {
+      const f = loopValue(s, r.fused, leafVar);
+      return r.outer === l ? div(f, r.inner.extent) : mod(f, r.inner.extent);
+    }
+  }
+  throw new Error(`internal: loop "${l.name}" of "${s.name}" is unreachable`);
+}
+
+/** A symbolic interval: values in [lo, lo + w], lo an expression of fixed variables. */
+interface SymInterval {
+  lo: AExpr;
+  w: number;
+}
+
+/** Symbolic interval of an index expression where `ranging` variables span [0, extent). */
+export function symInterval(e: AExpr, ranging: ReadonlyMap<string, number>): SymInterval {
+  switch (e.k) {
+    case "int":
+      return { lo: e, w: 0 };
+    case "var": {
+      const ext = ranging.get(e.name);
+      return ext === undefined ? { lo: e, w: 0 } : { lo: int(0), w: ext - 1 };
+    }
+    case "bin": {
+      const a = symInterval(e.a, ranging), b = symInterval(e.b, ranging);
+      switch (e.op) {
+        case "+":
+          return { lo: add(a.lo, b.lo), w: a.w + b.w };
+        case "-":
+          return { lo: sub(a.lo, add(b.lo, int(b.w))), w: a.w + b.w };
+        case "*":
+          if (e.b.k === "int" && e.b.v >= 0) return { lo: mul(a.lo, e.b), w: a.w * e.b.v };
+          if (e.a.k === "int" && e.a.v >= 0) return { lo: mul(e.a, b.lo), w: b.w * e.a.v };
+          if (a.w === 0 && b.w === 0) return { lo: mul(a.lo, b.lo), w: 0 };
+          break;
+        case "/":
+          if (e.b.k === "int" && e.b.v > 0) {
+            return { lo: div(a.lo, e.b.v), w: a.w === 0 ? 0 : Math.ceil(a.w / e.b.v) };
+          }
+          break;
+        case "%":
+          if (e.b.k === "int" && e.b.v > 0) {
+            return a.w === 0 ? { lo: mod(a.lo, e.b.v), w: 0 } : { lo: int(0), w: e.b.v - 1 };
+          }
+          break;
+      }
+    }
+  }
+  throw new ScheduleError(`Cannot infer a region for the index expression (${e.k})`);
+}

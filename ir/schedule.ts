@@ -1,0 +1,518 @@
+/**
+ * A schedule of a workload: the stages' loop nests transformed eagerly by
+ * primitives (split, fuse, reorder, parallel, vectorize, unroll,
+ * cache_write, compute_at, compute_inline) and sampling instructions
+ * (sample_perfect_tile, sample_categorical, sample_compute_location).
+ *
+ * Every call is recorded as an instruction of {@link Schedule.trace}; sampled
+ * values are referenced by later instructions as `{ $ref: index }`, so a
+ * trace replays exactly and a decision can be changed or resampled.
+ *
+ * @example
+ * ```ts
+ * import { Schedule } from "./schedule.ts";
+ * import { matmul } from "./workloads.ts";
+ * import { createPrng } from "./prng.ts";
+ * const sch = new Schedule(matmul(64, 64, 64), { prng: createPrng(1) });
+ * const t = sch.samplePerfectTile("C", "j", 2, 16);
+ * const [, j1] = sch.split("C", "j", t);
+ * sch.vectorize("C", j1);
+ * ```
+ * @module
+ */
+import { ScheduleError } from "./errors.ts";
+import type { Prng } from "./prng.ts";
+import { checkPerfectTile, sampleCategorical, samplePerfectTile } from "./sampling.ts";
+import { type Annotation, Loop, Stage } from "./stage.ts";
+import { compute, Expr, placeholder, visitLoads } from "./te.ts";
+import { computeStages, type Workload } from "./workloads.ts";
+
+/** A reference to the value an earlier instruction produced. */
+export interface RV {
+  $ref: number;
+}
+
+/** An instruction argument. */
+export type Arg = string | number | (number | null)[] | string[] | number[] | RV;
+
+/** One recorded instruction: an op, its arguments, and a sampler's decision. */
+export interface Inst {
+  op: string;
+  args: Record<string, Arg>;
+  decision?: unknown;
+}
+
+/** Options of a {@link Schedule}. */
+export interface ScheduleOptions {
+  /** Source of fresh decisions for sampling instructions without one. */
+  prng: Prng;
+}
+
+/** Largest extent `vectorize` accepts (a vector of 64 floats is 4 zmm registers). */
+export const MAX_VECTOR_EXTENT = 64;
+/** Largest extent `unroll` accepts. */
+export const MAX_UNROLL_EXTENT = 256;
+
+/** A schedule under construction; see the module documentation. */
+export class Schedule {
+  /** Stages, producers before consumers (cache stages sit before their origin). */
+  readonly stages: Stage[];
+  /** Instructions applied so far. */
+  readonly trace: Inst[] = [];
+  private readonly values: unknown[] = [];
+  private readonly prng: Prng;
+
+  /** Creates the default schedule of a workload (one naive loop nest per stage). */
+  constructor(readonly workload: Workload, options: ScheduleOptions) {
+    this.prng = options.prng;
+    const names = new Set<string>();
+    for (const t of [...workload.inputs, ...computeStages(workload)]) {
+      if (names.has(t.name)) throw new ScheduleError(`Tensor name "${t.name}" is used twice`);
+      names.add(t.name);
+    }
+    this.stages = computeStages(workload).map((t) => {
+      if (t.op.kind !== "compute") throw new Error("unreachable");
+      return new Stage(t.name, t.shape, t.op.axes, t.op.body, workload.outputs.includes(t));
+    });
+  }
+
+  /** The stage named `name`. */
+  stage(name: string): Stage {
+    const s = this.stages.find((s) => s.name === name);
+    if (!s) {
+      throw new ScheduleError(
+        `No stage "${name}"; stages: ${this.stages.map((s) => s.name).join(", ")}`,
+      );
+    }
+    return s;
+  }
+
+  /** Names of a stage's leaf loops, outermost first. */
+  loops(stage: string): string[] {
+    return this.stage(stage).leaves.map((l) => l.name);
+  }
+
+  /** Value of an earlier instruction. */
+  value(rv: RV): unknown {
+    return this.values[rv.$ref];
+  }
+
+  // ---------------------------------------------------------------- primitives
+
+  /**
+   * Splits a leaf loop into `factors.length` loops (outermost first). One
+   * factor may be `null` (inferred). A product above the extent is allowed:
+   * the extra iterations are guarded (an imperfect tile).
+   */
+  split(stage: string, loop: string, factors: (number | null)[] | RV): string[] {
+    return this.apply({ op: "split", args: { stage, loop, factors } }) as string[];
+  }
+  /** Fuses consecutive leaf loops of one kind into one. */
+  fuse(stage: string, loops: string[]): string {
+    return this.apply({ op: "fuse", args: { stage, loops } }) as string;
+  }
+  /** Reorders the given leaf loops among the positions they occupy. */
+  reorder(stage: string, loops: string[]): void {
+    this.apply({ op: "reorder", args: { stage, loops } });
+  }
+  /** Runs a spatial leaf loop across threads (OpenMP). */
+  parallel(stage: string, loop: string): void {
+    this.apply({ op: "parallel", args: { stage, loop } });
+  }
+  /** Vectorizes the innermost spatial leaf loop (SIMD). */
+  vectorize(stage: string, loop: string): void {
+    this.apply({ op: "vectorize", args: { stage, loop } });
+  }
+  /** Fully unrolls a leaf loop of constant extent. */
+  unroll(stage: string, loop: string): void {
+    this.apply({ op: "unroll", args: { stage, loop } });
+  }
+  /** Unrolls the innermost loops while their extents' product stays within `maxStep`. */
+  autoUnroll(stage: string, maxStep: number | RV): void {
+    this.apply({ op: "auto_unroll", args: { stage, max_step: maxStep } });
+  }
+  /**
+   * Computes a stage into a local buffer first (`cache_write(..., "local")`);
+   * the stage then copies from it. Returns the new stage's name.
+   */
+  cacheWrite(stage: string): string {
+    return this.apply({ op: "cache_write", args: { stage, scope: "local" } }) as string;
+  }
+  /**
+   * Computes a producer inside a leaf loop of its consumer. `loop` may be a
+   * location sampled by {@link sampleComputeLocation} (`"root"`, `"inline"`).
+   */
+  computeAt(stage: string, consumer: string, loop: string | RV): void {
+    this.apply({ op: "compute_at", args: { stage, consumer, loop } });
+  }
+  /** Substitutes an element-wise stage into its consumers. */
+  computeInline(stage: string): void {
+    this.apply({ op: "compute_inline", args: { stage } });
+  }
+  /** Emits a stage's nest at the top level again. */
+  computeRoot(stage: string): void {
+    this.apply({ op: "compute_root", args: { stage } });
+  }
+
+  // ------------------------------------------------------------------ sampling
+
+  /** Samples `n` tile factors of a loop whose product is its extent. */
+  samplePerfectTile(stage: string, loop: string, n: number, maxInnermost: number): RV {
+    this.apply({
+      op: "sample_perfect_tile",
+      args: { stage, loop, n, max_innermost: maxInnermost },
+    });
+    return { $ref: this.trace.length - 1 };
+  }
+  /** Samples one of `candidates` with probabilities `probs`. */
+  sampleCategorical(candidates: number[], probs: number[]): RV {
+    this.apply({ op: "sample_categorical", args: { candidates, probs } });
+    return { $ref: this.trace.length - 1 };
+  }
+  /** Samples where a producer is computed: root, inline (if legal) or a consumer loop. */
+  sampleComputeLocation(stage: string): RV {
+    this.apply({ op: "sample_compute_location", args: { stage } });
+    return { $ref: this.trace.length - 1 };
+  }
+
+  // ----------------------------------------------------------------- dispatch
+
+  /**
+   * Applies one instruction (resolving `$ref` arguments, honouring or
+   * recording its decision) and appends it to the trace. Nothing is recorded
+   * when it throws.
+   */
+  apply(inst: Inst): unknown {
+    const args = inst.args;
+    const handler = HANDLERS[inst.op];
+    if (!handler) throw new ScheduleError(`Unknown instruction "${inst.op}"`);
+    const resolved: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(args)) resolved[k] = this.resolve(v, inst.op);
+    const out = handler(this, resolved, inst.decision, this.prng);
+    const recorded: Inst = { op: inst.op, args: structuredClone(args) };
+    if (out.decision !== undefined) recorded.decision = out.decision;
+    this.trace.push(recorded);
+    this.values.push(out.value);
+    return out.value;
+  }
+
+  private resolve(v: Arg, op: string): unknown {
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+      const ref = (v as RV).$ref;
+      if (!Number.isInteger(ref) || ref < 0 || ref >= this.values.length) {
+        throw new ScheduleError(`Instruction "${op}" refers to missing value $${ref}`);
+      }
+      return this.values[ref];
+    }
+    return v;
+  }
+
+  /** Leaf loop `name` of `stage`, or a ScheduleError naming both. */
+  leaf(stage: Stage, name: unknown): Loop {
+    const l = stage.leaves.find((l) => l.name === name);
+    if (!l) {
+      throw new ScheduleError(
+        `No leaf loop "${String(name)}" in stage "${stage.name}"; leaves: ${
+          stage.leaves.map((l) => l.name).join(", ")
+        }`,
+      );
+    }
+    return l;
+  }
+
+  /** Stages whose (inline-expanded) bodies read `stage`'s tensor. */
+  consumers(stage: Stage): Stage[] {
+    const direct = this.stages.filter((s) => readsOf(s).includes(stage.name));
+    return direct.flatMap((s) => s.attach.k === "inline" ? this.consumers(s) : [s]);
+  }
+}
+
+/** Names of the tensors a stage's body reads. */
+export function readsOf(s: Stage): string[] {
+  const out: string[] = [];
+  visitLoads(s.body instanceof Expr ? s.body : s.body.body, (t) => {
+    if (!out.includes(t.name)) out.push(t.name);
+  });
+  return out;
+}
+
+type Handler = (
+  sch: Schedule,
+  a: Record<string, unknown>,
+  decision: unknown,
+  prng: Prng,
+) => { value: unknown; decision?: unknown };
+
+function int(v: unknown, what: string): number {
+  if (!Number.isInteger(v)) throw new ScheduleError(`${what} must be an integer, got ${v}`);
+  return v as number;
+}
+
+function annotate(kind: Annotation): Handler {
+  return (sch, a) => {
+    const s = sch.stage(String(a.stage));
+    const l = sch.leaf(s, a.loop);
+    const why = (reason: string) =>
+      new ScheduleError(`Cannot ${kind} loop "${l.name}" of stage "${s.name}": ${reason}`);
+    if (s.annotations.has(l)) throw why(`it is already marked ${s.annotations.get(l)}`);
+    if (kind !== "unroll" && l.kind === "reduce") {
+      throw why("it is a reduction loop (iterations would race on the output)");
+    }
+    if (kind === "vectorize" && l.extent > MAX_VECTOR_EXTENT) {
+      throw why(`extent ${l.extent} exceeds ${MAX_VECTOR_EXTENT}`);
+    }
+    if (kind === "unroll" && l.extent > MAX_UNROLL_EXTENT) {
+      throw why(`extent ${l.extent} exceeds ${MAX_UNROLL_EXTENT}`);
+    }
+    s.annotations.set(l, kind);
+    return { value: undefined };
+  };
+}
+
+const HANDLERS: Record<string, Handler> = {
+  split(sch, a) {
+    const s = sch.stage(String(a.stage));
+    const l = sch.leaf(s, a.loop);
+    const why = (reason: string) =>
+      new ScheduleError(`Cannot split loop "${l.name}" of stage "${s.name}": ${reason}`);
+    const fs = a.factors;
+    if (!Array.isArray(fs) || fs.length < 2) throw why("give at least two factors");
+    const nulls = fs.filter((f) => f === null).length;
+    if (nulls > 1) throw why("at most one factor may be null");
+    if (!fs.every((f) => f === null || (Number.isInteger(f) && f >= 1))) {
+      throw why(`factors ${JSON.stringify(fs)} must be positive integers`);
+    }
+    if (s.annotations.has(l)) throw why(`it is marked ${s.annotations.get(l)}`);
+    const known = fs.reduce((p: number, f) => p * (f ?? 1), 1);
+    if (nulls === 0 && known < l.extent) {
+      throw why(`factors ${JSON.stringify(fs)} cover ${known} < extent ${l.extent}`);
+    }
+    // Binary splits from the inside out: l -> (r, f_{n-1}), r -> (r', f_{n-2}), ...
+    const n = fs.length;
+    const resolved = [...fs] as (number | null)[];
+    if (nulls === 1) {
+      const at = resolved.indexOf(null);
+      resolved[at] = Math.ceil(l.extent / known);
+    }
+    const names = fs.map((_, i) => `${l.name}.${i}`);
+    for (const name of names) {
+      if (s.findLoop(name)) throw why(`a loop named "${name}" exists already`);
+    }
+    const leaves: Loop[] = new Array(n);
+    let rest = l;
+    for (let i = n - 1; i >= 1; i--) {
+      const f = resolved[i] as number;
+      const outerExtent = Math.ceil(rest.extent / f);
+      const outer = i === 1
+        ? new Loop(names[0], outerExtent, l.kind)
+        : new Loop(`${l.name}.r${i}`, outerExtent, l.kind);
+      const innerLoop = new Loop(names[i], f, l.kind);
+      s.relations.push({ k: "split", parent: rest, outer, inner: innerLoop, factor: f });
+      leaves[i] = innerLoop;
+      rest = outer;
+    }
+    leaves[0] = rest;
+    const at = s.leaves.indexOf(l);
+    s.leaves.splice(at, 1, ...leaves);
+    return { value: names };
+  },
+
+  fuse(sch, a) {
+    const s = sch.stage(String(a.stage));
+    if (!Array.isArray(a.loops) || a.loops.length < 2) {
+      throw new ScheduleError(`fuse on stage "${s.name}" needs at least two loops`);
+    }
+    const ls = a.loops.map((n) => sch.leaf(s, n));
+    const at = s.leaves.indexOf(ls[0]);
+    ls.forEach((l, i) => {
+      const why = (reason: string) =>
+        new ScheduleError(`Cannot fuse loop "${l.name}" of stage "${s.name}": ${reason}`);
+      if (s.leaves[at + i] !== l) throw why("the loops to fuse must be consecutive, outer first");
+      if (l.kind !== ls[0].kind) throw why("cannot fuse a spatial loop with a reduction loop");
+      if (s.annotations.has(l)) throw why(`it is marked ${s.annotations.get(l)}`);
+    });
+    let fused = ls[0];
+    for (const l of ls.slice(1)) {
+      const f = new Loop(`${fused.name}.${l.name}.fused`, fused.extent * l.extent, l.kind);
+      if (s.findLoop(f.name)) {
+        throw new ScheduleError(`Cannot fuse in stage "${s.name}": "${f.name}" exists`);
+      }
+      s.relations.push({ k: "fuse", outer: fused, inner: l, fused: f });
+      fused = f;
+    }
+    s.leaves.splice(at, ls.length, fused);
+    return { value: fused.name };
+  },
+
+  reorder(sch, a) {
+    const s = sch.stage(String(a.stage));
+    if (!Array.isArray(a.loops)) throw new ScheduleError("reorder needs a list of loops");
+    const ls = a.loops.map((n) => sch.leaf(s, n));
+    if (new Set(ls).size !== ls.length) {
+      throw new ScheduleError(`Cannot reorder stage "${s.name}": a loop is named twice`);
+    }
+    const positions = ls.map((l) => s.leaves.indexOf(l)).sort((x, y) => x - y);
+    positions.forEach((p, i) => (s.leaves[p] = ls[i]));
+    return { value: undefined };
+  },
+
+  parallel: annotate("parallel"),
+  vectorize: annotate("vectorize"),
+  unroll: annotate("unroll"),
+
+  auto_unroll(sch, a) {
+    const s = sch.stage(String(a.stage));
+    const m = int(a.max_step, "auto_unroll max_step");
+    if (m < 0 || m > 4096) throw new ScheduleError(`auto_unroll max_step ${m} not in [0, 4096]`);
+    s.autoUnrollMaxStep = m;
+    return { value: undefined };
+  },
+
+  cache_write(sch, a) {
+    const s = sch.stage(String(a.stage));
+    const why = (reason: string) =>
+      new ScheduleError(`Cannot cache_write stage "${s.name}": ${reason}`);
+    if (a.scope !== "local") throw why(`unknown scope ${JSON.stringify(a.scope)}`);
+    if (s.touched || s.attach.k !== "root") throw why("apply cache_write before other primitives");
+    if (s.scope === "local") throw why("it is already a local cache");
+    const name = `${s.name}_local`;
+    if (sch.stages.some((x) => x.name === name)) throw why(`stage "${name}" exists`);
+    const cache = new Stage(name, s.shape, s.axes, s.body, false, "local");
+    const source = placeholder(s.shape, name);
+    const t = compute(s.shape, (...ax) => source.at(...ax), s.name, s.axes.map((x) => x.name));
+    if (t.op.kind !== "compute") throw new Error("unreachable");
+    const copy = new Stage(s.name, s.shape, t.op.axes, t.op.body, s.isOutput);
+    for (const other of sch.stages) {
+      if (other.attach.k === "at" && other.attach.stage === s) {
+        throw why(`stage "${other.name}" is attached to it`);
+      }
+    }
+    sch.stages.splice(sch.stages.indexOf(s), 1, cache, copy);
+    return { value: name };
+  },
+
+  compute_at(sch, a) {
+    const s = sch.stage(String(a.stage));
+    if (a.loop === "root") return HANDLERS.compute_root(sch, { stage: s.name }, undefined, NO);
+    if (a.loop === "inline") return HANDLERS.compute_inline(sch, { stage: s.name }, undefined, NO);
+    const c = sch.stage(String(a.consumer));
+    const l = sch.leaf(c, a.loop);
+    const why = (reason: string) =>
+      new ScheduleError(
+        `Cannot compute_at stage "${s.name}" at loop "${l.name}" of "${c.name}": ${reason}`,
+      );
+    if (s.isOutput) throw why("it is an output");
+    const consumers = sch.consumers(s);
+    if (consumers.length !== 1 || consumers[0] !== c) {
+      throw why(`its consumers are ${consumers.map((x) => `"${x.name}"`).join(", ") || "none"}`);
+    }
+    if (c.attach.k === "inline") throw why(`"${c.name}" is inlined`);
+    if (attachedWithin(c, s)) throw why(`"${c.name}" is computed inside "${s.name}"`);
+    s.attach = { k: "at", stage: c, loop: l };
+    return { value: undefined };
+  },
+
+  compute_inline(sch, a) {
+    const s = sch.stage(String(a.stage));
+    const why = (reason: string) =>
+      new ScheduleError(`Cannot compute_inline stage "${s.name}": ${reason}`);
+    if (s.isOutput) throw why("it is an output");
+    if (!(s.body instanceof Expr)) throw why("it is a reduction");
+    if (s.touched) throw why("its loops were already transformed");
+    if (sch.stages.some((x) => x.attach.k === "at" && x.attach.stage === s)) {
+      throw why("another stage is attached to it");
+    }
+    s.attach = { k: "inline" };
+    return { value: undefined };
+  },
+
+  compute_root(sch, a) {
+    sch.stage(String(a.stage)).attach = { k: "root" };
+    return { value: undefined };
+  },
+
+  sample_perfect_tile(sch, a, decision, prng) {
+    const s = sch.stage(String(a.stage));
+    const l = s.findLoop(String(a.loop));
+    if (!l) throw new ScheduleError(`No loop "${a.loop}" in stage "${s.name}"`);
+    const n = int(a.n, "sample_perfect_tile n");
+    const maxInner = int(a.max_innermost, "sample_perfect_tile max_innermost");
+    if (n < 1 || n > 8) throw new ScheduleError(`sample_perfect_tile n=${n} not in [1, 8]`);
+    if (decision !== undefined) {
+      const bad = checkPerfectTile(decision, l.extent, n, maxInner);
+      if (bad) {
+        throw new ScheduleError(
+          `Decision ${
+            JSON.stringify(decision)
+          } of sample_perfect_tile on loop "${l.name}" of "${s.name}": ${bad}`,
+        );
+      }
+      return { value: [...(decision as number[])], decision };
+    }
+    const d = samplePerfectTile(l.extent, n, maxInner, prng);
+    return { value: d, decision: d };
+  },
+
+  sample_categorical(_sch, a, decision, prng) {
+    const cands = a.candidates, probs = a.probs;
+    if (
+      !Array.isArray(cands) || !Array.isArray(probs) || cands.length === 0 ||
+      cands.length !== probs.length || !probs.every((p) => typeof p === "number" && p >= 0)
+    ) throw new ScheduleError("sample_categorical needs candidates and matching probabilities");
+    let idx: number;
+    if (decision !== undefined) {
+      if (
+        !Number.isInteger(decision) || (decision as number) < 0 ||
+        (decision as number) >= cands.length
+      ) {
+        throw new ScheduleError(`Decision ${decision} of sample_categorical is out of range`);
+      }
+      idx = decision as number;
+    } else idx = sampleCategorical(probs as number[], prng);
+    return { value: cands[idx], decision: idx };
+  },
+
+  sample_compute_location(sch, a, decision, prng) {
+    const s = sch.stage(String(a.stage));
+    const locations = computeLocations(sch, s);
+    let idx: number;
+    if (decision !== undefined) {
+      if (
+        !Number.isInteger(decision) || (decision as number) < 0 ||
+        (decision as number) >= locations.length
+      ) {
+        throw new ScheduleError(
+          `Decision ${decision} of sample_compute_location on "${s.name}" is out of range`,
+        );
+      }
+      idx = decision as number;
+    } else idx = prng.int(locations.length);
+    return { value: locations[idx], decision: idx };
+  },
+};
+
+const NO: Prng = {
+  next: () => 0,
+  int: () => 0,
+  pick: <T>(x: readonly T[]) => x[0],
+  fork: () => NO,
+};
+
+/** Candidate compute locations of a producer: "root", "inline" if legal, then consumer loops. */
+export function computeLocations(sch: Schedule, s: Stage): string[] {
+  const out = ["root"];
+  if (!s.isOutput && s.body instanceof Expr && !s.touched) out.push("inline");
+  const consumers = sch.consumers(s);
+  if (!s.isOutput && consumers.length === 1 && consumers[0].attach.k !== "inline") {
+    out.push(...consumers[0].leaves.map((l) => l.name));
+  }
+  return out;
+}
+
+function attachedWithin(c: Stage, s: Stage): boolean {
+  for (let x: Stage | undefined = c; x;) {
+    if (x === s) return true;
+    x = x.attach.k === "at" ? x.attach.stage : undefined;
+  }
+  return false;
+}

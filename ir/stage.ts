@@ -1,0 +1,88 @@
+/**
+ * The loop-nest IR of one stage (one compute op), in TVM's `te.Stage` form:
+ * root loops, leaf loops in nest order, the split/fuse relations between
+ * them, annotations and where the stage is attached.
+ * @module
+ */
+import { Expr, type IterVar, type Reduce } from "./te.ts";
+
+/** A loop of a stage: a root axis, or the result of a split or fuse. */
+export class Loop {
+  /** Creates a loop; schedules create them through primitives. */
+  constructor(
+    readonly name: string,
+    readonly extent: number,
+    readonly kind: "spatial" | "reduce",
+  ) {}
+}
+
+/** How leaf loops derive from root loops. */
+export type Relation =
+  | { k: "split"; parent: Loop; outer: Loop; inner: Loop; factor: number }
+  | { k: "fuse"; outer: Loop; inner: Loop; fused: Loop };
+
+/** Loop annotations. */
+export type Annotation = "parallel" | "vectorize" | "unroll";
+
+/** Where a stage's loop nest is emitted. */
+export type Attach =
+  | { k: "root" }
+  | { k: "inline" }
+  | { k: "at"; stage: Stage; loop: Loop };
+
+/** One compute stage of a schedule. */
+export class Stage {
+  /** Root loops: one per spatial axis, then one per reduction axis. */
+  readonly roots: Loop[];
+  /** Leaf loops, outermost first. */
+  leaves: Loop[];
+  /** Split and fuse relations, in the order applied. */
+  readonly relations: Relation[] = [];
+  /** Annotations of leaf loops. */
+  readonly annotations = new Map<Loop, Annotation>();
+  /** Where the nest goes. */
+  attach: Attach = { k: "root" };
+  /** `pragma auto_unroll_max_step`: unroll inner loops up to this product (0: off). */
+  autoUnrollMaxStep = 0;
+
+  /** Creates a stage for a compute op. */
+  constructor(
+    readonly name: string,
+    readonly shape: number[],
+    readonly axes: IterVar[],
+    public body: Expr | Reduce,
+    readonly isOutput: boolean,
+    public scope: "global" | "local" = "global",
+  ) {
+    const reduceAxes = body instanceof Expr ? [] : body.axes;
+    this.roots = [...axes, ...reduceAxes].map((a) => new Loop(a.name, a.extent, a.kind));
+    this.leaves = [...this.roots];
+  }
+
+  /** The reduction axes (empty for an element-wise stage). */
+  get reduceAxes(): IterVar[] {
+    return this.body instanceof Expr ? [] : this.body.axes;
+  }
+
+  /** The axis of each root loop, in the same order. */
+  get rootAxes(): IterVar[] {
+    return [...this.axes, ...this.reduceAxes];
+  }
+
+  /** True once any loop primitive changed this stage. */
+  get touched(): boolean {
+    return this.relations.length > 0 || this.annotations.size > 0 ||
+      this.leaves.some((l, i) => l !== this.roots[i]) || this.autoUnrollMaxStep > 0;
+  }
+
+  /** Finds a loop by name (leaf or not). */
+  findLoop(name: string): Loop | undefined {
+    const all = new Set<Loop>([...this.roots, ...this.leaves]);
+    for (const r of this.relations) {
+      if (r.k === "split") [r.parent, r.outer, r.inner].forEach((l) => all.add(l));
+      else [r.outer, r.inner, r.fused].forEach((l) => all.add(l));
+    }
+    for (const l of all) if (l.name === name) return l;
+    return undefined;
+  }
+}

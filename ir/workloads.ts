@@ -1,0 +1,182 @@
+/**
+ * The workload library: tensor computations researchers tune, built from
+ * {@link ./te.ts} so a new one is a few lines.
+ *
+ * @example
+ * ```ts
+ * import { createWorkload } from "./workloads.ts";
+ * const w = createWorkload("matmul", [64, 64, 64]);
+ * if (w.flops !== 2 * 64 ** 3) throw new Error();
+ * ```
+ * @module
+ */
+import { and, cmp, compute, max, placeholder, reduceAxis, select, sum, type Tensor } from "./te.ts";
+
+/** A tensor computation with named shape parameters. */
+export interface Workload {
+  /** Library name, e.g. `"matmul"`. */
+  name: string;
+  /** The shape parameters it was created with. */
+  shape: number[];
+  /** Inputs, in the kernel's buffer order. */
+  inputs: Tensor[];
+  /** Outputs, after the inputs in the kernel's buffer order. */
+  outputs: Tensor[];
+  /** Floating-point operations of one evaluation (a multiply-add counts 2). */
+  flops: number;
+}
+
+/** A workload's constructor with a description of its shape parameters. */
+export interface WorkloadDef {
+  /** Names of the shape parameters, in order. */
+  params: string[];
+  /** Builds the workload; shape is already checked for length and positivity. */
+  create(shape: number[]): Workload;
+  /** One line for help texts. */
+  doc: string;
+}
+
+/** `C[i, j] = sum_k A[i, k] * B[k, j]`. */
+export function matmul(M: number, N: number, K: number): Workload {
+  const A = placeholder([M, K], "A"), B = placeholder([K, N], "B");
+  const k = reduceAxis(K, "k");
+  const C = compute([M, N], (i, j) => sum(A.at(i, k).mul(B.at(k, j)), [k]), "C", ["i", "j"]);
+  return { name: "matmul", shape: [M, N, K], inputs: [A, B], outputs: [C], flops: 2 * M * N * K };
+}
+
+/** `Y = relu(X W^T + b)`: a dense layer with bias and ReLU (two stages to fuse). */
+export function denseBiasRelu(M: number, N: number, K: number): Workload {
+  const X = placeholder([M, K], "X"), W = placeholder([N, K], "W"), b = placeholder([N], "bias");
+  const k = reduceAxis(K, "k");
+  const D = compute([M, N], (i, j) => sum(X.at(i, k).mul(W.at(j, k)), [k]), "D", ["i", "j"]);
+  const Y = compute([M, N], (i, j) => max(D.at(i, j).add(b.at(j)), 0), "Y", ["i", "j"]);
+  return {
+    name: "dense",
+    shape: [M, N, K],
+    inputs: [X, W, b],
+    outputs: [Y],
+    flops: 2 * M * N * K + 2 * M * N,
+  };
+}
+
+/**
+ * 2-D convolution, NCHW data and FCKhKw (OIHW) weights, with stride and zero
+ * padding: a padding stage `P` then the convolution `O`.
+ */
+export function conv2d(
+  N: number,
+  C: number,
+  H: number,
+  W: number,
+  F: number,
+  KH: number,
+  KW: number,
+  stride = 1,
+  pad = 0,
+): Workload {
+  if (!Number.isInteger(pad) || pad < 0) throw new RangeError(`Invalid padding ${pad}`);
+  const OH = Math.floor((H + 2 * pad - KH) / stride) + 1;
+  const OW = Math.floor((W + 2 * pad - KW) / stride) + 1;
+  if (OH < 1 || OW < 1) {
+    throw new RangeError(`conv2d output would be empty: ${KH}x${KW} kernel on ${H}x${W}`);
+  }
+  const I = placeholder([N, C, H, W], "I"), Wt = placeholder([F, C, KH, KW], "Wt");
+  const P = pad === 0 ? I : compute(
+    [N, C, H + 2 * pad, W + 2 * pad],
+    (n, c, y, x) =>
+      select(
+        and(cmp("ge", y, pad), cmp("lt", y, H + pad), cmp("ge", x, pad), cmp("lt", x, W + pad)),
+        I.at(n, c, y.expr.sub(pad), x.expr.sub(pad)),
+        0,
+      ),
+    "P",
+    ["n", "c", "y", "x"],
+  );
+  const rc = reduceAxis(C, "rc"), ry = reduceAxis(KH, "ry"), rx = reduceAxis(KW, "rx");
+  const O = compute(
+    [N, F, OH, OW],
+    (n, f, y, x) =>
+      sum(
+        P.at(n, rc, y.expr.mul(stride).add(ry), x.expr.mul(stride).add(rx)).mul(
+          Wt.at(f, rc, ry, rx),
+        ),
+        [rc, ry, rx],
+      ),
+    "O",
+    ["n", "f", "y", "x"],
+  );
+  return {
+    name: "conv2d",
+    shape: [N, C, H, W, F, KH, KW, stride, pad],
+    inputs: [I, Wt],
+    outputs: [O],
+    flops: 2 * N * F * OH * OW * C * KH * KW,
+  };
+}
+
+/** Every workload the command line knows, by name. */
+export const WORKLOADS: Record<string, WorkloadDef> = {
+  matmul: {
+    params: ["M", "N", "K"],
+    create: ([M, N, K]) => matmul(M, N, K),
+    doc: "C[M,N] = A[M,K] B[K,N]",
+  },
+  dense: {
+    params: ["M", "N", "K"],
+    create: ([M, N, K]) => denseBiasRelu(M, N, K),
+    doc: "Y[M,N] = relu(X[M,K] W[N,K]^T + bias[N])",
+  },
+  conv2d: {
+    params: ["N", "C", "H", "W", "F", "KH", "KW", "stride", "pad"],
+    create: (s) => conv2d(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]),
+    doc: "NCHW conv2d: N,C,H,W,F,KH,KW,stride,pad",
+  },
+};
+
+/**
+ * Creates a library workload by name and shape, with errors that name the
+ * problem (unknown name, wrong number of dimensions, non-positive dimension).
+ */
+export function createWorkload(name: string, shape: number[]): Workload {
+  const def = Object.hasOwn(WORKLOADS, name) ? WORKLOADS[name] : undefined;
+  if (!def) {
+    throw new RangeError(
+      `Unknown workload ${JSON.stringify(name)}; known: ${Object.keys(WORKLOADS).join(", ")}`,
+    );
+  }
+  if (shape.length !== def.params.length) {
+    throw new RangeError(
+      `Workload "${name}" takes ${def.params.length} dimensions (${
+        def.params.join(",")
+      }), got ${shape.length}`,
+    );
+  }
+  shape.forEach((d, i) => {
+    const zeroOk = name === "conv2d" && def.params[i] === "pad";
+    if (!Number.isInteger(d) || d < (zeroOk ? 0 : 1)) {
+      throw new RangeError(
+        `Dimension ${def.params[i]} of "${name}" must be a ${
+          zeroOk ? "non-negative" : "positive"
+        } integer, got ${d}`,
+      );
+    }
+  });
+  return def.create(shape);
+}
+
+/** The compute stages of a workload, producers before consumers. */
+export function computeStages(w: Workload): Tensor[] {
+  const order: Tensor[] = [];
+  const visit = (t: Tensor) => {
+    if (t.op.kind !== "compute" || order.includes(t)) return;
+    t.inputs.forEach(visit);
+    order.push(t);
+  };
+  w.outputs.forEach(visit);
+  return order;
+}
+
+/** A key such as `matmul:512,512,512`. */
+export function workloadKey(w: { name: string; shape: number[] }): string {
+  return `${w.name}:${w.shape.join(",")}`;
+}

@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createBuilder, truncateMessage } from "./builder.ts";
+import { VADD_COMPILE_ERROR, VADD_GOOD, VADD_REFERENCE } from "./test_kernels.ts";
+
+/** A source gcc -O3 needs far longer than a second for (4^8 unrolled statements). */
+function slowSource(): string {
+  const defs = ["#define A0 s = s * 3u + (unsigned)x[s & 7u];"];
+  for (let i = 1; i <= 8; i++) defs.push(`#define A${i} A${i - 1} A${i - 1} A${i - 1} A${i - 1}`);
+  return `${defs.join("\n")}\nvoid tb_kernel(float **bufs) {\n` +
+    "  volatile float *x = bufs[0]; unsigned s = 1; A8 bufs[1][0] = (float)s;\n}\n";
+}
+
+async function withCacheDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "tb-builder-" });
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("builder compiles, reports in input order, then serves from the cache", async () => {
+  await withCacheDir(async (cacheDir) => {
+    const builder = createBuilder({ cacheDir, parallel: 2 });
+    const done: number[] = [];
+    const first = await builder.build(
+      [{ source: VADD_GOOD }, { source: VADD_COMPILE_ERROR }, { source: VADD_REFERENCE }],
+      (index) => done.push(index),
+    );
+    assert.deepEqual(done.toSorted(), [0, 1, 2]);
+    assert.equal(first[0].errorKind, "none");
+    assert.equal(first[0].cached, false);
+    assert.ok(first[0].buildSeconds > 0);
+    assert.match(first[0].hash, /^[0-9a-f]{64}$/);
+    assert.equal(first[0].artifact, join(cacheDir, `${first[0].hash}.so`));
+    assert.ok((await Deno.stat(first[0].artifact!)).isFile);
+    const cSource = await Deno.readTextFile(join(cacheDir, `${first[0].hash}.c`));
+    assert.ok(cSource.includes("int tb_time("));
+
+    assert.equal(first[1].errorKind, "compile_host");
+    assert.equal(first[1].artifact, undefined);
+    assert.match(first[1].error!, /undeclared_variable_xyz/);
+    assert.match(first[1].error!, /error/);
+
+    assert.equal(first[2].errorKind, "none");
+    assert.notEqual(first[2].hash, first[0].hash);
+
+    const again = await createBuilder({ cacheDir }).build([{ source: VADD_GOOD }]);
+    assert.deepEqual(again[0], { ...first[0], cached: true, buildSeconds: 0 });
+
+    const names = [...Deno.readDirSync(cacheDir)].map((e) => e.name);
+    assert.deepEqual(names.filter((n) => n.includes(".tmp-")), []);
+  });
+});
+
+Deno.test("builder compiles a source repeated in one batch once", async () => {
+  await withCacheDir(async (cacheDir) => {
+    const results = await createBuilder({ cacheDir }).build([
+      { source: VADD_REFERENCE },
+      { source: VADD_REFERENCE },
+    ]);
+    assert.equal(results[0].hash, results[1].hash);
+    assert.equal(results[1].errorKind, "none");
+    assert.equal(results[1].artifact, results[0].artifact);
+  });
+});
+
+Deno.test("builder kills a compile that exceeds its timeout", async () => {
+  await withCacheDir(async (cacheDir) => {
+    const start = performance.now();
+    const [result] = await createBuilder({ cacheDir, timeoutSeconds: 0.5 }).build([
+      { source: slowSource() },
+    ]);
+    assert.equal(result.errorKind, "build_timeout");
+    assert.equal(result.cached, false);
+    assert.ok(performance.now() - start < 10_000);
+    const names = [...Deno.readDirSync(cacheDir)].map((e) => e.name);
+    assert.deepEqual(names.filter((n) => n.endsWith(".so") || n.includes(".tmp-")), []);
+  });
+});
+
+Deno.test("builder names a missing compiler and the setup script", async () => {
+  await withCacheDir(async (cacheDir) => {
+    const builder = createBuilder({ cacheDir, cc: "tb-no-such-cc" });
+    await assert.rejects(
+      builder.build([{ source: VADD_GOOD }]),
+      /tb-no-such-cc.*scripts\/setup\.sh/,
+    );
+    await assert.rejects(builder.describe(), /tb-no-such-cc/);
+  });
+});
+
+Deno.test("builder describes its compiler and flags", async () => {
+  const text = await createBuilder({ cacheDir: "unused" }).describe();
+  assert.match(text, /gcc/);
+  assert.match(text, /-O3 -march=native -fopenmp -fPIC -shared -std=gnu11/);
+});
+
+Deno.test("truncateMessage keeps short text and cuts long text", () => {
+  assert.equal(truncateMessage("abc", 10), "abc");
+  const cut = truncateMessage("x".repeat(50), 10);
+  assert.ok(cut.startsWith("x".repeat(10)));
+  assert.match(cut, /40 more characters truncated/);
+});

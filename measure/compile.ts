@@ -1,0 +1,90 @@
+/**
+ * Runs one compiler process with a wall-clock limit.
+ *
+ * The compiler is started in its own process group (`detached`) so that a
+ * timeout kills the driver and every child it spawned (`cc1`, `as`, `ld`).
+ *
+ * @module
+ */
+
+/** Outcome of {@link runCompiler}. */
+export interface CompileOutcome {
+  /** True when the process exited with status 0 within the time limit. */
+  success: boolean;
+  /** True when the time limit was hit and the process group was killed. */
+  timedOut: boolean;
+  /** Everything the compiler wrote to stdout and stderr. */
+  output: string;
+  /** Wall seconds the process ran. */
+  seconds: number;
+}
+
+/** Message of the error thrown when the compiler executable does not exist. */
+export function missingCompilerMessage(cc: string): string {
+  return `C compiler "${cc}" not found; run the setup script: bash scripts/setup.sh`;
+}
+
+/**
+ * Runs `cc args...` in `cwd`, killing its process group after
+ * `timeoutSeconds`. Throws a clear Error when `cc` is not installed.
+ */
+export async function runCompiler(
+  cc: string,
+  args: string[],
+  cwd: string,
+  timeoutSeconds: number,
+): Promise<CompileOutcome> {
+  const start = performance.now();
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(cc, {
+      args,
+      cwd,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      detached: true,
+    }).spawn();
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) throw new Error(missingCompilerMessage(cc));
+    throw e;
+  }
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      Deno.kill(-child.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }, timeoutSeconds * 1000);
+  try {
+    const result = await child.output();
+    const decoder = new TextDecoder();
+    const output = decoder.decode(result.stdout) + decoder.decode(result.stderr);
+    return {
+      success: result.success && !timedOut,
+      timedOut,
+      output,
+      seconds: (performance.now() - start) / 1000,
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** First line of `cc --version`; throws a clear Error when `cc` is missing. */
+export async function compilerVersionLine(cc: string): Promise<string> {
+  let result: Deno.CommandOutput;
+  try {
+    result = await new Deno.Command(cc, { args: ["--version"], stdin: "null" }).output();
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) throw new Error(missingCompilerMessage(cc));
+    throw e;
+  }
+  const text = new TextDecoder().decode(result.stdout).trim();
+  if (!result.success || text === "") {
+    throw new Error(`"${cc} --version" failed; run the setup script: bash scripts/setup.sh`);
+  }
+  return text.split("\n")[0].trim();
+}

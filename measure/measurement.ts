@@ -1,0 +1,171 @@
+/**
+ * What a measurement worker does for one request, in-process: load the
+ * candidate, check its output against the (cached) reference output, then
+ * time it with the native harness `tb_time`.
+ *
+ * @module
+ */
+
+import { alignedFloat32, pointerTable } from "./buffers.ts";
+import { compareOutputs } from "./compare.ts";
+import { fillUniform } from "./prng.ts";
+import type { WorkerReply, WorkerRequest } from "./protocol.ts";
+import type { KernelSignature } from "./types.ts";
+
+const KERNEL_SYMBOLS = {
+  tb_kernel: { parameters: ["buffer"], result: "void" },
+} as const;
+
+const CANDIDATE_SYMBOLS = {
+  ...KERNEL_SYMBOLS,
+  tb_time: { parameters: ["buffer", "i32", "i32", "f64", "i32", "buffer"], result: "i32" },
+} as const;
+
+type ReferenceLibrary = Deno.DynamicLibrary<typeof KERNEL_SYMBOLS>;
+
+/** Reference inputs and outputs for one (reference, seed, signature). */
+interface ReferenceData {
+  /** Pristine input values, one per input buffer. */
+  inputs: Float32Array[];
+  /** Reference output values, one per output buffer. */
+  outputs: Float32Array[];
+}
+
+/** Default number of reference results (and reference libraries) kept. */
+export const REFERENCE_CACHE_SIZE = 4;
+
+/** A small least-recently-used map that calls `evict` on dropped values. */
+class LruCache<V> {
+  #map = new Map<string, V>();
+  constructor(readonly capacity: number, readonly evict: (value: V) => void = () => {}) {}
+
+  get(key: string): V | undefined {
+    const value = this.#map.get(key);
+    if (value !== undefined) {
+      this.#map.delete(key);
+      this.#map.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: string, value: V): void {
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    while (this.#map.size > this.capacity) {
+      const [oldKey, oldValue] = this.#map.entries().next().value!;
+      this.#map.delete(oldKey);
+      this.evict(oldValue);
+    }
+  }
+
+  clear(): void {
+    for (const value of this.#map.values()) this.evict(value);
+    this.#map.clear();
+  }
+}
+
+function allocate(signature: KernelSignature): Float32Array[] {
+  return signature.buffers.map((b) => alignedFloat32(b.size));
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * Measures requests one at a time, caching reference outputs (and keeping the
+ * reference libraries open) for the last few workloads.
+ */
+export class Measurer {
+  #libraries: LruCache<ReferenceLibrary>;
+  #references: LruCache<ReferenceData>;
+
+  /** Keeps up to `cacheSize` reference outputs and reference libraries. */
+  constructor(cacheSize = REFERENCE_CACHE_SIZE) {
+    this.#libraries = new LruCache(cacheSize, (lib) => lib.close());
+    this.#references = new LruCache(cacheSize);
+  }
+
+  /** Closes the cached reference libraries. */
+  close(): void {
+    this.#references.clear();
+    this.#libraries.clear();
+  }
+
+  #referenceLibrary(path: string): ReferenceLibrary {
+    let lib = this.#libraries.get(path);
+    if (!lib) {
+      lib = Deno.dlopen(path, KERNEL_SYMBOLS);
+      this.#libraries.set(path, lib);
+    }
+    return lib;
+  }
+
+  #reference(request: WorkerRequest): ReferenceData {
+    const { reference, seed, signature } = request;
+    const key = JSON.stringify([reference, seed, signature.buffers]);
+    const cached = this.#references.get(key);
+    if (cached) return cached;
+    const buffers = allocate(signature);
+    const roles = signature.buffers.map((b) => b.role);
+    const inputs = buffers.filter((_, i) => roles[i] === "input");
+    fillUniform(seed, inputs);
+    const pristine = inputs.map((b) => b.slice());
+    let lib: ReferenceLibrary;
+    try {
+      lib = this.#referenceLibrary(reference);
+    } catch (e) {
+      throw new Error(`reference ${reference}: ${message(e)}`);
+    }
+    lib.symbols.tb_kernel(pointerTable(buffers));
+    const data = { inputs: pristine, outputs: buffers.filter((_, i) => roles[i] === "output") };
+    this.#references.set(key, data);
+    return data;
+  }
+
+  /** Checks and times one candidate. Never throws: failures become the reply's errorKind. */
+  measure(request: WorkerRequest): WorkerReply {
+    const start = performance.now();
+    const reply = (fields: Omit<WorkerReply, "id" | "runSeconds">): WorkerReply => ({
+      id: request.id,
+      ...fields,
+      runSeconds: (performance.now() - start) / 1000,
+    });
+    let lib: Deno.DynamicLibrary<typeof CANDIDATE_SYMBOLS> | undefined;
+    try {
+      const ref = this.#reference(request);
+      lib = Deno.dlopen(request.artifact, CANDIDATE_SYMBOLS);
+      const { signature, timing } = request;
+      const buffers = allocate(signature);
+      const inputs = buffers.filter((_, i) => signature.buffers[i].role === "input");
+      const outputs = buffers.filter((_, i) => signature.buffers[i].role === "output");
+      inputs.forEach((b, i) => b.set(ref.inputs[i]));
+      outputs.forEach((b) => b.fill(NaN));
+      const table = pointerTable(buffers);
+      lib.symbols.tb_kernel(table);
+      const names = signature.buffers.filter((b) => b.role === "output").map((b) => b.name);
+      const report = compareOutputs(
+        outputs.map((got, i) => ({ name: names[i], got, expected: ref.outputs[i] })),
+        request.atol,
+        request.rtol,
+      );
+      if (report.bad > 0) {
+        return reply({ errorKind: "wrong_answer", error: report.message, times: [] });
+      }
+      const times = new Float64Array(timing.repeat);
+      lib.symbols.tb_time(
+        table,
+        timing.number,
+        timing.repeat,
+        timing.minRepeatMs,
+        timing.warmup,
+        times,
+      );
+      return reply({ errorKind: "none", times: Array.from(times) });
+    } catch (e) {
+      return reply({ errorKind: "runtime_error", error: message(e), times: [] });
+    } finally {
+      lib?.close();
+    }
+  }
+}

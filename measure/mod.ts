@@ -1,0 +1,14 @@
+/**
+ * Measuring candidate kernels: a builder that compiles C kernels (with a
+ * native timing harness) into cached shared objects, and a runner that checks
+ * and times them in isolated worker processes.
+ *
+ * @module
+ */
+
+export * from "./types.ts";
+export { createBuilder, DEFAULT_FLAGS } from "./builder.ts";
+export type { Builder, BuilderOptions } from "./builder.ts";
+export { createRunner, DEFAULT_TIMING } from "./runner.ts";
+export type { Runner, RunnerOptions } from "./runner.ts";
+export { HARNESS_C, HARNESS_MAX_NUMBER, HARNESS_VERSION } from "./harness.ts";

@@ -1,0 +1,94 @@
+/**
+ * The JSON-lines protocol between the runner and a measurement worker.
+ *
+ * The worker first writes {@link WORKER_READY}, then answers each request
+ * line with one reply line carrying the same `id`.
+ *
+ * @module
+ */
+
+import type { ErrorKind, KernelSignature, TimingOptions } from "./types.ts";
+
+/** The line a worker writes once it is ready for requests. */
+export const WORKER_READY = '{"ready":true}';
+
+/** One measurement request (one line of worker stdin). */
+export interface WorkerRequest {
+  /** Echoed in the reply. */
+  id: number;
+  /** Shared object of the candidate. */
+  artifact: string;
+  /** Shared object of the reference kernel. */
+  reference: string;
+  signature: KernelSignature;
+  seed: number;
+  atol: number;
+  rtol: number;
+  timing: TimingOptions;
+}
+
+/** One reply (one line of worker stdout). */
+export interface WorkerReply {
+  /** The request's id, or null when the request line could not be read. */
+  id: number | null;
+  errorKind: ErrorKind;
+  error?: string;
+  /** Seconds per call, one per repeat; empty on failure. */
+  times: number[];
+  /** Wall seconds the worker spent on the request. */
+  runSeconds: number;
+}
+
+function fail(message: string): never {
+  throw new Error(`bad request: ${message}`);
+}
+
+function finite(value: unknown, name: string): number {
+  if (typeof value !== "number" || !Number.isFinite(value)) fail(`${name} must be a finite number`);
+  return value;
+}
+
+function count(value: unknown, name: string, min: number): number {
+  if (!Number.isInteger(value) || (value as number) < min) {
+    fail(`${name} must be an integer >= ${min}`);
+  }
+  return value as number;
+}
+
+function checkSignature(value: unknown): KernelSignature {
+  const buffers = (value as KernelSignature | null)?.buffers;
+  if (!Array.isArray(buffers)) fail("signature.buffers must be an array");
+  buffers.forEach((b, i) => {
+    if (typeof b?.name !== "string") fail(`signature.buffers[${i}].name must be a string`);
+    count(b.size, `signature.buffers[${i}].size`, 0);
+    if (b.role !== "input" && b.role !== "output") {
+      fail(`signature.buffers[${i}].role must be "input" or "output"`);
+    }
+  });
+  if (!buffers.some((b) => b.role === "output")) fail("signature has no output buffer");
+  return { buffers };
+}
+
+/** Checks a parsed request line, throwing an Error that says what is wrong. */
+export function checkRequest(value: unknown): WorkerRequest {
+  if (typeof value !== "object" || value === null) fail("not a JSON object");
+  const r = value as Record<string, unknown>;
+  const timing = (r.timing ?? {}) as Record<string, unknown>;
+  if (typeof r.artifact !== "string") fail("artifact must be a string");
+  if (typeof r.reference !== "string") fail("reference must be a string");
+  return {
+    id: finite(r.id, "id"),
+    artifact: r.artifact,
+    reference: r.reference,
+    signature: checkSignature(r.signature),
+    seed: finite(r.seed, "seed"),
+    atol: finite(r.atol, "atol"),
+    rtol: finite(r.rtol, "rtol"),
+    timing: {
+      number: count(timing.number, "timing.number", 1),
+      repeat: count(timing.repeat, "timing.repeat", 1),
+      minRepeatMs: finite(timing.minRepeatMs, "timing.minRepeatMs"),
+      warmup: count(timing.warmup, "timing.warmup", 0),
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import { createBuilder } from "./builder.ts";
+import { createRunner } from "./runner.ts";
+import {
+  VADD_GOOD,
+  VADD_HANG,
+  VADD_NOTHING,
+  VADD_REFERENCE,
+  VADD_SEGFAULT,
+  VADD_SIGNATURE,
+  VADD_WRONG,
+} from "./test_kernels.ts";
+import type { ErrorKind, MeasureInput } from "./types.ts";
+
+/** Builds the named kernels plus the reference into a temp dir. */
+async function buildAll(
+  sources: Record<string, string>,
+): Promise<{ dir: string; reference: string; artifacts: Record<string, string> }> {
+  const dir = await Deno.makeTempDir({ prefix: "tb-runner-" });
+  const names = Object.keys(sources);
+  const built = await createBuilder({ cacheDir: dir }).build(
+    [VADD_REFERENCE, ...names.map((n) => sources[n])].map((source) => ({ source })),
+  );
+  for (const b of built) assert.equal(b.errorKind, "none", b.error);
+  const artifacts: Record<string, string> = {};
+  names.forEach((n, i) => artifacts[n] = built[i + 1].artifact!);
+  return { dir, reference: built[0].artifact!, artifacts };
+}
+
+function input(artifact: string, reference: string): MeasureInput {
+  return { artifact, reference, signature: VADD_SIGNATURE, seed: 42, atol: 1e-6, rtol: 1e-5 };
+}
+
+Deno.test("runner measures good kernels and survives crashes, hangs and wrong answers", async () => {
+  const { dir, reference, artifacts } = await buildAll({
+    good: VADD_GOOD,
+    segfault: VADD_SEGFAULT,
+    hang: VADD_HANG,
+    wrong: VADD_WRONG,
+    nothing: VADD_NOTHING,
+  });
+  const runner = createRunner({ timeoutSeconds: 2, timing: { repeat: 4 } });
+  try {
+    const plan: [string, ErrorKind][] = [
+      ["good", "none"],
+      ["segfault", "runtime_crash"],
+      ["good", "none"],
+      ["hang", "run_timeout"],
+      ["good", "none"],
+      ["wrong", "wrong_answer"],
+      ["good", "none"],
+      ["nothing", "wrong_answer"],
+      ["good", "none"],
+    ];
+    const seen: number[] = [];
+    const results = await runner.run(
+      plan.map(([name]) => input(artifacts[name], reference)),
+      (index) => seen.push(index),
+    );
+    assert.deepEqual(seen, plan.map((_, i) => i));
+    results.forEach((r, i) => assert.equal(r.errorKind, plan[i][1], `#${i}: ${r.error}`));
+    for (const [i, r] of results.entries()) {
+      assert.ok(r.runSeconds > 0);
+      if (plan[i][1] === "none") {
+        assert.equal(r.times.length, 4);
+        assert.ok(r.times.every((t) => t > 0 && t < 0.01), `times ${r.times}`);
+        assert.equal(r.error, undefined);
+      } else {
+        assert.deepEqual(r.times, []);
+      }
+    }
+    assert.match(results[1].error!, /SIGSEGV/);
+    assert.match(results[3].error!, /2 s/);
+    assert.match(results[5].error!, /index 7: got .*, expected .*; 2 of 1024 elements wrong/);
+    assert.match(results[7].error!, /index 0: got NaN, expected .*; 1024 of 1024 elements wrong/);
+  } finally {
+    await runner.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("runner reports bad artifacts as runtime_error and spreads work over workers", async () => {
+  const { dir, reference, artifacts } = await buildAll({ good: VADD_GOOD });
+  const runner = createRunner({ workers: 2, timing: { number: 2, repeat: 2, warmup: 0 } });
+  try {
+    const results = await runner.run([
+      input(artifacts.good, reference),
+      input(`${dir}/missing.so`, reference),
+      input(reference, reference), // the reference, built by the builder, also has tb_time
+      input(artifacts.good, `${dir}/missing-reference.so`),
+      input(artifacts.good, reference),
+    ]);
+    assert.deepEqual(results.map((r) => r.errorKind), [
+      "none",
+      "runtime_error",
+      "none",
+      "runtime_error",
+      "none",
+    ]);
+    assert.match(results[1].error!, /missing\.so/);
+    assert.match(results[3].error!, /missing-reference\.so/);
+    assert.equal(results[0].times.length, 2);
+  } finally {
+    await runner.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("runner refuses work after close", async () => {
+  const runner = createRunner();
+  await runner.close();
+  await assert.rejects(runner.run([]), /closed/);
+});

@@ -1,0 +1,49 @@
+/**
+ * C kernels shared by the measure tests: a vector add over {@link N} floats
+ * and broken variants of it.
+ *
+ * @module
+ */
+
+import type { KernelSignature } from "./types.ts";
+
+/** Elements per vector. */
+export const N = 1024;
+
+/** `out = a + b`: inputs a, b and output out, each {@link N} floats. */
+export const VADD_SIGNATURE: KernelSignature = {
+  buffers: [
+    { name: "a", size: N, role: "input" },
+    { name: "b", size: N, role: "input" },
+    { name: "out", size: N, role: "output" },
+  ],
+};
+
+function kernel(body: string): string {
+  return `#define N ${N}\nvoid tb_kernel(float **bufs) {\n  float *a = bufs[0], *b = bufs[1], *out = bufs[2];\n  (void)a; (void)b; (void)out;\n${body}\n}\n`;
+}
+
+/** The reference, written the naive way. */
+export const VADD_REFERENCE = kernel("  for (int i = 0; i < N; i++) out[i] = a[i] + b[i];");
+
+/** A correct, vectorised candidate. */
+export const VADD_GOOD = kernel(
+  "  #pragma omp simd aligned(a, b, out : 64)\n  for (int i = 0; i < N; i++) out[i] = b[i] + a[i];",
+);
+
+/** Computes the wrong value (for some elements). */
+export const VADD_WRONG = kernel(
+  "  for (int i = 0; i < N; i++) out[i] = a[i] + b[i];\n  out[7] += 1.0f; out[100] = 0.0f;",
+);
+
+/** Writes nothing. */
+export const VADD_NOTHING = kernel("");
+
+/** Dies with SIGSEGV. */
+export const VADD_SEGFAULT = kernel("  *(volatile int *)0 = 1;");
+
+/** Never returns. */
+export const VADD_HANG = kernel("  volatile int spin = 0;\n  for (;;) spin++;");
+
+/** Does not compile. */
+export const VADD_COMPILE_ERROR = kernel("  out[0] = undeclared_variable_xyz;");

@@ -1,0 +1,114 @@
+/**
+ * Types shared by the builder, the runner and the records database.
+ *
+ * A candidate kernel is C source that defines
+ * `void tb_kernel(float **bufs)`: `bufs` holds one pointer per tensor of the
+ * workload, in the order of {@link KernelSignature.buffers}. Inputs come
+ * first, outputs last.
+ *
+ * @module
+ */
+
+/**
+ * Why a candidate failed, named after AutoTVM's `MeasureErrorNo` where one
+ * exists. `"none"` means the candidate was measured and its output checked.
+ */
+export type ErrorKind =
+  | "none"
+  | "instantiation_error"
+  | "compile_host"
+  | "build_timeout"
+  | "runtime_crash"
+  | "runtime_error"
+  | "run_timeout"
+  | "wrong_answer"
+  | "no_device"
+  | "unknown";
+
+/** Every error kind, in a stable order (for tables and exports). */
+export const ERROR_KINDS: readonly ErrorKind[] = [
+  "none",
+  "instantiation_error",
+  "compile_host",
+  "build_timeout",
+  "runtime_crash",
+  "runtime_error",
+  "run_timeout",
+  "wrong_answer",
+  "no_device",
+  "unknown",
+];
+
+/** One float32 tensor passed to `tb_kernel`. */
+export interface BufferSpec {
+  /** Tensor name (checked identifier, for messages only). */
+  name: string;
+  /** Number of float32 elements. */
+  size: number;
+  /** Inputs are filled with seeded random values; outputs are checked. */
+  role: "input" | "output";
+}
+
+/** The buffers a kernel takes, in `bufs[]` order. */
+export interface KernelSignature {
+  buffers: BufferSpec[];
+}
+
+/** A kernel to compile. */
+export interface BuildInput {
+  /** C source defining `void tb_kernel(float **bufs)`. */
+  source: string;
+}
+
+/** What the builder produced for one {@link BuildInput}. */
+export interface BuildResult {
+  /** `"none"`, `"compile_host"` or `"build_timeout"`. */
+  errorKind: ErrorKind;
+  /** Path of the shared object when `errorKind` is `"none"`. */
+  artifact?: string;
+  /** Compiler output when the build failed. */
+  error?: string;
+  /** Wall seconds spent compiling (0 when served from the cache). */
+  buildSeconds: number;
+  /** True when the shared object came from the content-hash cache. */
+  cached: boolean;
+  /** Content hash of source + compiler + flags. */
+  hash: string;
+}
+
+/** How to time a kernel, as in TVM's time evaluator. */
+export interface TimingOptions {
+  /** Calls per repeat (grown until a repeat lasts `minRepeatMs`). Default 1. */
+  number: number;
+  /** Repeats; one time is kept per repeat. Default 3. */
+  repeat: number;
+  /** Minimum milliseconds per repeat. Default 0. */
+  minRepeatMs: number;
+  /** Untimed calls before the first repeat. Default 1. */
+  warmup: number;
+}
+
+/** One measurement request for the runner. */
+export interface MeasureInput {
+  /** Shared object of the candidate. */
+  artifact: string;
+  /** Shared object of the reference kernel of the same workload. */
+  reference: string;
+  signature: KernelSignature;
+  /** Seed of the random inputs (same for reference and candidate). */
+  seed: number;
+  /** Tolerance of the output check: |out - ref| <= atol + rtol * |ref|. */
+  atol: number;
+  rtol: number;
+}
+
+/** What the runner measured for one {@link MeasureInput}. */
+export interface RunResult {
+  errorKind: ErrorKind;
+  /** Message for a failure (signal, timeout, largest error). */
+  error?: string;
+  /** Seconds per call, one entry per repeat. Empty on failure. */
+  times: number[];
+  /** Wall seconds the measurement took in total. */
+  runSeconds: number;
+}
