@@ -40,6 +40,14 @@ interface Region {
   extents: number[];
 }
 
+/**
+ * Extents of the region of producer `a` that consumer `s` reads within one
+ * iteration of its leaf loop `loop` (bound inference for compute_at).
+ */
+export function attachedExtents(sch: Schedule, a: Stage, s: Stage, loop: Loop): number[] {
+  return new Lowering(sch).regionExtents(a, s, loop);
+}
+
 /** Lowers a schedule to a kernel. Throws ScheduleError for an illegal combination. */
 export function lower(sch: Schedule): Kernel {
   return new Lowering(sch).run();
@@ -62,7 +70,6 @@ class Lowering {
       params.push({ buf, tensor: t.name, size: t.size, role: "input" });
       this.regions.set(t.name, { buf, mins: t.shape.map(() => int(0)), extents: t.shape });
     }
-    for (const s of sch.stages) this.bodies.set(s, this.inlined(s));
     const temps: Kernel["temps"] = [];
     for (const s of sch.stages) {
       if (s.attach.k === "inline") continue;
@@ -100,6 +107,13 @@ class Lowering {
     return name;
   }
 
+  /** The stage's body with inlined producers substituted (memoised). */
+  private bodyOf(s: Stage): Expr | Reduce {
+    let b = this.bodies.get(s);
+    if (!b) this.bodies.set(s, b = this.inlined(s));
+    return b;
+  }
+
   /** The stage's body with inlined producers substituted. */
   private inlined(s: Stage): Expr | Reduce {
     const inline = (e: Expr): Expr =>
@@ -108,7 +122,7 @@ class Lowering {
         if (n.k !== "load") return undefined;
         const p = this.sch.stages.find((t) => t.name === n.tensor.name);
         if (!p || p.attach.k !== "inline") return undefined;
-        const pb = this.bodies.get(p) ?? this.inlined(p);
+        const pb = this.bodyOf(p);
         if (!(pb instanceof Expr)) throw new Error("internal: inlined a reduction");
         const map = new Map<IterVar, Expr>(p.axes.map((a, i) => [a, n.index[i]]));
         return rewrite(pb, (y) => y.node.k === "var" ? map.get(y.node.v) : undefined);
@@ -159,8 +173,18 @@ class Lowering {
       }
       for (const cond of conds) guards.push({ cond, depth: depthOf(cond), spatial: i < spatial });
     });
+    // An imperfect split of a non-root loop (the inner loop of another split, or a fused
+    // loop) can overshoot that loop's extent without overshooting the root: guard it too,
+    // or iterations repeat (a fused loop's `% extent` wraps around).
+    for (const r of s.relations) {
+      if (r.k !== "split" || s.roots.includes(r.parent)) continue;
+      const v = loopValue(s, r.parent, leafVar);
+      if (bounds(v, this.env)[1] < r.parent.extent) continue;
+      const cond: AExpr = { k: "cmp", op: "<", a: v, b: int(r.parent.extent) };
+      guards.push({ cond, depth: depthOf(cond), spatial: r.parent.kind === "spatial" });
+    }
     const kinds = this.loopKinds(s);
-    const body = this.bodies.get(s)!;
+    const body = this.bodyOf(s);
     const strides = stridesOf(region.extents);
     const index = rel.slice(0, spatial).reduce(
       (acc: AExpr, r, i) => add(acc, mul(r, int(strides[i]))),
@@ -250,23 +274,58 @@ class Lowering {
     rootVal: Map<IterVar, AExpr>,
     leafVar: Map<Loop, AExpr>,
   ): (rest: Stmt[]) => Stmt[] {
+    const region = this.regionOf(a, s, i, rootVal, leafVar);
+    const lets: Stmt[] = [];
+    const mins: AExpr[] = [];
+    const extents = region.extents;
+    region.los.forEach((lo, d) => {
+      const name = this.fresh(`m_${a.name}_${d}`);
+      lets.push({ k: "let", name, value: lo });
+      this.env.set(name, bounds(lo, this.env));
+      mins.push(vr(name));
+      if (extents[d] > a.roots[d].extent) {
+        throw new ScheduleError(
+          `Stage "${a.name}" needs ${extents[d]} values of axis "${a.roots[d].name}" at loop "${
+            s.leaves[i - 1].name
+          }" of "${s.name}", but its loop covers ${
+            a.roots[d].extent
+          }: apply compute_at after transforming "${s.name}"`,
+        );
+      }
+    });
+    const size = extents.reduce((x, y) => x * y, 1);
+    const buf = this.fresh(`T_${a.name}`);
+    this.regions.set(a.name, { buf, mins, extents });
+    const nest = this.emitStage(a, mins);
+    const heap = size * 4 > STACK_LIMIT_BYTES;
+    return (rest) => [...lets, { k: "alloc", buf, size, heap, body: [...nest, ...rest] }];
+  }
+
+  /**
+   * The region of producer `a` that consumer `s` reads inside its first `i`
+   * leaf loops: per dimension, a start expression and a constant extent.
+   */
+  regionOf(
+    a: Stage,
+    s: Stage,
+    i: number,
+    rootVal: Map<IterVar, AExpr>,
+    leafVar: Map<Loop, AExpr>,
+  ): { los: AExpr[]; extents: number[] } {
     const ranging = new Map<string, number>();
     s.leaves.slice(i).forEach((l) =>
       ranging.set((leafVar.get(l) as { name: string }).name, l.extent)
     );
     const loads: AExpr[][] = [];
-    const body = this.bodies.get(s)!;
-    const visit = (e: Expr) =>
-      rewrite(e, (x) => {
-        if (x.node.k === "load" && x.node.tensor.name === a.name) {
-          loads.push(x.node.index.map((ix) => this.convert(ix, rootVal, "int")));
-        }
-        return undefined;
-      });
-    visit(body instanceof Expr ? body : body.body);
+    const body = this.bodyOf(s);
+    rewrite(body instanceof Expr ? body : body.body, (x) => {
+      if (x.node.k === "load" && x.node.tensor.name === a.name) {
+        loads.push(x.node.index.map((ix) => this.convert(ix, rootVal, "int")));
+      }
+      return undefined;
+    });
     if (loads.length === 0) throw new Error(`internal: "${s.name}" does not read "${a.name}"`);
-    const lets: Stmt[] = [];
-    const mins: AExpr[] = [], extents: number[] = [];
+    const los: AExpr[] = [], extents: number[] = [];
     a.shape.forEach((full, d) => {
       const ivs = loads.map((ix) => symInterval(ix[d], ranging));
       const lo = ivs[0].lo;
@@ -275,19 +334,33 @@ class Lowering {
           `Cannot compute_at stage "${a.name}" in "${s.name}": its accesses differ in dimension ${d}`,
         );
       }
-      const w = Math.max(...ivs.map((iv) => iv.w));
-      const name = this.fresh(`m_${a.name}_${d}`);
-      lets.push({ k: "let", name, value: lo });
-      this.env.set(name, bounds(lo, this.env));
-      mins.push(vr(name));
-      extents.push(Math.min(w + 1, full));
+      los.push(lo);
+      extents.push(Math.min(Math.max(...ivs.map((iv) => iv.w)) + 1, full));
     });
-    const size = extents.reduce((x, y) => x * y, 1);
-    const buf = this.fresh(`T_${a.name}`);
-    this.regions.set(a.name, { buf, mins, extents });
-    const nest = this.emitStage(a, mins);
-    const heap = size * 4 > STACK_LIMIT_BYTES;
-    return (rest) => [...lets, { k: "alloc", buf, size, heap, body: [...nest, ...rest] }];
+    return { los, extents };
+  }
+
+  /** Extents of the region `a` needs when computed at `loop` of `s` (see {@link attachedExtents}). */
+  regionExtents(a: Stage, s: Stage, loop: Loop): number[] {
+    const leafVar = new Map<Loop, AExpr>(s.leaves.map((l) => [l, vr(this.fresh(`v_${l.name}`))]));
+    const rel = s.roots.map((r) => loopValue(s, r, leafVar));
+    const rootVal = new Map<IterVar, AExpr>(
+      s.rootAxes.map((
+        ax,
+        i,
+      ) => [ax, i < s.axes.length ? add(vr(this.fresh("base")), rel[i]) : rel[i]]),
+    );
+    for (const t of this.sch.workload.inputs) {
+      this.regions.set(t.name, { buf: t.name, mins: t.shape.map(() => int(0)), extents: t.shape });
+    }
+    for (const st of this.sch.stages) {
+      this.regions.set(st.name, {
+        buf: st.name,
+        mins: st.shape.map(() => int(0)),
+        extents: st.shape,
+      });
+    }
+    return this.regionOf(a, s, s.leaves.indexOf(loop) + 1, rootVal, leafVar).extents;
   }
 
   /** Loop kinds of a stage's leaves from annotations and auto-unroll. */

@@ -21,6 +21,7 @@
  * @module
  */
 import { ScheduleError } from "./errors.ts";
+import { attachedExtents } from "./lower.ts";
 import type { Prng } from "./prng.ts";
 import { checkPerfectTile, sampleCategorical, samplePerfectTile } from "./sampling.ts";
 import { type Annotation, Loop, Stage } from "./stage.ts";
@@ -283,6 +284,8 @@ const HANDLERS: Record<string, Handler> = {
       throw why(`factors ${JSON.stringify(fs)} must be positive integers`);
     }
     if (s.annotations.has(l)) throw why(`it is marked ${s.annotations.get(l)}`);
+    const held = attachedAt(sch, s, l);
+    if (held) throw why(`stage "${held.name}" is computed at it`);
     const known = fs.reduce((p: number, f) => p * (f ?? 1), 1);
     if (nulls === 0 && known < l.extent) {
       throw why(`factors ${JSON.stringify(fs)} cover ${known} < extent ${l.extent}`);
@@ -330,6 +333,8 @@ const HANDLERS: Record<string, Handler> = {
       if (s.leaves[at + i] !== l) throw why("the loops to fuse must be consecutive, outer first");
       if (l.kind !== ls[0].kind) throw why("cannot fuse a spatial loop with a reduction loop");
       if (s.annotations.has(l)) throw why(`it is marked ${s.annotations.get(l)}`);
+      const held = attachedAt(sch, s, l);
+      if (held) throw why(`stage "${held.name}" is computed at it`);
     });
     let fused = ls[0];
     for (const l of ls.slice(1)) {
@@ -408,6 +413,14 @@ const HANDLERS: Record<string, Handler> = {
     }
     if (c.attach.k === "inline") throw why(`"${c.name}" is inlined`);
     if (attachedWithin(c, s)) throw why(`"${c.name}" is computed inside "${s.name}"`);
+    if (s.touched) throw why(`apply compute_at before transforming the loops of "${s.name}"`);
+    const inner = attachedTo(sch, s);
+    if (inner) {
+      throw why(
+        `stage "${inner.name}" is computed at one of its loops; compute_at "${s.name}" first`,
+      );
+    }
+    s.resize(attachedExtents(sch, s, c, l));
     s.attach = { k: "at", stage: c, loop: l };
     return { value: undefined };
   },
@@ -427,7 +440,22 @@ const HANDLERS: Record<string, Handler> = {
   },
 
   compute_root(sch, a) {
-    sch.stage(String(a.stage)).attach = { k: "root" };
+    const s = sch.stage(String(a.stage));
+    if (s.attach.k === "at") {
+      if (s.touched) {
+        throw new ScheduleError(
+          `Cannot compute_root stage "${s.name}": its loops were transformed after compute_at`,
+        );
+      }
+      const inner = attachedTo(sch, s);
+      if (inner) {
+        throw new ScheduleError(
+          `Cannot compute_root stage "${s.name}": stage "${inner.name}" is computed at one of its loops`,
+        );
+      }
+      s.resize(s.shape);
+    }
+    s.attach = { k: "root" };
     return { value: undefined };
   },
 
@@ -504,9 +532,20 @@ export function computeLocations(sch: Schedule, s: Stage): string[] {
   if (!s.isOutput && s.body instanceof Expr && !s.touched) out.push("inline");
   const consumers = sch.consumers(s);
   if (!s.isOutput && consumers.length === 1 && consumers[0].attach.k !== "inline") {
-    out.push(...consumers[0].leaves.map((l) => l.name));
+    const c = consumers[0];
+    out.push(...c.leaves.filter((l) => c.annotations.get(l) !== "vectorize").map((l) => l.name));
   }
   return out;
+}
+
+/** A stage computed at leaf `l` of `s`, if any (such a loop must stay a leaf). */
+function attachedAt(sch: Schedule, s: Stage, l: Loop): Stage | undefined {
+  return sch.stages.find((x) => x.attach.k === "at" && x.attach.stage === s && x.attach.loop === l);
+}
+
+/** A stage computed at some loop of `s`, if any (resizing `s` would orphan it). */
+function attachedTo(sch: Schedule, s: Stage): Stage | undefined {
+  return sch.stages.find((x) => x.attach.k === "at" && x.attach.stage === s);
 }
 
 function attachedWithin(c: Stage, s: Stage): boolean {

@@ -33,7 +33,7 @@ export type Attach =
 /** One compute stage of a schedule. */
 export class Stage {
   /** Root loops: one per spatial axis, then one per reduction axis. */
-  readonly roots: Loop[];
+  roots: Loop[];
   /** Leaf loops, outermost first. */
   leaves: Loop[];
   /** Split and fuse relations, in the order applied. */
@@ -56,6 +56,18 @@ export class Stage {
   ) {
     const reduceAxes = body instanceof Expr ? [] : body.axes;
     this.roots = [...axes, ...reduceAxes].map((a) => new Loop(a.name, a.extent, a.kind));
+    this.leaves = [...this.roots];
+  }
+
+  /**
+   * Gives the spatial root loops new extents (the region bound inference
+   * found for compute_at). Only for a stage whose loops are untouched.
+   */
+  resize(extents: number[]): void {
+    if (this.touched) throw new Error(`internal: resize of transformed stage "${this.name}"`);
+    this.roots = this.roots.map((l, i) =>
+      i < extents.length ? new Loop(l.name, extents[i], l.kind) : l
+    );
     this.leaves = [...this.roots];
   }
 

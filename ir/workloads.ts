@@ -175,8 +175,3 @@ export function computeStages(w: Workload): Tensor[] {
   w.outputs.forEach(visit);
   return order;
 }
-
-/** A key such as `matmul:512,512,512`. */
-export function workloadKey(w: { name: string; shape: number[] }): string {
-  return `${w.name}:${w.shape.join(",")}`;
-}

@@ -123,8 +123,12 @@ export class Measurer {
     return data;
   }
 
-  /** Checks and times one candidate. Never throws: failures become the reply's errorKind. */
-  measure(request: WorkerRequest): WorkerReply {
+  /**
+   * Checks and times one candidate. Never throws: failures become the reply's
+   * errorKind. `onReferenceReady` is called once the reference output is at
+   * hand (computed or cached), just before the candidate is loaded and run.
+   */
+  measure(request: WorkerRequest, onReferenceReady?: () => void): WorkerReply {
     const start = performance.now();
     const reply = (fields: Omit<WorkerReply, "id" | "runSeconds">): WorkerReply => ({
       id: request.id,
@@ -134,6 +138,7 @@ export class Measurer {
     let lib: Deno.DynamicLibrary<typeof CANDIDATE_SYMBOLS> | undefined;
     try {
       const ref = this.#reference(request);
+      onReferenceReady?.();
       lib = Deno.dlopen(request.artifact, CANDIDATE_SYMBOLS);
       const { signature, timing } = request;
       const buffers = allocate(signature);

@@ -2,7 +2,12 @@
  * The JSON-lines protocol between the runner and a measurement worker.
  *
  * The worker first writes {@link WORKER_READY}, then answers each request
- * line with one reply line carrying the same `id`.
+ * line with one reply line carrying the same `id`. Before the reply it writes
+ * one progress line ({@link WorkerProgress}, phase
+ * {@link PHASE_REFERENCE_READY}) once it has the reference output (computed or
+ * cached) and is about to run the candidate, so the runner can give the
+ * reference and the candidate separate time limits. A reader ignores lines it
+ * does not know.
  *
  * @module
  */
@@ -11,6 +16,23 @@ import type { ErrorKind, KernelSignature, TimingOptions } from "./types.ts";
 
 /** The line a worker writes once it is ready for requests. */
 export const WORKER_READY = '{"ready":true}';
+
+/** Phase of the progress line sent once the reference output is ready. */
+export const PHASE_REFERENCE_READY = "reference-ready";
+
+/** An intermediate line about one request (one line of worker stdout). */
+export interface WorkerProgress {
+  /** The request's id. */
+  id: number;
+  /** What the worker has reached; {@link PHASE_REFERENCE_READY} is the only one sent now. */
+  phase: string;
+}
+
+/** The progress line for request `id` saying its reference output is ready. */
+export function referenceReadyLine(id: number): string {
+  const progress: WorkerProgress = { id, phase: PHASE_REFERENCE_READY };
+  return JSON.stringify(progress);
+}
 
 /** One measurement request (one line of worker stdin). */
 export interface WorkerRequest {
@@ -27,7 +49,7 @@ export interface WorkerRequest {
   timing: TimingOptions;
 }
 
-/** One reply (one line of worker stdout). */
+/** One reply (one line of worker stdout); the last line about a request. */
 export interface WorkerReply {
   /** The request's id, or null when the request line could not be read. */
   id: number | null;

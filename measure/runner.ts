@@ -6,7 +6,7 @@
  * @module
  */
 
-import { describeStatus, WorkerProcess } from "./worker_process.ts";
+import { describeStatus, type RequestLimits, WorkerProcess } from "./worker_process.ts";
 import type { MeasureInput, RunResult, TimingOptions } from "./types.ts";
 
 /** Default timing: 1 call per repeat, 3 repeats, no minimum repeat time, 1 warmup call. */
@@ -21,8 +21,17 @@ export const DEFAULT_TIMING: Readonly<TimingOptions> = {
 export interface RunnerOptions {
   /** How to time each kernel. Default {@link DEFAULT_TIMING}; missing fields take the defaults. */
   timing?: Partial<TimingOptions>;
-  /** Wall seconds one whole request (check + timing) may take. Default 10. */
+  /**
+   * Wall seconds the candidate part of a request (check + timing) may take,
+   * counted from the worker reporting the reference output ready. Default 10.
+   */
   timeoutSeconds?: number;
+  /**
+   * Wall seconds the worker may take to have the reference output ready
+   * (loading the reference and running it, unless cached in that worker).
+   * The naive reference of a big workload can take many seconds. Default 600.
+   */
+  referenceTimeoutSeconds?: number;
   /** Worker processes measuring in parallel. Default 1 (kernels never overlap). */
   workers?: number;
   /** Wall seconds a fresh worker may take to start. Default 60. */
@@ -54,7 +63,7 @@ class Slot {
   async measure(
     input: MeasureInput,
     timing: TimingOptions,
-    timeoutSeconds: number,
+    limits: RequestLimits,
   ): Promise<RunResult> {
     if (!this.worker || this.worker.exited) {
       await this.worker?.kill();
@@ -71,7 +80,7 @@ class Slot {
     const start = performance.now();
     const outcome = await worker.request(
       { artifact, reference, signature, seed, atol, rtol, timing },
-      timeoutSeconds,
+      limits,
     );
     const runSeconds = (performance.now() - start) / 1000;
     if (outcome.kind === "reply") {
@@ -82,12 +91,16 @@ class Slot {
     }
     this.worker = undefined;
     await worker.kill();
+    const inReference = outcome.phase === "reference";
     if (outcome.kind === "timeout") {
-      const error = `no result within ${timeoutSeconds} s; worker killed`;
+      const error = inReference
+        ? `reference kernel timed out (before the candidate ran): no reference output within ${limits.referenceTimeoutSeconds} s; worker killed`
+        : `no result within ${limits.timeoutSeconds} s; worker killed`;
       return { errorKind: "run_timeout", error, times: [], runSeconds };
     }
     const stderr = outcome.stderr.trim();
-    const error = `worker ${describeStatus(outcome.status)}${stderr ? `: ${stderr}` : ""}`;
+    const prefix = inReference ? "reference kernel crashed (before the candidate ran): " : "";
+    const error = `${prefix}worker ${describeStatus(outcome.status)}${stderr ? `: ${stderr}` : ""}`;
     return { errorKind: "runtime_crash", error, times: [], runSeconds };
   }
 }
@@ -95,7 +108,10 @@ class Slot {
 /** Creates a {@link Runner}; see {@link RunnerOptions} for the defaults. */
 export function createRunner(options: RunnerOptions = {}): Runner {
   const timing: TimingOptions = { ...DEFAULT_TIMING, ...options.timing };
-  const timeoutSeconds = options.timeoutSeconds ?? 10;
+  const limits: RequestLimits = {
+    timeoutSeconds: options.timeoutSeconds ?? 10,
+    referenceTimeoutSeconds: options.referenceTimeoutSeconds ?? 600,
+  };
   const startSeconds = options.startSeconds ?? 60;
   const slots = Array.from(
     { length: Math.max(1, Math.floor(options.workers ?? 1)) },
@@ -123,7 +139,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
         let result: RunResult;
         try {
           if (closed) throw new Error("runner is closed");
-          result = await slot.measure(input, timing, timeoutSeconds);
+          result = await slot.measure(input, timing, limits);
         } finally {
           release(slot);
         }

@@ -2,29 +2,32 @@ import assert from "node:assert/strict";
 import { createBuilder } from "./builder.ts";
 import { createRunner } from "./runner.ts";
 import {
+  SLOW_REFERENCE_SECONDS,
   VADD_GOOD,
   VADD_HANG,
   VADD_NOTHING,
   VADD_REFERENCE,
   VADD_SEGFAULT,
   VADD_SIGNATURE,
+  VADD_SLOW_REFERENCE,
   VADD_WRONG,
 } from "./test_kernels.ts";
 import type { ErrorKind, MeasureInput } from "./types.ts";
 
-/** Builds the named kernels plus the reference into a temp dir. */
+/** Builds the named kernels plus the reference (as `reference`) into a temp dir. */
 async function buildAll(
   sources: Record<string, string>,
 ): Promise<{ dir: string; reference: string; artifacts: Record<string, string> }> {
   const dir = await Deno.makeTempDir({ prefix: "tb-runner-" });
-  const names = Object.keys(sources);
+  const all: Record<string, string> = { reference: VADD_REFERENCE, ...sources };
+  const names = Object.keys(all);
   const built = await createBuilder({ cacheDir: dir }).build(
-    [VADD_REFERENCE, ...names.map((n) => sources[n])].map((source) => ({ source })),
+    names.map((n) => ({ source: all[n] })),
   );
   for (const b of built) assert.equal(b.errorKind, "none", b.error);
   const artifacts: Record<string, string> = {};
-  names.forEach((n, i) => artifacts[n] = built[i + 1].artifact!);
-  return { dir, reference: built[0].artifact!, artifacts };
+  names.forEach((n, i) => artifacts[n] = built[i].artifact!);
+  return { dir, reference: artifacts.reference, artifacts };
 }
 
 function input(artifact: string, reference: string): MeasureInput {
@@ -70,7 +73,9 @@ Deno.test("runner measures good kernels and survives crashes, hangs and wrong an
       }
     }
     assert.match(results[1].error!, /SIGSEGV/);
+    assert.doesNotMatch(results[1].error!, /reference/);
     assert.match(results[3].error!, /2 s/);
+    assert.doesNotMatch(results[3].error!, /reference/);
     assert.match(results[5].error!, /index 7: got .*, expected .*; 2 of 1024 elements wrong/);
     assert.match(results[7].error!, /index 0: got NaN, expected .*; 1024 of 1024 elements wrong/);
   } finally {
@@ -102,6 +107,45 @@ Deno.test("runner reports bad artifacts as runtime_error and spreads work over w
     assert.equal(results[0].times.length, 2);
   } finally {
     await runner.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("runner gives the reference its own time limit and names it on failure", async () => {
+  const { dir, reference, artifacts } = await buildAll({
+    good: VADD_GOOD,
+    slowReference: VADD_SLOW_REFERENCE,
+    hangReference: VADD_HANG,
+    crashReference: VADD_SEGFAULT,
+  });
+  // Both runners at once, to keep the wall time near the slow reference's.
+  const slow = createRunner({ timeoutSeconds: 1, timing: { repeat: 2 } });
+  const broken = createRunner({ timeoutSeconds: 1, referenceTimeoutSeconds: 2 });
+  try {
+    const [slowResults, brokenResults] = await Promise.all([
+      slow.run([
+        input(artifacts.good, artifacts.slowReference),
+        input(artifacts.good, artifacts.slowReference), // reference output now cached
+      ]),
+      broken.run([
+        input(artifacts.good, artifacts.hangReference),
+        input(artifacts.good, artifacts.crashReference),
+        input(artifacts.good, reference),
+      ]),
+    ]);
+    slowResults.forEach((r, i) => assert.equal(r.errorKind, "none", `slow #${i}: ${r.error}`));
+    assert.ok(slowResults[0].runSeconds >= SLOW_REFERENCE_SECONDS - 0.1);
+    assert.ok(slowResults[1].runSeconds < 1, `cached: ${slowResults[1].runSeconds} s`);
+    assert.equal(slowResults[0].times.length, 2);
+    assert.deepEqual(brokenResults.map((r) => r.errorKind), [
+      "run_timeout",
+      "runtime_crash",
+      "none",
+    ]);
+    assert.match(brokenResults[0].error!, /reference kernel timed out.* 2 s/);
+    assert.match(brokenResults[1].error!, /reference kernel crashed.*SIGSEGV/);
+  } finally {
+    await Promise.all([slow.close(), broken.close()]);
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -47,3 +47,15 @@ export const VADD_HANG = kernel("  volatile int spin = 0;\n  for (;;) spin++;");
 
 /** Does not compile. */
 export const VADD_COMPILE_ERROR = kernel("  out[0] = undeclared_variable_xyz;");
+
+/** Seconds {@link VADD_SLOW_REFERENCE} busy-waits. */
+export const SLOW_REFERENCE_SECONDS = 2.5;
+
+/** A correct reference that busy-waits {@link SLOW_REFERENCE_SECONDS} of wall time first. */
+export const VADD_SLOW_REFERENCE = `#include <time.h>\n${
+  kernel(`  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do clock_gettime(CLOCK_MONOTONIC, &t);
+  while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9 < ${SLOW_REFERENCE_SECONDS});
+  for (int i = 0; i < N; i++) out[i] = a[i] + b[i];`)
+}`;

@@ -4,7 +4,8 @@
  *
  * Speaks JSON lines: writes {@link WORKER_READY}, then reads one
  * {@link WorkerRequest} per stdin line and writes one {@link WorkerReply} per
- * stdout line. A bad request gets an error reply; the worker never exits on
+ * stdout line, preceded by a {@link WorkerProgress} line once the reference
+ * output is ready (see `protocol.ts`). A bad request gets an error reply; the worker never exits on
  * one. It exits when stdin closes.
  *
  * @module
@@ -12,7 +13,7 @@
 
 import { readLines } from "./lines.ts";
 import { Measurer } from "./measurement.ts";
-import { checkRequest, WORKER_READY, type WorkerReply } from "./protocol.ts";
+import { checkRequest, referenceReadyLine, WORKER_READY, type WorkerReply } from "./protocol.ts";
 
 const encoder = new TextEncoder();
 
@@ -27,7 +28,8 @@ function handle(measurer: Measurer, line: string): WorkerReply {
   try {
     const parsed = JSON.parse(line);
     if (typeof parsed?.id === "number") id = parsed.id;
-    return measurer.measure(checkRequest(parsed));
+    const request = checkRequest(parsed);
+    return measurer.measure(request, () => writeLine(referenceReadyLine(request.id)));
   } catch (e) {
     const error = e instanceof Error ? e.message : String(e);
     return { id, errorKind: "runtime_error", error, times: [], runSeconds: 0 };

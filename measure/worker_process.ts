@@ -7,7 +7,12 @@
 
 import { fileURLToPath } from "node:url";
 import { readLines } from "./lines.ts";
-import { WORKER_READY, type WorkerReply, type WorkerRequest } from "./protocol.ts";
+import {
+  PHASE_REFERENCE_READY,
+  WORKER_READY,
+  type WorkerReply,
+  type WorkerRequest,
+} from "./protocol.ts";
 
 /** Absolute path of the worker entry point. */
 export const WORKER_PATH: string = fileURLToPath(new URL("./worker.ts", import.meta.url));
@@ -15,11 +20,44 @@ export const WORKER_PATH: string = fileURLToPath(new URL("./worker.ts", import.m
 /** Most characters of worker stderr kept for messages. */
 const STDERR_TAIL = 2000;
 
+/**
+ * Which part of a request the worker was in: computing (or looking up) the
+ * reference output, or checking and timing the candidate.
+ */
+export type RequestPhase = "reference" | "candidate";
+
 /** How one request ended. */
 export type RequestOutcome =
   | { kind: "reply"; reply: WorkerReply }
-  | { kind: "exit"; status: Deno.CommandStatus; stderr: string }
-  | { kind: "timeout" };
+  | { kind: "exit"; phase: RequestPhase; status: Deno.CommandStatus; stderr: string }
+  | { kind: "timeout"; phase: RequestPhase };
+
+/** Time limits of one request, in wall seconds. */
+export interface RequestLimits {
+  /** From sending the request until the reference output is ready. */
+  referenceTimeoutSeconds: number;
+  /** From the reference output being ready until the reply. */
+  timeoutSeconds: number;
+}
+
+/**
+ * What a stdout line means for request `id`: its reply, its
+ * {@link PHASE_REFERENCE_READY} progress line, or anything else (ignored).
+ */
+export function classifyLine(text: string, id: number): "reply" | "reference-ready" | "other" {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return "other";
+  }
+  if (typeof value !== "object" || value === null) return "other";
+  const fields = value as Record<string, unknown>;
+  if (fields.id !== id) return "other";
+  if (fields.phase === PHASE_REFERENCE_READY) return "reference-ready";
+  if (typeof fields.errorKind === "string" && Array.isArray(fields.times)) return "reply";
+  return "other";
+}
 
 /** Describes how a process ended, e.g. `"killed by signal SIGSEGV"`. */
 export function describeStatus(status: Deno.CommandStatus): string {
@@ -118,12 +156,15 @@ export class WorkerProcess {
   }
 
   /**
-   * Sends one request and waits up to `timeoutSeconds` for its reply. On a
-   * timeout the process is killed; on an exit its status is returned.
+   * Sends one request and waits for its reply: up to `referenceTimeoutSeconds`
+   * until the worker says the reference output is ready, then up to
+   * `timeoutSeconds` for the candidate. On a timeout the process is killed;
+   * on an exit its status is returned. Either way `phase` says which part of
+   * the request was running.
    */
   async request(
     fields: Omit<WorkerRequest, "id">,
-    timeoutSeconds: number,
+    limits: RequestLimits,
   ): Promise<RequestOutcome> {
     const id = this.#nextId++;
     const line = JSON.stringify({ ...fields, id });
@@ -132,22 +173,30 @@ export class WorkerProcess {
     } catch {
       // The process is gone; its status tells why.
     }
-    const matches = (text: string) => {
-      try {
-        return JSON.parse(text)?.id === id;
-      } catch {
-        return false;
+    let phase: RequestPhase = "reference";
+    let deadline = performance.now() + limits.referenceTimeoutSeconds * 1000;
+    for (;;) {
+      const seconds = Math.max(0, deadline - performance.now()) / 1000;
+      const result = await this.#nextLine(seconds, (text) => classifyLine(text, id) !== "other");
+      if (result.kind === "timeout") {
+        await this.kill();
+        return { kind: "timeout", phase };
       }
-    };
-    const result = await this.#nextLine(timeoutSeconds, matches);
-    if (result.kind === "line") return { kind: "reply", reply: JSON.parse(result.line) };
-    if (result.kind === "timeout") {
-      await this.kill();
-      return { kind: "timeout" };
+      if (result.kind === "eof") {
+        const status = await this.#status;
+        await this.#stderrDone;
+        return { kind: "exit", phase, status, stderr: this.#stderr };
+      }
+      if (classifyLine(result.line, id) === "reply") {
+        return { kind: "reply", reply: JSON.parse(result.line) };
+      }
+      // The reference output is ready: the candidate's clock starts now. A
+      // repeated progress line changes nothing.
+      if (phase === "reference") {
+        phase = "candidate";
+        deadline = performance.now() + limits.timeoutSeconds * 1000;
+      }
     }
-    const status = await this.#status;
-    await this.#stderrDone;
-    return { kind: "exit", status, stderr: this.#stderr };
   }
 
   /** Kills the process (SIGKILL) and releases its pipes. */

@@ -1,0 +1,170 @@
+/**
+ * Command-line parsing for `tune`: every bad argument becomes a
+ * {@link UsageError} whose message names the problem (exit status 2).
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
+
+/** A bad command line; the CLI prints the message and exits with status 2. */
+export class UsageError extends Error {
+  /** Creates the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** Strategies `tune` knows. */
+export const STRATEGIES = ["random"] as const;
+/** Targets `tune` knows. */
+export const TARGETS = ["cpu"] as const;
+
+/** Parsed arguments of `tune`. */
+export interface TuneArgs {
+  workload?: string;
+  shape?: number[];
+  target: string;
+  strategy: string;
+  trials?: number;
+  seed: number;
+  db: string;
+  resume: boolean;
+  trace?: string;
+  batch: number;
+  timeout: number;
+  number: number;
+  repeat: number;
+  minRepeatMs: number;
+  quiet: boolean;
+}
+
+/** Usage text of `tune`. */
+export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,... [options]
+
+  --workload NAME     ${Object.keys(WORKLOADS).join(" | ")}
+  --shape D1,D2,...   ${
+  Object.entries(WORKLOADS).map(([n, d]) => `${n}: ${d.params.join(",")}`).join("; ")
+}
+  --target cpu        target (default cpu)
+  --strategy NAME     ${STRATEGIES.join(" | ")} (default random)
+  --trials N          distinct candidates to measure (default 64)
+  --seed N            seed of the search (default 1)
+  --db PATH           records database (default runs.db)
+  --resume            continue the last unfinished run in --db
+  --trace FILE        measure the trace(s) in FILE (one trace or a JSON list) instead of searching
+  --batch N           candidates per round (default 8)
+  --timeout S         seconds one measurement may take (default 10)
+  --number N --repeat N --min-repeat-ms MS   timing (default 1, 3, 40)
+  --quiet             no progress bar`;
+
+/** Parses `tune`'s arguments; throws UsageError on any problem. */
+export function parseTuneArgs(argv: string[]): TuneArgs {
+  let v;
+  try {
+    v = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        workload: { type: "string" },
+        shape: { type: "string" },
+        target: { type: "string", default: "cpu" },
+        strategy: { type: "string", default: "random" },
+        trials: { type: "string" },
+        seed: { type: "string", default: "1" },
+        db: { type: "string", default: "runs.db" },
+        resume: { type: "boolean", default: false },
+        trace: { type: "string" },
+        batch: { type: "string", default: "8" },
+        timeout: { type: "string", default: "10" },
+        number: { type: "string", default: "1" },
+        repeat: { type: "string", default: "3" },
+        "min-repeat-ms": { type: "string", default: "40" },
+        quiet: { type: "boolean", default: false },
+        help: { type: "boolean", default: false },
+      },
+    }).values;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (v.help) throw new UsageError(TUNE_USAGE);
+  const args: TuneArgs = {
+    target: v.target!,
+    strategy: v.strategy!,
+    seed: integer(v.seed!, "--seed", -(2 ** 31), 2 ** 32),
+    db: v.db!,
+    resume: v.resume!,
+    trace: v.trace,
+    batch: integer(v.batch!, "--batch", 1, 1024),
+    timeout: positive(v.timeout!, "--timeout"),
+    number: integer(v.number!, "--number", 1, 1e9),
+    repeat: integer(v.repeat!, "--repeat", 1, 1000),
+    minRepeatMs: nonNegative(v["min-repeat-ms"]!, "--min-repeat-ms"),
+    quiet: v.quiet!,
+  };
+  if (v.trials !== undefined) args.trials = integer(v.trials, "--trials", 1, 1e7);
+  if (!(TARGETS as readonly string[]).includes(args.target)) {
+    throw new UsageError(`Unknown target "${args.target}"; known: ${TARGETS.join(", ")}`);
+  }
+  if (!(STRATEGIES as readonly string[]).includes(args.strategy)) {
+    throw new UsageError(`Unknown strategy "${args.strategy}"; known: ${STRATEGIES.join(", ")}`);
+  }
+  if (args.resume) return args;
+  if (v.workload !== undefined) args.workload = v.workload;
+  if (v.shape !== undefined) args.shape = parseShape(v.shape);
+  if (args.trace === undefined) {
+    if (args.workload === undefined) {
+      throw new UsageError("Missing --workload (or --resume, --trace)");
+    }
+    if (args.shape === undefined) throw new UsageError("Missing --shape");
+  }
+  if (args.workload !== undefined && args.shape !== undefined) {
+    try {
+      createWorkload(args.workload, args.shape);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  } else if (args.workload !== undefined || args.shape !== undefined) {
+    throw new UsageError("Give --workload and --shape together");
+  }
+  return args;
+}
+
+/** Parses `512,512,512`; a dimension that is not an integer is named. */
+export function parseShape(text: string): number[] {
+  const parts = text.split(",").map((s) => s.trim());
+  return parts.map((p, i) => {
+    if (!/^-?\d+$/.test(p)) {
+      throw new UsageError(`--shape: dimension ${i + 1} ${JSON.stringify(p)} is not an integer`);
+    }
+    return Number(p);
+  });
+}
+
+function integer(text: string, flag: string, min: number, max: number): number {
+  if (!/^-?\d+$/.test(text.trim())) {
+    throw new UsageError(`${flag} must be an integer, got "${text}"`);
+  }
+  const n = Number(text);
+  if (n < min || n > max) {
+    throw new UsageError(`${flag} must be between ${min} and ${max}, got ${n}`);
+  }
+  return n;
+}
+
+function positive(text: string, flag: string): number {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) {
+    throw new UsageError(`${flag} must be a positive number, got "${text}"`);
+  }
+  return n;
+}
+
+function nonNegative(text: string, flag: string): number {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0) {
+    throw new UsageError(`${flag} must be a number >= 0, got "${text}"`);
+  }
+  return n;
+}

@@ -1,0 +1,121 @@
+/**
+ * `deno task study`: the README's main job. A real tuning study on the
+ * embedded defaults: for each matmul size, the naive triple loop (the
+ * workload's default schedule) and random search over the default design
+ * space, measured in the same run, recorded in a database, and reported as
+ * a table with the best schedule printed as code.
+ *
+ * Options: `--sizes 512,1024` `--trials 64` `--seed 1` `--db runs/study.db`.
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { createWorkload } from "../ir/workloads.ts";
+import { createBuilder } from "../measure/builder.ts";
+import { createRunner } from "../measure/runner.ts";
+import { median } from "../datasets/db.ts";
+import { referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
+import { stderrProgress } from "../tuner/progress.ts";
+import { runSession } from "../tuner/session.ts";
+import { parseShape, UsageError } from "./args.ts";
+
+/** One row of the study's table. */
+export interface StudyRow {
+  size: number;
+  naive_gflops: number;
+  best_gflops: number | null;
+  speedup: number | null;
+  valid: number;
+  errors: number;
+  run_id: number;
+}
+
+/** Measures the naive loop nest (the reference kernel itself) of a workload. */
+export async function measureNaive(name: string, shape: number[]): Promise<number> {
+  const w = createWorkload(name, shape);
+  const builder = createBuilder();
+  const [b] = await builder.build([{ source: referenceSource(w) }]);
+  if (b.errorKind !== "none") throw new Error(`naive kernel did not build: ${b.error}`);
+  const runner = createRunner({
+    timing: { number: 1, repeat: 3, minRepeatMs: 40, warmup: 1 },
+    timeoutSeconds: 120,
+  });
+  try {
+    const [r] = await runner.run([{
+      artifact: b.artifact!,
+      reference: b.artifact!,
+      signature: signatureOf(w),
+      seed: 0,
+      ...toleranceOf(w),
+    }]);
+    if (r.errorKind !== "none") throw new Error(`naive kernel failed: ${r.errorKind} ${r.error}`);
+    return w.flops / median(r.times) / 1e9;
+  } finally {
+    await runner.close();
+  }
+}
+
+/** Runs the study; returns its rows. */
+export async function study(argv: string[]): Promise<StudyRow[]> {
+  const v = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      sizes: { type: "string", default: "512,1024" },
+      trials: { type: "string", default: "64" },
+      seed: { type: "string", default: "1" },
+      db: { type: "string", default: "runs/study.db" },
+    },
+  }).values;
+  const sizes = parseShape(v.sizes!);
+  const trials = Number(v.trials), seed = Number(v.seed);
+  if (sizes.some((s) => s < 1)) throw new UsageError("--sizes must be positive");
+  if (!Number.isInteger(trials) || trials < 1) throw new UsageError("--trials must be >= 1");
+  const rows: StudyRow[] = [];
+  for (const n of sizes) {
+    console.error(`\nmatmul ${n}x${n}x${n}: naive triple loop, then ${trials} random trials`);
+    const naive = await measureNaive("matmul", [n, n, n]);
+    const progress = stderrProgress();
+    const s = await runSession({
+      db: v.db!,
+      workload: { name: "matmul", shape: [n, n, n] },
+      strategy: "random",
+      seed,
+      trials,
+      onProgress: progress.update,
+    });
+    progress.done();
+    rows.push({
+      size: n,
+      naive_gflops: naive,
+      best_gflops: s.best_gflops,
+      speedup: s.best_gflops === null ? null : s.best_gflops / naive,
+      valid: s.valid,
+      errors: s.errors,
+      run_id: s.run_id,
+    });
+    if (s.bestTrace) console.error(`best schedule of matmul ${n}:\n${s.bestTrace}`);
+  }
+  console.error("\n| matmul | naive GFLOP/s | best of random GFLOP/s | speedup | valid | errors |");
+  console.error("| --- | --- | --- | --- | --- | --- |");
+  for (const r of rows) {
+    console.error(
+      `| ${r.size} | ${r.naive_gflops.toFixed(2)} | ${r.best_gflops?.toFixed(1) ?? "-"} | ${
+        r.speedup?.toFixed(1) ?? "-"
+      }x | ${r.valid} | ${r.errors} |`,
+    );
+  }
+  console.error(`records: ${v.db}`);
+  return rows;
+}
+
+if (import.meta.main) {
+  try {
+    console.log(JSON.stringify(await study(Deno.args)));
+  } catch (e) {
+    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      console.error(`study: ${(e as Error).message}`);
+      Deno.exit(2);
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * `deno task tune`: tune one workload and print one line of JSON.
+ *
+ * Exit status: 0 done; 2 bad arguments, unreadable trace file or unusable
+ * database (nothing is built); 1 an unexpected error.
+ * @module
+ */
+import { DatabaseError } from "../datasets/db.ts";
+import { TraceError } from "../ir/errors.ts";
+import { parseTrace, type Trace } from "../ir/trace.ts";
+import { parseTuneArgs, UsageError } from "./args.ts";
+import { stderrProgress } from "../tuner/progress.ts";
+import { NothingToResumeError, runSession } from "../tuner/session.ts";
+
+/** Reads a trace file: one trace, or a JSON list of traces. */
+export async function readTraceFile(path: string): Promise<Trace[]> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (e) {
+    throw new UsageError(`Cannot read trace file "${path}": ${(e as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new TraceError(`Trace file "${path}" is not valid JSON: ${(e as Error).message}`);
+  }
+  const list = Array.isArray(value) ? value : [value];
+  if (list.length === 0) throw new TraceError(`Trace file "${path}" holds no trace`);
+  return list.map((t, i) => {
+    try {
+      return parseTrace(t);
+    } catch (e) {
+      throw new TraceError(`Trace file "${path}", trace ${i}: ${(e as Error).message}`);
+    }
+  });
+}
+
+/** Runs the command; returns the exit status. */
+export async function main(argv: string[]): Promise<number> {
+  try {
+    const args = parseTuneArgs(argv);
+    const traces = args.trace ? await readTraceFile(args.trace) : undefined;
+    if (traces && args.workload) {
+      const t = traces[0].workload;
+      if (t.name !== args.workload || t.shape.join(",") !== args.shape?.join(",")) {
+        throw new UsageError(
+          `--trace holds ${t.name} ${t.shape.join(",")}, not --workload ${args.workload} ${
+            args.shape?.join(",")
+          }`,
+        );
+      }
+    }
+    if (traces && new Set(traces.map((t) => JSON.stringify(t.workload))).size > 1) {
+      throw new TraceError(`Trace file "${args.trace}" mixes workloads`);
+    }
+    const progress = args.quiet ? undefined : stderrProgress();
+    const summary = await runSession({
+      db: args.db,
+      resume: args.resume,
+      workload: args.workload && args.shape
+        ? { name: args.workload, shape: args.shape }
+        : undefined,
+      strategy: args.strategy,
+      seed: args.seed,
+      trials: traces ? Math.min(args.trials ?? traces.length, traces.length) : args.trials,
+      traces,
+      target: args.target,
+      batch: args.batch,
+      timeoutSeconds: args.timeout,
+      timing: { number: args.number, repeat: args.repeat, minRepeatMs: args.minRepeatMs },
+      onProgress: progress?.update,
+    });
+    progress?.done();
+    const { bestTrace: _, run_id: __, ...line } = summary;
+    console.log(JSON.stringify(line));
+    return 0;
+  } catch (e) {
+    if (
+      e instanceof UsageError || e instanceof TraceError || e instanceof DatabaseError ||
+      e instanceof NothingToResumeError
+    ) {
+      console.error(`tune: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

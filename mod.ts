@@ -1,0 +1,38 @@
+/**
+ * tunebook: automatic scheduling of tensor programs, notebook first.
+ *
+ * A workload (tensor expression) is lowered to loop nests; a design space
+ * says which schedules exist; a strategy proposes candidates; the builder
+ * compiles them to native code; the runner measures them in isolated
+ * workers; the records database keeps every result.
+ *
+ * @example
+ * ```ts
+ * import { createPrng, createWorkload, defaultSpace, printTrace, randomSearch } from "./mod.ts";
+ * const space = defaultSpace(createWorkload("matmul", [64, 64, 64]));
+ * const [candidate] = randomSearch(space, { seed: 1 }).propose(1);
+ * console.log(printTrace(candidate.trace));
+ * void createPrng;
+ * ```
+ * @module
+ */
+export * from "./ir/te.ts";
+export * from "./ir/workloads.ts";
+export { Schedule } from "./ir/schedule.ts";
+export type { Inst, RV, ScheduleOptions } from "./ir/schedule.ts";
+export { ScheduleError, TraceError } from "./ir/errors.ts";
+export { createPrng, type Prng } from "./ir/prng.ts";
+export * from "./ir/trace.ts";
+export { lower } from "./ir/lower.ts";
+export { generateC } from "./ir/codegen_c.ts";
+export { evaluate } from "./ir/evaluate.ts";
+export type { Candidate, Observation, Strategy } from "./search/strategy.ts";
+export { type DesignSpace, type Sketch, traceSpace } from "./search/space.ts";
+export { defaultSpace, sketchesOf, type SketchOptions } from "./search/sketch.ts";
+export { randomSearch, type RandomSearchOptions } from "./search/random.ts";
+export * from "./measure/mod.ts";
+export * from "./datasets/mod.ts";
+export { tune, type TuneOptions, type TuneOutcome } from "./tuner/loop.ts";
+export { runSession, type SessionOptions, type Summary } from "./tuner/session.ts";
+export { kernelSource, referenceSource, signatureOf } from "./tuner/kernel.ts";
+export { type Progress, progressLine } from "./tuner/progress.ts";

@@ -1,0 +1,36 @@
+/**
+ * The ask/tell protocol every search strategy implements: `propose(n)`
+ * returns candidates, `observe(results)` takes their measurements, failures
+ * included. The same strategy runs against a real runner, a replay of
+ * recorded data, or a notebook cell stepping it by hand.
+ * @module
+ */
+import type { Trace } from "../ir/trace.ts";
+import type { ErrorKind } from "../measure/types.ts";
+
+/** A point of a design space proposed for measurement. */
+export interface Candidate {
+  /** The schedule, as a trace. */
+  trace: Trace;
+  /** Knob vector, for spaces defined by knobs (absent for trace spaces). */
+  knobs?: number[];
+}
+
+/** What measuring a candidate gave. */
+export interface Observation {
+  candidate: Candidate;
+  /** `"none"` when the kernel ran and was correct. */
+  errorKind: ErrorKind;
+  /** Seconds per call (median of repeats) when `errorKind` is `"none"`. */
+  seconds?: number;
+}
+
+/** A search strategy (ask/tell). The same seed and observations give the same proposals. */
+export interface Strategy {
+  /** Name used in records and tables, e.g. `"random"`. */
+  readonly name: string;
+  /** Proposes up to `n` candidates (fewer when the space is exhausted). */
+  propose(n: number): Candidate[];
+  /** Takes measurements of earlier proposals. */
+  observe(observations: Observation[]): void;
+}

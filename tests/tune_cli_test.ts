@@ -1,0 +1,226 @@
+/**
+ * End-to-end tests of `deno task tune`: argument errors, a real run whose
+ * summary matches the database, and a run killed with SIGKILL then resumed.
+ */
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const TUNE = join(ROOT, "cli/tune.ts");
+/** Shared kernel cache, so repeated tests don't rebuild the same kernels. */
+const CACHE_ENV = { TUNEBOOK_CACHE: join(ROOT, ".cache/kernels") };
+
+async function tune(args: string[], cwd: string) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", TUNE, ...args],
+    cwd,
+    env: CACHE_ENV,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("tune exits with status 2 and names the problem for bad arguments", async () => {
+  const dir = await Deno.makeTempDir();
+  const base = ["--target", "cpu", "--trials", "2", "--db", join(dir, "r.db")];
+  const cases: [string[], RegExp][] = [
+    [["--workload", "matmull", "--shape", "8,8,8"], /Unknown workload "matmull"/],
+    [["--workload", "matmul", "--shape", "8,0,8"], /Dimension N .* positive integer, got 0/],
+    [["--workload", "matmul", "--shape", "8,-3,8"], /Dimension N .* got -3/],
+    [["--workload", "matmul", "--shape", "8,8"], /takes 3 dimensions .* got 2/],
+    [["--workload", "matmul", "--shape", "8,x,8"], /dimension 2 "x" is not an integer/],
+    [["--workload", "matmul", "--shape", "8,8,8", "--trials", "0"], /--trials must be between 1/],
+    [["--workload", "matmul", "--shape", "8,8,8", "--target", "tpu"], /Unknown target "tpu"/],
+    [["--workload", "matmul", "--shape", "8,8,8", "--strategy", "magic"], /Unknown strategy/],
+    [["--workload", "matmul", "--shape", "8,8,8", "--bogus"], /bogus/],
+  ];
+  for (const [args, message] of cases) {
+    const r = await tune([...base, ...args], dir);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+    assert.equal(r.stdout, "");
+  }
+  await Deno.writeTextFile(join(dir, "file"), "x");
+  const r = await tune(
+    ["--workload", "matmul", "--shape", "8,8,8", "--db", join(dir, "file", "r.db")],
+    dir,
+  );
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /Cannot open records database ".*file\/r\.db"/);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("tune rejects a malformed trace file before building anything", async () => {
+  const dir = await Deno.makeTempDir();
+  const cases: [string, RegExp][] = [
+    ["{not json", /not valid JSON/],
+    [
+      `{"version": 1, "workload": {"name": "matmul", "shape": [8, 8, 8]}, "insts": [{"op": "split", "args": {"stage": "C", "loop": "i); system(\\"rm\\"", "factors": [2, 4]}}]}`,
+      /args\.loop must be a stage or loop name/,
+    ],
+    [
+      `{"version": 1, "workload": {"name": "matmul;", "shape": [8, 8, 8]}, "insts": []}`,
+      /not a known workload/,
+    ],
+    [
+      `{"version": 1, "workload": {"name": "matmul", "shape": [8, 8, 8]}, "insts": [{"op": "explode", "args": {}}]}`,
+      /not a known instruction/,
+    ],
+    [
+      `{"version": 2, "workload": {"name": "matmul", "shape": [8, 8, 8]}, "insts": []}`,
+      /version must be 1/,
+    ],
+  ];
+  for (const [text, message] of cases) {
+    await Deno.writeTextFile(join(dir, "t.json"), text);
+    const r = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--quiet", TUNE, "--trace", "t.json", "--db", "r.db"],
+      cwd: dir,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(r.code, 2);
+    assert.match(new TextDecoder().decode(r.stderr), message);
+    assert.equal(await exists(join(dir, ".cache")), false, "nothing may be built");
+  }
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("tune's summary matches the best record in the database", async () => {
+  const dir = await Deno.makeTempDir();
+  const r = await tune(
+    ["--workload", "matmul", "--shape", "48,40,24", "--trials", "6", "--seed", "3", "--db", "r.db"],
+    dir,
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.trim().split("\n");
+  assert.equal(lines.length, 1);
+  const s = JSON.parse(lines[0]);
+  assert.deepEqual(Object.keys(s), [
+    "workload",
+    "shape",
+    "target",
+    "strategy",
+    "trials",
+    "valid",
+    "errors",
+    "best_gflops",
+    "best_seconds",
+    "best_trace_id",
+    "db",
+  ]);
+  assert.equal(s.trials, 6);
+  assert.equal(s.valid + s.errors, 6);
+  assert.ok(s.valid > 0);
+  assert.match(r.stderr, /\[#+\] 6\/6/);
+  const db = new DatabaseSync(join(dir, "r.db"));
+  const best = db.prepare(
+    "SELECT c.id, r.gflops, r.seconds FROM results r JOIN candidates c ON c.id = r.candidate_id WHERE r.error_kind = 'none' ORDER BY r.seconds LIMIT 1",
+  ).get() as { id: number; gflops: number; seconds: number };
+  assert.equal(s.best_trace_id, best.id);
+  assert.equal(s.best_gflops, best.gflops);
+  assert.equal(s.best_seconds, best.seconds);
+  const run = db.prepare("SELECT status, strategy, seed, machine, compiler FROM runs")
+    .get() as Record<
+      string,
+      string
+    >;
+  assert.equal(run.status, "finished");
+  assert.match(run.compiler, /gcc/);
+  assert.match(JSON.parse(run.machine).cpu, /./);
+  db.close();
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("a run killed with SIGKILL resumes to exactly the requested trials, measuring nothing twice", async () => {
+  const dir = await Deno.makeTempDir();
+  const trials = 14;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      TUNE,
+      "--workload",
+      "matmul",
+      "--shape",
+      "40,36,20",
+      "--trials",
+      String(trials),
+      "--batch",
+      "4",
+      "--seed",
+      "7",
+      "--db",
+      "r.db",
+      "--quiet",
+    ],
+    cwd: dir,
+    env: CACHE_ENV,
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const dbPath = join(dir, "r.db");
+  const count = () => {
+    try {
+      const db = new DatabaseSync(dbPath);
+      try {
+        return (db.prepare("SELECT count(*) AS n FROM results").get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    } catch {
+      return 0;
+    }
+  };
+  const deadline = Date.now() + 120_000;
+  while (count() < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  child.kill("SIGKILL");
+  await child.status;
+  const db = new DatabaseSync(dbPath);
+  const before = db.prepare(
+    "SELECT r.id, r.candidate_id, r.timestamp, c.trace_hash FROM results r JOIN candidates c ON c.id = r.candidate_id ORDER BY r.id",
+  ).all() as { id: number; candidate_id: number; timestamp: string; trace_hash: string }[];
+  assert.ok(before.length >= 5 && before.length < trials, `killed after ${before.length}`);
+  assert.equal(
+    (db.prepare("SELECT status FROM runs").get() as { status: string }).status,
+    "running",
+  );
+  db.close();
+
+  const r = await tune(["--resume", "--db", "r.db", "--quiet"], dir);
+  assert.equal(r.code, 0, r.stderr);
+  const s = JSON.parse(r.stdout);
+  assert.equal(s.valid + s.errors, trials);
+  const db2 = new DatabaseSync(dbPath);
+  const after = db2.prepare(
+    "SELECT r.id, r.candidate_id, r.timestamp, c.trace_hash FROM results r JOIN candidates c ON c.id = r.candidate_id ORDER BY r.id",
+  ).all() as typeof before;
+  assert.equal(after.length, trials);
+  assert.equal(new Set(after.map((x) => x.trace_hash)).size, trials, "no candidate twice");
+  assert.deepEqual(after.slice(0, before.length), before, "earlier records untouched");
+  assert.equal((db2.prepare("SELECT count(*) AS n FROM runs").get() as { n: number }).n, 1);
+  assert.equal(
+    (db2.prepare("SELECT status FROM runs").get() as { status: string }).status,
+    "finished",
+  );
+  db2.close();
+
+  const again = await tune(["--resume", "--db", "r.db"], dir);
+  assert.equal(again.code, 2);
+  assert.match(again.stderr, /No unfinished run/);
+  await Deno.remove(dir, { recursive: true });
+});

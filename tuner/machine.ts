@@ -1,0 +1,43 @@
+/**
+ * What a run records about where it ran: CPU model, cores, OS, Deno and
+ * tunebook versions (with the git commit when there is one).
+ * @module
+ */
+
+/** Version of tunebook, from deno.json. */
+export const TUNEBOOK_VERSION = "0.1.0";
+
+/** A description of this machine, stored with every run. */
+export function describeMachine(): Record<string, unknown> {
+  let cpu = "unknown";
+  try {
+    const info = Deno.readTextFileSync("/proc/cpuinfo");
+    cpu = info.match(/^model name\s*:\s*(.+)$/m)?.[1]?.trim() ?? cpu;
+  } catch {
+    // Not Linux: leave "unknown".
+  }
+  return {
+    cpu,
+    cores: navigator.hardwareConcurrency,
+    os: `${Deno.build.os} ${Deno.osRelease()}`,
+    arch: Deno.build.arch,
+    deno: Deno.version.deno,
+    ompNumThreads: Deno.env.get("OMP_NUM_THREADS") ?? null,
+  };
+}
+
+/** tunebook's version with the git commit of the checkout, e.g. `0.1.0+3f2a1bc`. */
+export async function tunebookVersion(): Promise<string> {
+  try {
+    const root = new URL("..", import.meta.url).pathname;
+    const out = await new Deno.Command("git", {
+      args: ["-C", root, "rev-parse", "--short", "HEAD"],
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    const commit = new TextDecoder().decode(out.stdout).trim();
+    return out.success && commit ? `${TUNEBOOK_VERSION}+${commit}` : TUNEBOOK_VERSION;
+  } catch {
+    return TUNEBOOK_VERSION;
+  }
+}

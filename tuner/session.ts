@@ -1,0 +1,200 @@
+/**
+ * A tuning session: opens or resumes a run in the records database, sets up
+ * builder, runner and strategy, runs {@link tune}, and summarises the run
+ * from what the database holds.
+ * @module
+ */
+import { RecordsDB } from "../datasets/db.ts";
+import { printTrace, type Trace } from "../ir/trace.ts";
+import { createWorkload, type Workload } from "../ir/workloads.ts";
+import { createBuilder } from "../measure/builder.ts";
+import { createRunner } from "../measure/runner.ts";
+import type { TimingOptions } from "../measure/types.ts";
+import { randomSearch } from "../search/random.ts";
+import { defaultSpace } from "../search/sketch.ts";
+import type { Candidate, Strategy } from "../search/strategy.ts";
+import { type KernelSource, kernelSource } from "./kernel.ts";
+import { tune } from "./loop.ts";
+import { describeMachine, tunebookVersion } from "./machine.ts";
+import type { Progress } from "./progress.ts";
+
+/** What a session needs; `resume` takes everything else from the stored run. */
+export interface SessionOptions {
+  /** Path of the records database. */
+  db: string;
+  /** Continue the last unfinished run of the database. */
+  resume?: boolean;
+  workload?: { name: string; shape: number[] };
+  strategy?: string;
+  seed?: number;
+  trials?: number;
+  /** Measure exactly these traces instead of searching. */
+  traces?: Trace[];
+  target?: string;
+  batch?: number;
+  timeoutSeconds?: number;
+  timing?: Partial<TimingOptions>;
+  onProgress?: (p: Progress) => void;
+  /** Stop after this many seconds (the run stays resumable). */
+  timeLimitSeconds?: number;
+  /** Directory of the kernel cache. Default `$TUNEBOOK_CACHE`, else `.cache/kernels`. */
+  cacheDir?: string;
+  /** Replaces code generation (tests inject faulty kernels). */
+  source?: (trace: Trace) => KernelSource;
+}
+
+/** The one-line summary `tune` prints. */
+export interface Summary {
+  workload: string;
+  shape: number[];
+  target: string;
+  strategy: string;
+  trials: number;
+  valid: number;
+  errors: number;
+  best_gflops: number | null;
+  best_seconds: number | null;
+  best_trace_id: number | null;
+  db: string;
+  run_id: number;
+}
+
+/** Raised when `--resume` finds nothing to resume. */
+export class NothingToResumeError extends Error {
+  /** Creates the error. */
+  constructor(db: string) {
+    super(`No unfinished run in ${db} to resume`);
+    this.name = "NothingToResumeError";
+  }
+}
+
+/** Runs (or resumes) one tuning run and returns its summary. */
+export async function runSession(o: SessionOptions): Promise<Summary & { bestTrace?: string }> {
+  const db = RecordsDB.open(o.db);
+  try {
+    let runId: number, config: RunConfig;
+    if (o.resume) {
+      const run = db.lastUnfinishedRun();
+      if (!run) throw new NothingToResumeError(o.db);
+      runId = run.id;
+      config = run.config as unknown as RunConfig;
+    } else {
+      const w = o.workload ?? o.traces?.[0]?.workload;
+      if (!w) throw new RangeError("A session needs a workload or traces");
+      config = {
+        workload: w.name,
+        shape: w.shape,
+        strategy: o.traces ? "trace-file" : o.strategy ?? "random",
+        seed: o.seed ?? 1,
+        trials: o.trials ?? o.traces?.length ?? 64,
+        target: o.target ?? "cpu",
+        batch: o.batch ?? 8,
+        timeoutSeconds: o.timeoutSeconds ?? 10,
+        timing: { number: 1, repeat: 3, minRepeatMs: 40, warmup: 1, ...o.timing },
+        traces: o.traces,
+      };
+    }
+    const workload = createWorkload(config.workload, config.shape);
+    const builder = createBuilder({ cacheDir: o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE") });
+    if (!o.resume) {
+      runId = db.startRun({
+        strategy: config.strategy,
+        seed: config.seed,
+        trials: config.trials,
+        target: config.target,
+        workloadId: db.upsertWorkload({
+          name: workload.name,
+          shape: workload.shape,
+          flops: workload.flops,
+        }),
+        config: config as unknown as Record<string, unknown>,
+        machine: describeMachine(),
+        compiler: await builder.describe(),
+        tunebookVersion: await tunebookVersion(),
+      });
+    }
+    const runner = createRunner({ timing: config.timing, timeoutSeconds: config.timeoutSeconds });
+    try {
+      const outcome = await tune({
+        workload,
+        strategy: makeStrategy(config, workload),
+        trials: config.trials,
+        db,
+        runId: runId!,
+        builder,
+        runner,
+        batchSize: config.batch,
+        onProgress: o.onProgress,
+        timeLimitSeconds: o.timeLimitSeconds,
+        source: o.source ?? kernelSource,
+      });
+      if (outcome.stop !== "time") db.finishRun(runId!);
+    } finally {
+      await runner.close();
+    }
+    return summarize(db, runId!, o.db);
+  } finally {
+    db.close();
+  }
+}
+
+/** What a run stores as its configuration (enough to resume it). */
+interface RunConfig {
+  workload: string;
+  shape: number[];
+  strategy: string;
+  seed: number;
+  trials: number;
+  target: string;
+  batch: number;
+  timeoutSeconds: number;
+  timing: TimingOptions;
+  traces?: Trace[];
+}
+
+function makeStrategy(c: RunConfig, w: Workload): Strategy {
+  if (c.strategy === "trace-file") return traceList(c.traces ?? []);
+  if (c.strategy === "random") return randomSearch(defaultSpace(w), { seed: c.seed });
+  throw new RangeError(`Unknown strategy "${c.strategy}"`);
+}
+
+/** Proposes the given traces in order, then nothing. */
+function traceList(traces: Trace[]): Strategy {
+  let next = 0;
+  return {
+    name: "trace-file",
+    propose(n: number): Candidate[] {
+      const out = traces.slice(next, next + n).map((trace) => ({ trace }));
+      next += out.length;
+      return out;
+    },
+    observe() {},
+  };
+}
+
+/** The summary of a run, read back from the database. */
+export function summarize(
+  db: RecordsDB,
+  runId: number,
+  path: string,
+): Summary & { bestTrace?: string } {
+  const run = db.run(runId)!;
+  const w = db.workload(run.workloadId)!;
+  const counts = db.counts(runId);
+  const best = db.best(runId);
+  return {
+    workload: w.name,
+    shape: w.shape,
+    target: run.target,
+    strategy: run.strategy,
+    trials: run.trials,
+    valid: counts.valid,
+    errors: counts.errors,
+    best_gflops: best?.result.gflops ?? null,
+    best_seconds: best?.result.seconds ?? null,
+    best_trace_id: best?.id ?? null,
+    db: path,
+    run_id: runId,
+    ...(best ? { bestTrace: printTrace(JSON.parse(best.trace)) } : {}),
+  };
+}
