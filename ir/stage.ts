@@ -39,7 +39,7 @@ export class Stage {
   /** Split and fuse relations, in the order applied. */
   readonly relations: Relation[] = [];
   /** Annotations of leaf loops. */
-  readonly annotations = new Map<Loop, Annotation>();
+  readonly annotations: Map<Loop, Annotation> = new Map();
   /** Where the nest goes. */
   attach: Attach = { k: "root" };
   /** `pragma auto_unroll_max_step`: unroll inner loops up to this product (0: off). */

@@ -18,7 +18,7 @@
  */
 import type { Schedule } from "../ir/schedule.ts";
 import { Expr } from "../ir/te.ts";
-import type { Workload } from "../ir/workloads.ts";
+import { computeStages, type Workload } from "../ir/workloads.ts";
 import { type DesignSpace, type Sketch, traceSpace } from "./space.ts";
 
 /** Tunable limits of the sketches. */
@@ -41,32 +41,21 @@ export function defaultSpace(w: Workload, options: Partial<SketchOptions> = {}):
 
 /** The sketches that apply to a workload, by name. */
 export function sketchesOf(w: Workload, o: SketchOptions = DEFAULTS): Record<string, Sketch> {
-  const out: Record<string, Sketch> = {};
-  const probe = (sch: Schedule) => {
-    const stages = sch.stages;
-    const reduction = [...stages].reverse().find((s) => !(s.body instanceof Expr));
-    return { stages, reduction };
+  const reduction = computeStages(w).reverse().find((t) => t.reduce !== undefined);
+  if (!reduction) return { elementwise: (sch) => elementwise(sch, o) };
+  const name = reduction.name;
+  return {
+    "tile": (sch) => {
+      multiLevelTile(sch, name, o, true);
+      producers(sch);
+    },
+    "tile+cache": (sch) => {
+      const s = sch.stage(name);
+      if (s.isOutput) twoStageTile(sch, name, sch.cacheWrite(name), o);
+      else twoStageTile(sch, sch.consumers(s)[0].name, name, o);
+      producers(sch);
+    },
   };
-  // Decide which sketches apply from a throwaway look at the stages.
-  out["tile"] = (sch) => {
-    const { reduction } = probe(sch);
-    if (!reduction) return elementwise(sch, o);
-    multiLevelTile(sch, reduction.name, o, true);
-    producers(sch, o);
-  };
-  out["tile+cache"] = (sch) => {
-    const { reduction } = probe(sch);
-    if (!reduction) return elementwise(sch, o);
-    if (reduction.isOutput) {
-      const local = sch.cacheWrite(reduction.name);
-      twoStageTile(sch, reduction.name, local, o);
-    } else {
-      const consumer = sch.consumers(reduction)[0];
-      twoStageTile(sch, consumer.name, reduction.name, o);
-    }
-    producers(sch, o);
-  };
-  return out;
 }
 
 /** SSRSRS tiling of one stage, with parallel outer tiles, vectorize and auto-unroll. */
@@ -127,7 +116,7 @@ function parallelOuter(sch: Schedule, stage: string, loops: string[]): void {
 }
 
 /** Compute locations of element-wise producers that are neither inlined nor outputs. */
-function producers(sch: Schedule, _o: SketchOptions): void {
+function producers(sch: Schedule): void {
   for (const s of [...sch.stages]) {
     if (s.isOutput || !(s.body instanceof Expr) || s.attach.k !== "root" || s.touched) continue;
     if (sch.consumers(s).length !== 1) continue;

@@ -1,0 +1,138 @@
+import assert from "node:assert/strict";
+import { TraceError } from "./errors.ts";
+import { createPrng } from "./prng.ts";
+import { Schedule } from "./schedule.ts";
+import {
+  canonicalJSON,
+  parseTrace,
+  printTrace,
+  replayTrace,
+  samplingInsts,
+  traceHash,
+  traceOf,
+  withDecision,
+} from "./trace.ts";
+import { matmul } from "./workloads.ts";
+import { defaultSpace } from "../search/sketch.ts";
+import { createWorkload } from "./workloads.ts";
+
+function sampleTrace(seed: number) {
+  return defaultSpace(createWorkload("conv2d", [1, 8, 14, 14, 16, 3, 3, 1, 1])).sample(
+    createPrng(seed),
+  );
+}
+
+Deno.test("a trace round-trips through JSON and replays to the same schedule", () => {
+  for (let seed = 0; seed < 20; seed++) {
+    const t = sampleTrace(seed);
+    const parsed = parseTrace(JSON.stringify(t));
+    assert.deepEqual(parsed, t);
+    const replayed = traceOf(replayTrace(parsed, { prng: createPrng(seed + 1000) }));
+    assert.deepEqual(replayed, t);
+  }
+});
+
+Deno.test("replaying with a decision removed samples it afresh from the injected PRNG", () => {
+  const t = sampleTrace(3);
+  // The last tile sampler: no later instruction depends on the extents it decides.
+  const i = samplingInsts(t).filter((i) => t.insts[i].op === "sample_perfect_tile").at(-1)!;
+  const stripped = withDecision(t, i, undefined);
+  assert.equal("decision" in stripped.insts[i], false);
+  const a = traceOf(replayTrace(stripped, { prng: createPrng(11) }));
+  const b = traceOf(replayTrace(stripped, { prng: createPrng(11) }));
+  assert.deepEqual(a, b, "same PRNG seed, same fresh decision");
+  const decisions = new Set<string>();
+  for (let seed = 0; seed < 30; seed++) {
+    const r = traceOf(replayTrace(stripped, { prng: createPrng(seed) }));
+    decisions.add(JSON.stringify(r.insts[i].decision));
+    // Every other decision is kept.
+    r.insts.forEach((inst, j) => j !== i && assert.deepEqual(inst, t.insts[j]));
+  }
+  assert.ok(decisions.size > 1, "fresh decisions vary with the PRNG");
+});
+
+Deno.test("a changed decision replays into a different schedule; an invalid one is a ScheduleError", () => {
+  const sch = new Schedule(matmul(64, 64, 64), { prng: createPrng(1) });
+  const [, j1] = sch.split("C", "j", sch.samplePerfectTile("C", "j", 2, 64));
+  sch.vectorize("C", j1);
+  const t = traceOf(sch);
+  const other = withDecision(t, 0, [2, 32]);
+  assert.deepEqual(replayTrace(other, { prng: createPrng(0) }).loops("C"), [
+    "i",
+    "j.0",
+    "j.1",
+    "k",
+  ]);
+  assert.equal(replayTrace(other, { prng: createPrng(0) }).stage("C").leaves[2].extent, 32);
+  assert.throws(
+    () => replayTrace(withDecision(t, 0, [3, 32]), { prng: createPrng(0) }),
+    /sample_perfect_tile on loop "j" of "C": product 96 is not the extent 64/,
+  );
+});
+
+Deno.test("parseTrace names what is wrong", () => {
+  const good = JSON.stringify(sampleTrace(1));
+  const cases: [unknown, RegExp][] = [
+    ["[", /not valid JSON/],
+    [42, /trace must be an object/],
+    [{ ...JSON.parse(good), extra: 1 }, /unknown field "extra"/],
+    [{ ...JSON.parse(good), workload: { name: "matmul", shape: [8, 8] } }, /takes 3 dimensions/],
+    [
+      { ...JSON.parse(good), insts: [{ op: "split", args: { stage: "C" } }] },
+      /args\.loop is missing/,
+    ],
+    [
+      {
+        ...JSON.parse(good),
+        insts: [{ op: "split", args: { stage: "C", loop: "i", factors: { $ref: 0 } } }],
+      },
+      /\$ref must point to an earlier instruction/,
+    ],
+    [
+      {
+        ...JSON.parse(good),
+        insts: [{ op: "split", args: { stage: "C", loop: "i", factors: [2, 4] }, decision: 1 }],
+      },
+      /has a decision but is not a sampler/,
+    ],
+    [
+      {
+        ...JSON.parse(good),
+        insts: [{ op: "parallel", args: { stage: "C", loop: "i\n#include" } }],
+      },
+      /must be a stage or loop name/,
+    ],
+  ];
+  for (const [input, message] of cases) {
+    assert.throws(
+      () => parseTrace(typeof input === "string" ? input : JSON.stringify(input)),
+      (e) => {
+        assert.ok(e instanceof TraceError, String(e));
+        assert.match((e as Error).message, message);
+        return true;
+      },
+    );
+  }
+});
+
+Deno.test("printTrace shows schedule code with sampled values and decisions", () => {
+  const sch = new Schedule(matmul(64, 64, 64), { prng: createPrng(1) });
+  const v = sch.samplePerfectTile("C", "i", 2, 8);
+  sch.split("C", "i", v);
+  sch.parallel("C", "i.0");
+  const text = printTrace(traceOf(sch));
+  assert.match(text, /^# matmul\(64, 64, 64\)/);
+  assert.match(
+    text,
+    /v0 = sch\.sample_perfect_tile\("C", "i", n=2, max_innermost=8\)  # decision=\[\d+,\d+\]/,
+  );
+  assert.match(text, /sch\.split\("C", "i", factors=v0\)/);
+  assert.match(text, /sch\.parallel\("C", "i\.0"\)/);
+});
+
+Deno.test("traceHash is stable under key order and differs between traces", async () => {
+  const t = sampleTrace(2);
+  const shuffled = JSON.parse(canonicalJSON(t));
+  assert.equal(await traceHash(t), await traceHash(shuffled));
+  assert.notEqual(await traceHash(t), await traceHash(sampleTrace(4)));
+});
