@@ -17,6 +17,9 @@ import { referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { runSession } from "../tuner/session.ts";
 import { parseShape, UsageError } from "./args.ts";
+import { RecordsDB } from "../datasets/db.ts";
+import { bestSoFar, type CurveSeries, svgToPNG, tuningCurveSVG } from "../plots/tuning_curve.ts";
+import { dirname } from "node:path";
 
 /** One row of the study's table. */
 export interface StudyRow {
@@ -71,6 +74,7 @@ export async function study(argv: string[]): Promise<StudyRow[]> {
   if (sizes.some((s) => s < 1)) throw new UsageError("--sizes must be positive");
   if (!Number.isInteger(trials) || trials < 1) throw new UsageError("--trials must be >= 1");
   const rows: StudyRow[] = [];
+  const curves: CurveSeries[] = [];
   for (const n of sizes) {
     console.error(`\nmatmul ${n}x${n}x${n}: naive triple loop, then ${trials} random trials`);
     const naive = await measureNaive("matmul", [n, n, n]);
@@ -94,7 +98,16 @@ export async function study(argv: string[]): Promise<StudyRow[]> {
       run_id: s.run_id,
     });
     if (s.bestTrace) console.error(`best schedule of matmul ${n}:\n${s.bestTrace}`);
+    const db = RecordsDB.open(v.db!);
+    const perTrial = db.candidates(s.run_id).map((c) => c.result?.gflops ?? NaN);
+    db.close();
+    curves.push({ label: `matmul ${n} (naive ${naive.toFixed(1)})`, values: bestSoFar(perTrial) });
   }
+  const svg = tuningCurveSVG(curves, { title: `Random search, ${trials} trials, seed ${seed}` });
+  const base = v.db!.replace(/\.db$/, "");
+  await Deno.mkdir(dirname(base), { recursive: true });
+  await Deno.writeTextFile(`${base}.svg`, svg);
+  await Deno.writeFile(`${base}.png`, await svgToPNG(svg));
   console.error("\n| matmul | naive GFLOP/s | best of random GFLOP/s | speedup | valid | errors |");
   console.error("| --- | --- | --- | --- | --- | --- |");
   for (const r of rows) {
@@ -104,7 +117,7 @@ export async function study(argv: string[]): Promise<StudyRow[]> {
       }x | ${r.valid} | ${r.errors} |`,
     );
   }
-  console.error(`records: ${v.db}`);
+  console.error(`records: ${v.db}; tuning curves: ${base}.svg, ${base}.png`);
   return rows;
 }
 

@@ -1,0 +1,108 @@
+/**
+ * Tuning curves: best-so-far performance against trials, one line per
+ * series, drawn server-side with Observable Plot (DOM from linkedom) as SVG,
+ * and rendered to PNG with resvg.
+ *
+ * @example
+ * ```ts
+ * import { bestSoFar, tuningCurveSVG } from "./tuning_curve.ts";
+ * const svg = tuningCurveSVG([{ label: "random", values: bestSoFar([1, 3, 2, 5]) }]);
+ * if (!svg.startsWith("<svg")) throw new Error();
+ * ```
+ * @module
+ */
+import * as Plot from "@observablehq/plot";
+import { parseHTML } from "linkedom";
+
+/** One line of a tuning curve. */
+export interface CurveSeries {
+  /** Legend label, e.g. `"matmul 512"`. */
+  label: string;
+  /** Value after each trial (use {@link bestSoFar}); NaN before the first valid one. */
+  values: number[];
+}
+
+/** Running maximum of a list, ignoring NaN (a failed trial keeps the previous best). */
+export function bestSoFar(values: number[]): number[] {
+  let best = NaN;
+  return values.map((
+    v,
+  ) => (best = Number.isNaN(best) || v > best ? (Number.isNaN(v) ? best : v) : best));
+}
+
+/** Options of {@link tuningCurveSVG}. */
+export interface CurveOptions {
+  /** Title above the plot. Default "Tuning curve". */
+  title?: string;
+  /** Label of the y axis. Default "best GFLOP/s so far". */
+  y?: string;
+  /** Width in pixels. Default 640. */
+  width?: number;
+}
+
+/** An SVG tuning curve (best so far against trial number). */
+export function tuningCurveSVG(series: CurveSeries[], options: CurveOptions = {}): string {
+  // linkedom's types lack `document` on the returned window; it is there at run time.
+  const { document } = parseHTML("<!DOCTYPE html><html><body></body></html>") as unknown as {
+    document: NonNullable<Plot.PlotOptions["document"]>;
+  };
+  const rows = series.flatMap((s) =>
+    s.values.flatMap((v, i) => Number.isNaN(v) ? [] : [{ series: s.label, trial: i + 1, value: v }])
+  );
+  const labels = series.map((s) => s.label);
+  const chart = Plot.plot({
+    document,
+    width: options.width ?? 640,
+    height: 360,
+    marginLeft: 56,
+    style: { background: "white", fontFamily: "sans-serif", fontSize: "12px" },
+    x: { label: "trial", grid: true },
+    y: { label: options.y ?? "best GFLOP/s so far", grid: true, zero: true },
+    color: { domain: labels, range: PALETTE },
+    marks: [Plot.line(rows, { x: "trial", y: "value", stroke: "series", curve: "step-after" })],
+  }) as unknown as { outerHTML: string };
+  return withHeader(chart.outerHTML, options.title ?? "Tuning curve", labels);
+}
+
+/** Colours of the series, in order (Observable's "observable10"). */
+export const PALETTE = [
+  "#4269d0",
+  "#efb118",
+  "#ff725c",
+  "#6cc5b0",
+  "#3ca951",
+  "#ff8ab7",
+  "#a463f2",
+  "#97bbf5",
+  "#9c6b4e",
+  "#9498a0",
+];
+
+/** Puts a title and a legend above a plot's SVG, as one standalone SVG document. */
+function withHeader(plot: string, title: string, labels: string[]): string {
+  const width = Number(plot.match(/width="(\d+)"/)?.[1] ?? 640);
+  const height = Number(plot.match(/height="(\d+)"/)?.[1] ?? 360);
+  const legend = labels.map((l, i) =>
+    `<g transform="translate(${10 + i * 160},40)"><rect width="12" height="12" fill="${
+      PALETTE[i % PALETTE.length]
+    }"/><text x="18" y="10" font-size="12" font-family="sans-serif">${escape(l)}</text></g>`
+  ).join("");
+  const inner = plot.replace(/^<svg/, `<svg y="60"`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${
+    height + 60
+  }" viewBox="0 0 ${width} ${
+    height + 60
+  }"><rect width="100%" height="100%" fill="white"/><text x="10" y="22" font-size="15" font-family="sans-serif">${
+    escape(title)
+  }</text>${legend}${inner}</svg>`;
+}
+
+function escape(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** Renders an SVG to PNG bytes (resvg). */
+export async function svgToPNG(svg: string): Promise<Uint8Array> {
+  const { Resvg } = await import("@resvg/resvg-js");
+  return new Resvg(svg, { font: { loadSystemFonts: true } }).render().asPng();
+}
