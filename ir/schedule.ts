@@ -435,6 +435,8 @@ const HANDLERS: Record<string, Handler> = {
     if (sch.stages.some((x) => x.attach.k === "at" && x.attach.stage === s)) {
       throw why("another stage is attached to it");
     }
+    // Undo compute_at's resize, so that a later compute_root computes the whole tensor.
+    if (s.attach.k === "at") s.resize(s.shape);
     s.attach = { k: "inline" };
     return { value: undefined };
   },

@@ -1,6 +1,7 @@
 /**
  * Test helpers for the IR: a generator of random legal schedules, used by
- * property tests that compile and run every schedule against the reference.
+ * property tests that compile and run every schedule against the reference,
+ * and a check that a schedule's trace round-trips through JSON.
  *
  * @example
  * ```ts
@@ -13,12 +14,15 @@
  * ```
  * @module
  */
+import assert from "node:assert/strict";
+import { generateC } from "./codegen_c.ts";
 import { ScheduleError } from "./errors.ts";
 import { lower } from "./lower.ts";
-import type { Prng } from "./prng.ts";
+import { createPrng, type Prng } from "./prng.ts";
 import { MAX_VECTOR_EXTENT, Schedule } from "./schedule.ts";
 import type { Stage } from "./stage.ts";
 import { Expr } from "./te.ts";
+import { canonicalJSON, parseTrace, replayTrace, traceOf } from "./trace.ts";
 import type { Workload } from "./workloads.ts";
 
 /** Counters {@link randomSchedule} adds to, when given. */
@@ -168,6 +172,12 @@ function primitive(sch: Schedule, kind: Kind, prng: Prng): (() => void) | undefi
   switch (kind) {
     case "split": {
       const l = prng.pick(leaves);
+      if (prng.next() < 0.2) {
+        // A sampled perfect tile, referred to by the split (a decision in the trace).
+        const n = 2 + prng.int(3), maxInner = prng.pick([4, 16, 64]);
+        return () =>
+          void sch.split(s.name, l.name, sch.samplePerfectTile(s.name, l.name, n, maxInner));
+      }
       const factors = splitFactors(l.extent, prng);
       return () => void sch.split(s.name, l.name, factors);
     }
@@ -208,7 +218,11 @@ function primitive(sch: Schedule, kind: Kind, prng: Prng): (() => void) | undefi
       return () => sch.unroll(s.name, l.name);
     }
     case "autoUnroll": {
-      const step = prng.pick([0, 4, 16, 64, 256]);
+      const steps = [0, 4, 16, 64, 256];
+      if (prng.next() < 0.5) {
+        return () => sch.autoUnroll(s.name, sch.sampleCategorical(steps, [1, 1, 2, 2, 1]));
+      }
+      const step = prng.pick(steps);
       return () => sch.autoUnroll(s.name, step);
     }
     case "computeAt": {
@@ -219,6 +233,10 @@ function primitive(sch: Schedule, kind: Kind, prng: Prng): (() => void) | undefi
       const consumers = sch.consumers(p);
       if (consumers.length !== 1) return undefined;
       const c = consumers[0];
+      if (prng.next() < 0.3) {
+        // A sampled location: root, inline (if legal) or a loop of the consumer.
+        return () => sch.computeAt(p.name, c.name, sch.sampleComputeLocation(p.name));
+      }
       const l = prng.pick(c.leaves);
       return () => sch.computeAt(p.name, c.name, l.name);
     }
@@ -276,4 +294,22 @@ function shuffle<T>(xs: T[], prng: Prng): T[] {
     [out[i], out[j]] = [out[j], out[i]];
   }
   return out;
+}
+
+/**
+ * Asserts that a schedule's trace survives JSON: serialising, parsing
+ * ({@link parseTrace}) and replaying it with another PRNG (decisions are in
+ * the trace) gives the same trace and lowers to the same C.
+ */
+export function assertTraceRoundTrip(sch: Schedule): void {
+  const trace = traceOf(sch);
+  const parsed = parseTrace(JSON.stringify(trace));
+  assert.equal(canonicalJSON(parsed), canonicalJSON(trace), "parseTrace changed the trace");
+  const again = replayTrace(parsed, { prng: createPrng(0x5eed) });
+  assert.equal(
+    canonicalJSON(traceOf(again)),
+    canonicalJSON(trace),
+    "the replayed schedule recorded another trace",
+  );
+  assert.equal(generateC(lower(again)), generateC(lower(sch)), "the replay lowers to other C");
 }

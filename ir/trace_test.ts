@@ -124,7 +124,7 @@ Deno.test("printTrace shows schedule code with sampled values and decisions", ()
   assert.match(text, /^# matmul\(64, 64, 64\)/);
   assert.match(
     text,
-    /v0 = sch\.sample_perfect_tile\("C", "i", n=2, max_innermost=8\)  # decision=\[\d+,\d+\]/,
+    /v0 = sch\.sample_perfect_tile\("C", "i", n=2, max_innermost=8\) {2}# decision=\[\d+,\d+\]/,
   );
   assert.match(text, /sch\.split\("C", "i", factors=v0\)/);
   assert.match(text, /sch\.parallel\("C", "i\.0"\)/);

@@ -5,9 +5,11 @@
  * schedule's kernel, whose output is itself checked against the JavaScript
  * interpreter `ir/evaluate.ts`.
  *
- * Reproduce a failure with the printed seed: `TB_PROPERTY_SEED=<seed> deno
- * test --allow-all tests/codegen_property_test.ts`; `TB_PROPERTY_COUNT` sets
- * the schedules per workload (default 35).
+ * A failure prints the test seed, the failing schedule's own seed (which
+ * `randomSchedule(workload, createPrng(seed))` rebuilds), its primitives as
+ * trace JSON and its C source. Rerun with `TB_PROPERTY_SEED=<seed> deno test
+ * --allow-all tests/codegen_property_test.ts`; `TB_PROPERTY_COUNT` sets the
+ * schedules per workload (default 35).
  *
  * @module
  */
@@ -18,7 +20,7 @@ import { evaluate } from "../ir/evaluate.ts";
 import { lower } from "../ir/lower.ts";
 import { createPrng } from "../ir/prng.ts";
 import { Schedule } from "../ir/schedule.ts";
-import { newRandomScheduleStats, randomSchedule } from "../ir/testing.ts";
+import { assertTraceRoundTrip, newRandomScheduleStats, randomSchedule } from "../ir/testing.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { alignedFloat32, pointerTable } from "../measure/buffers.ts";
 import { createBuilder, createRunner, type KernelSignature } from "../measure/mod.ts";
@@ -41,6 +43,45 @@ const WORKLOADS: [string, number[]][] = [
   ["conv2d", [1, 3, 11, 13, 5, 3, 3, 2, 1]],
   ["conv2d", [2, 4, 9, 9, 6, 3, 3, 1, 1]],
   ["conv2d", [1, 2, 12, 11, 4, 3, 3, 2, 0]],
+];
+
+/** Fixed schedules that once produced wrong code (checked along with the random ones). */
+const REGRESSIONS: { name: string; workload: [string, number[]]; apply(sch: Schedule): void }[] = [
+  {
+    name: "a fused loop split imperfectly (its % would wrap around)",
+    workload: ["matmul", [16, 48, 8]],
+    apply(sch) {
+      sch.split("C", sch.fuse("C", ["i", "j"]), [null, 10]);
+    },
+  },
+  {
+    name: "the inner loop of a split split imperfectly (reduction iterations repeated)",
+    workload: ["matmul", [37, 29, 23]],
+    apply(sch) {
+      const [, k1] = sch.split("C", "k", [null, 5]);
+      sch.split("C", k1, [2, 3]);
+    },
+  },
+  {
+    name: "compute_at, compute_inline then compute_root of the padding",
+    workload: ["conv2d", [1, 3, 11, 13, 5, 3, 3, 2, 1]],
+    apply(sch) {
+      sch.computeAt("P", "O", "y");
+      sch.computeInline("P");
+      sch.computeRoot("P");
+    },
+  },
+  {
+    name: "a cache computed at the copy, which is computed at its consumer",
+    workload: ["dense", [13, 17, 19]],
+    apply(sch) {
+      sch.cacheWrite("D");
+      const [, j1] = sch.split("Y", "j", [null, 8]);
+      sch.computeAt("D", "Y", "i");
+      sch.computeAt("D_local", "D", "i");
+      sch.vectorize("Y", j1);
+    },
+  },
 ];
 
 function workloadKey(w: Workload): string {
@@ -96,97 +137,110 @@ Deno.test("the default schedule's C matches ir/evaluate.ts for every workload", 
   }
 });
 
-Deno.test({
-  name: "random legal schedules compile and match the default schedule's kernel",
-  // Worker processes are stopped by runner.close(); the builder leaves none behind.
-  async fn() {
-    const stats = newRandomScheduleStats();
-    interface Case {
-      w: Workload;
-      seed: number;
-      sch: Schedule;
-      source: string;
-      ref: number;
+Deno.test("random legal schedules compile and match the default schedule's kernel", async () => {
+  const stats = newRandomScheduleStats();
+  interface Case {
+    w: Workload;
+    seed: number;
+    sch: Schedule;
+    source: string;
+    ref: number;
+  }
+  const workloads = WORKLOADS.map(([name, shape]) => createWorkload(name, shape));
+  const refSources = workloads.map((w) => generateC(lower(defaultSchedule(w))));
+  const cases: Case[] = [];
+  let imperfect = 0;
+  workloads.forEach((w, wi) => {
+    for (let j = 0; j < PER_WORKLOAD; j++) {
+      const seed = (SEED * 1009 + wi * 100003 + j) >>> 0;
+      const sch = randomSchedule(w, createPrng(seed), { stats });
+      assertTraceRoundTrip(sch);
+      if (
+        sch.stages.some((s) =>
+          s.relations.some((r) => r.k === "split" && r.parent.extent % r.factor !== 0)
+        )
+      ) imperfect++;
+      cases.push({ w, seed, sch, source: generateC(lower(sch)), ref: wi });
     }
-    const workloads = WORKLOADS.map(([name, shape]) => createWorkload(name, shape));
-    const refSources = workloads.map((w) => generateC(lower(defaultSchedule(w))));
-    const cases: Case[] = [];
-    let imperfect = 0;
-    workloads.forEach((w, wi) => {
-      for (let j = 0; j < PER_WORKLOAD; j++) {
-        const seed = (SEED * 1009 + wi * 100003 + j) >>> 0;
-        const sch = randomSchedule(w, createPrng(seed), { stats });
-        if (
-          sch.stages.some((s) =>
-            s.relations.some((r) => r.k === "split" && r.parent.extent % r.factor !== 0)
-          )
-        ) imperfect++;
-        cases.push({ w, seed, sch, source: generateC(lower(sch)), ref: wi });
-      }
-    });
-    const builder = createBuilder({ cacheDir: CACHE_DIR, parallel: 2 });
-    const [refs, builds] = await Promise.all([
-      builder.build(refSources.map((source) => ({ source }))),
-      builder.build(cases.map((c) => ({ source: c.source }))),
-    ]);
-    refs.forEach((r, i) => assert.equal(r.errorKind, "none", `${refSources[i]}\n${r.error}`));
-    const runner = createRunner({
-      workers: 2,
-      timeoutSeconds: 20,
-      timing: { number: 1, repeat: 1, warmup: 0, minRepeatMs: 0 },
-    });
-    let results;
-    try {
-      results = await runner.run(cases.map((c, i) => ({
-        artifact: builds[i].artifact ?? "/nonexistent.so",
-        reference: refs[c.ref].artifact!,
-        signature: signatureOf(c.sch),
-        seed: INPUT_SEED,
-        atol: ATOL,
-        rtol: RTOL,
-      })));
-    } finally {
-      await runner.close();
-    }
-    const failures: string[] = [];
-    cases.forEach((c, i) => {
-      const b = builds[i], r = results[i];
-      if (b.errorKind === "none" && r.errorKind === "none") return;
-      const what = b.errorKind !== "none"
-        ? `build ${b.errorKind}: ${b.error}`
-        : `run ${r.errorKind}: ${r.error}`;
-      failures.push(
-        `${workloadKey(c.w)} schedule seed ${c.seed} (TB_PROPERTY_SEED=${SEED}): ${what}\n` +
-          `primitives: ${JSON.stringify(c.sch.trace)}` +
-          (failures.length < 3 ? `\n${c.source}` : ""),
-      );
-    });
-    const passed = cases.length - failures.length;
-    console.log(
-      `${passed}/${cases.length} random schedules passed (seed ${SEED}); ` +
-        `${imperfect} with imperfect splits, ${stats.lowerRetries} redrawn after lower() ` +
-        `rejected them, ${stats.rejectedPrimitives} primitives rejected; applied ${
-          JSON.stringify(stats.applied)
-        }`,
+  });
+  for (const [n, r] of REGRESSIONS.entries()) {
+    const wi = WORKLOADS.findIndex(([name, shape]) =>
+      name === r.workload[0] && shape.join() === r.workload[1].join()
     );
-    assert.equal(failures.length, 0, `${failures.length} failures:\n${failures.join("\n\n")}`);
-    // The generator covers every primitive, and imperfect tiles.
-    for (
-      const op of [
-        "split",
-        "fuse",
-        "reorder",
-        "parallel",
-        "vectorize",
-        "unroll",
-        "auto_unroll",
-        "cache_write",
-        "compute_at",
-        "compute_inline",
-        "compute_root",
-      ]
-    ) assert.ok((stats.applied[op] ?? 0) > 0, `no schedule used ${op}`);
-    assert.ok(imperfect > cases.length / 4, `only ${imperfect} schedules with imperfect tiles`);
-    assert.ok(cases.length >= 200);
-  },
+    const w = workloads[wi];
+    const sch = defaultSchedule(w);
+    r.apply(sch);
+    cases.push({ w, seed: -1 - n, sch, source: generateC(lower(sch)), ref: wi });
+  }
+  const builder = createBuilder({ cacheDir: CACHE_DIR, parallel: 2 });
+  const [refs, builds] = await Promise.all([
+    builder.build(refSources.map((source) => ({ source }))),
+    builder.build(cases.map((c) => ({ source: c.source }))),
+  ]);
+  refs.forEach((r, i) => assert.equal(r.errorKind, "none", `${refSources[i]}\n${r.error}`));
+  const runner = createRunner({
+    workers: 2,
+    timeoutSeconds: 20,
+    timing: { number: 1, repeat: 1, warmup: 0, minRepeatMs: 0 },
+  });
+  let results;
+  try {
+    results = await runner.run(cases.map((c, i) => ({
+      artifact: builds[i].artifact ?? "/nonexistent.so",
+      reference: refs[c.ref].artifact!,
+      signature: signatureOf(c.sch),
+      seed: INPUT_SEED,
+      atol: ATOL,
+      rtol: RTOL,
+    })));
+  } finally {
+    await runner.close();
+  }
+  const failures: string[] = [];
+  cases.forEach((c, i) => {
+    const b = builds[i], r = results[i];
+    if (b.errorKind === "none" && r.errorKind === "none") return;
+    const what = b.errorKind !== "none"
+      ? `build ${b.errorKind}: ${b.error}`
+      : `run ${r.errorKind}: ${r.error}`;
+    const label = c.seed < 0
+      ? `regression "${REGRESSIONS[-1 - c.seed].name}"`
+      : `schedule seed ${c.seed} (TB_PROPERTY_SEED=${SEED})`;
+    failures.push(
+      `${workloadKey(c.w)} ${label}: ${what}\n` +
+        `primitives: ${JSON.stringify(c.sch.trace)}` +
+        (failures.length < 3 ? `\n${c.source}` : ""),
+    );
+  });
+  const passed = cases.length - failures.length;
+  console.log(
+    `${passed}/${cases.length} schedules passed (${REGRESSIONS.length} fixed regressions, ` +
+      `seed ${SEED}); ` +
+      `${imperfect} with imperfect splits, ${stats.lowerRetries} redrawn after lower() ` +
+      `rejected them, ${stats.rejectedPrimitives} primitives rejected; applied ${
+        JSON.stringify(stats.applied)
+      }`,
+  );
+  assert.equal(failures.length, 0, `${failures.length} failures:\n${failures.join("\n\n")}`);
+  // The generator covers every primitive, and imperfect tiles.
+  for (
+    const op of [
+      "split",
+      "fuse",
+      "reorder",
+      "parallel",
+      "vectorize",
+      "unroll",
+      "auto_unroll",
+      "cache_write",
+      "compute_at",
+      "compute_inline",
+      "compute_root",
+      "sample_perfect_tile",
+      "sample_categorical",
+      "sample_compute_location",
+    ]
+  ) assert.ok((stats.applied[op] ?? 0) > 0, `no schedule used ${op}`);
+  assert.ok(imperfect > cases.length / 4, `only ${imperfect} schedules with imperfect tiles`);
+  assert.ok(cases.length - REGRESSIONS.length >= 200);
 });

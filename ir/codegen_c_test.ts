@@ -1,0 +1,172 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { generateC } from "./codegen_c.ts";
+import { lower } from "./lower.ts";
+import { createPrng } from "./prng.ts";
+import { Schedule } from "./schedule.ts";
+import { compute, IterVar, placeholder, reduceAxis, sum } from "./te.ts";
+import { randomSchedule } from "./testing.ts";
+import { conv2d, createWorkload, denseBiasRelu, matmul, type Workload } from "./workloads.ts";
+
+const sched = (w: Workload) => new Schedule(w, { prng: createPrng(1) });
+
+/** The `-march=native` target's AVX level, from gcc's own report. */
+async function nativeVectorRegisters(): Promise<"zmm|ymm" | "ymm" | "xmm"> {
+  const out = await new Deno.Command("gcc", {
+    args: ["-march=native", "-Q", "--help=target"],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  const on = (flag: string) => new RegExp(`^\\s*${flag}\\s+\\[enabled\\]`, "m").test(text);
+  return on("-mavx512f") ? "zmm|ymm" : on("-mavx") ? "ymm" : "xmm";
+}
+
+/** Assembly of `tb_kernel` (without OpenMP outlined functions) from gcc -O3 -march=native -S. */
+async function assemblyOf(source: string): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "tb-codegen-" });
+  try {
+    const c = join(dir, "k.c"), s = join(dir, "k.s");
+    await Deno.writeTextFile(c, source);
+    const out = await new Deno.Command("gcc", {
+      args: ["-O3", "-march=native", "-fopenmp", "-std=gnu11", "-S", "-o", s, c],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.ok(out.success, new TextDecoder().decode(out.stderr));
+    const asm = await Deno.readTextFile(s);
+    const start = asm.indexOf("\ntb_kernel:");
+    const end = asm.indexOf(".size\ttb_kernel,", start);
+    assert.ok(start >= 0 && end > start, "no tb_kernel in the assembly");
+    return asm.slice(start, end);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("a vectorized matmul compiles to SIMD multiply-adds on vector registers", async () => {
+  const sch = sched(matmul(64, 64, 64));
+  const [j0, j1] = sch.split("C", "j", [null, 16]);
+  sch.reorder("C", ["i", j0, "k", j1]);
+  sch.vectorize("C", j1);
+  const src = generateC(lower(sch));
+  assert.match(src, /#pragma omp simd\n\s*for \(int v_C_j_1 = 0; v_C_j_1 < 16; \+\+v_C_j_1\)/);
+  const asm = await assemblyOf(src);
+  const regs = await nativeVectorRegisters();
+  const simd = new RegExp(`\\bv?(fmadd\\w*ps|mulps)\\b[^\\n]*%(${regs})\\d+`);
+  assert.match(asm, simd, `no packed multiply on ${regs} registers in:\n${asm.slice(0, 3000)}`);
+  // A scalar-only kernel would use ss forms; this one does its arithmetic packed.
+  const packed = asm.match(/\bv?(fmadd\w*ps|mulps)\b/g)?.length ?? 0;
+  const scalar = asm.match(/\bv?(fmadd\w*ss|mulss)\b/g)?.length ?? 0;
+  assert.ok(packed > scalar, `packed ${packed}, scalar ${scalar}`);
+});
+
+Deno.test("parallel, vectorize and unroll annotations become pragmas", () => {
+  const sch = sched(matmul(32, 32, 32));
+  const [i0, i1] = sch.split("C", "i", [null, 4]);
+  const [j0, j1] = sch.split("C", "j", [null, 8]);
+  sch.reorder("C", [i0, j0, "k", i1, j1]);
+  sch.parallel("C", i0);
+  sch.unroll("C", i1);
+  sch.vectorize("C", j1);
+  const src = generateC(lower(sch));
+  assert.match(
+    src,
+    /#pragma omp parallel for schedule\(static\)\n\s*for \(int v_C_i_0 = 0; v_C_i_0 < 8; /,
+  );
+  assert.match(src, /_Pragma\("GCC unroll 4"\)\n\s*for \(int v_C_i_1 = 0; v_C_i_1 < 4; /);
+  assert.match(src, /#pragma omp simd\n\s*for \(int v_C_j_1 = 0;/);
+  assert.equal(src.match(/#pragma omp parallel for/g)?.length, 1);
+  // An unannotated schedule has no pragmas at all.
+  assert.doesNotMatch(generateC(lower(sched(matmul(8, 8, 8)))), /pragma/i);
+});
+
+Deno.test("an imperfect split is guarded, a perfect one is not", () => {
+  const perfect = sched(matmul(32, 32, 32));
+  perfect.split("C", "i", [null, 8]);
+  assert.doesNotMatch(generateC(lower(perfect)), /if \(/);
+  const imperfect = sched(matmul(37, 32, 32));
+  imperfect.split("C", "i", [null, 8]);
+  assert.match(generateC(lower(imperfect)), /if \(\(\(\(v_C_i_0 \* 8\) \+ v_C_i_1\) < 37\)\)/);
+  // A fused loop split imperfectly needs its own guard: the root's would let `% 48` wrap.
+  const fused = sched(matmul(16, 48, 8));
+  const f = fused.fuse("C", ["i", "j"]);
+  fused.split("C", f, [null, 10]); // 77 * 10 = 770 > 768
+  assert.match(generateC(lower(fused)), /< 768\)/);
+});
+
+Deno.test("tensor, axis and workload names are checked identifiers", () => {
+  assert.throws(() => placeholder([4], "A;B"), TypeError);
+  assert.throws(() => placeholder([4], "A B"), TypeError);
+  assert.throws(() => placeholder([4], "1A"), TypeError);
+  assert.throws(() => placeholder([4], ""), TypeError);
+  assert.throws(() => placeholder([4], "x".repeat(65)), TypeError);
+  assert.throws(() => placeholder([4], 'A*/ system("rm"); /*'), /Invalid tensor name/);
+  assert.throws(() => reduceAxis(4, "k]"), /Invalid axis name/);
+  assert.throws(() => new IterVar("i\n", 4, "spatial"), TypeError);
+  const A = placeholder([4], "A");
+  assert.throws(() => compute([4], (i) => A.at(i), "B\\"), TypeError);
+  assert.throws(() => compute([4], (i) => A.at(i), "B", ["i+1"]), TypeError);
+  assert.throws(() => placeholder([0], "Z"), RangeError);
+  const k = reduceAxis(4, "i");
+  assert.throws(() => compute([4], (i) => sum(A.at(i).mul(A.at(k)), [k]), "C", ["i"]), /twice/);
+  assert.throws(() => createWorkload("matmul;", [4, 4, 4]), /Unknown workload/);
+});
+
+/** Every identifier of a generated kernel: C words, or names derived from checked names. */
+const C_WORDS = new Set([
+  "include",
+  "stdlib",
+  "string",
+  "h",
+  "void",
+  "tb_kernel",
+  "float",
+  "int",
+  "const",
+  "restrict",
+  "bufs",
+  "aligned_alloc",
+  "free",
+  "for",
+  "if",
+  "pragma",
+  "omp",
+  "parallel",
+  "schedule",
+  "static",
+  "simd",
+  "_Pragma",
+  "__attribute__",
+  "aligned",
+]);
+
+Deno.test("generated C only contains C words and names derived from checked names", () => {
+  const workloads = [
+    matmul(37, 29, 23),
+    denseBiasRelu(13, 17, 19),
+    conv2d(1, 3, 11, 13, 5, 3, 3, 2, 1),
+  ];
+  let checked = 0;
+  for (const [wi, w] of workloads.entries()) {
+    const tensors = new Set<string>();
+    for (let seed = 0; seed < 30; seed++) {
+      const sch = randomSchedule(w, createPrng(1000 * wi + seed));
+      for (const s of sch.stages) tensors.add(s.name);
+      for (const t of w.inputs) tensors.add(t.name);
+      const src = generateC(lower(sch))
+        .replace(/"GCC unroll \d+"/g, "") // the one string literal
+        .replace(/\b\d+(\.\d+)?(e[-+]?\d+)?f?\b/g, "0"); // numbers, with float suffixes
+      for (const id of src.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) {
+        checked++;
+        if (C_WORDS.has(id)) continue;
+        const m = id.match(/^(T|v|m)_([A-Za-z0-9_]+)$/);
+        assert.ok(m, `unexpected identifier ${id}`);
+        // Buffers, loop variables and region starts all start with a stage or tensor name.
+        const owner = [...tensors].some((t) => m[2] === t || m[2].startsWith(`${t}_`));
+        assert.ok(owner, `identifier ${id} is not derived from a tensor name`);
+      }
+    }
+  }
+  assert.ok(checked > 1000);
+});
