@@ -82,8 +82,12 @@ export const PALETTE = [
 function withHeader(plot: string, title: string, labels: string[]): string {
   const width = Number(plot.match(/width="(\d+)"/)?.[1] ?? 640);
   const height = Number(plot.match(/height="(\d+)"/)?.[1] ?? 360);
+  // Each entry is as wide as its label (about 7 px a character at 12 px).
+  const offsets = labels.map((_, i) =>
+    labels.slice(0, i).reduce((x, l) => x + 30 + 7 * l.length, 10)
+  );
   const legend = labels.map((l, i) =>
-    `<g transform="translate(${10 + i * 160},40)"><rect width="12" height="12" fill="${
+    `<g transform="translate(${offsets[i]},40)"><rect width="12" height="12" fill="${
       PALETTE[i % PALETTE.length]
     }"/><text x="18" y="10" font-size="12" font-family="sans-serif">${escape(l)}</text></g>`
   ).join("");

@@ -8,13 +8,20 @@
 import type { Trace } from "../ir/trace.ts";
 import type { ErrorKind } from "../measure/types.ts";
 
-/** A point of a design space proposed for measurement. */
+/**
+ * A point of a design space proposed for measurement: a schedule as a trace
+ * (trace spaces and knob templates), a knob vector (knob spaces, replayed
+ * data), or both.
+ */
 export interface Candidate {
-  /** The schedule, as a trace. */
-  trace: Trace;
-  /** Knob vector, for spaces defined by knobs (absent for trace spaces). */
+  /** The schedule, as a trace (absent for replayed knob spaces, which have no IR). */
+  trace?: Trace;
+  /** Knob vector: one option index per knob (absent for trace spaces). */
   knobs?: number[];
 }
+
+/** Turns a knob point into a candidate (a template adds its trace). Default: `{ knobs }`. */
+export type CandidateOf = (knobs: number[]) => Candidate;
 
 /** What measuring a candidate gave. */
 export interface Observation {

@@ -99,6 +99,11 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
     const fresh: { candidate: Candidate; hash: string }[] = [];
     const inBatch = new Set<string>();
     for (const candidate of proposals) {
+      if (!candidate.trace) {
+        throw new TypeError(
+          `Strategy "${o.strategy.name}" proposed a candidate without a trace: live tuning builds schedules (give knob strategies a template's candidateOf)`,
+        );
+      }
       const hash = await traceHash(candidate.trace);
       const old = seen.get(hash) ?? recorded.get(hash);
       if (old) {
@@ -124,12 +129,12 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
     const ids = fresh.map(({ candidate, hash }, i) =>
       o.db.addCandidate(o.runId, {
         trial: seen.size + i,
-        trace: JSON.stringify(candidate.trace),
+        trace: JSON.stringify(candidate.trace!),
         traceHash: hash,
         knobs: candidate.knobs,
       })
     );
-    const sources = fresh.map(({ candidate }) => (o.source ?? kernelSource)(candidate.trace));
+    const sources = fresh.map(({ candidate }) => (o.source ?? kernelSource)(candidate.trace!));
     reference ??= await buildReference(o.builder, o.workload);
     const toBuild = sources.flatMap((s, i) => "source" in s ? [{ i, source: s.source }] : []);
     const built = await o.builder.build(toBuild.map(({ source }) => ({ source })));
