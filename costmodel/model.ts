@@ -1,0 +1,24 @@
+/**
+ * The cost-model protocol (MetaSchedule's update / predict / save / load):
+ * a model learns from measured candidates and scores unmeasured ones so a
+ * strategy can measure only the promising. Higher scores are better.
+ * @module
+ */
+import type { Candidate } from "../search/strategy.ts";
+
+/** A measured candidate as a model sees it. */
+export interface Sample {
+  candidate: Candidate;
+  /** Seconds per call; undefined when the candidate failed. */
+  seconds?: number;
+}
+
+/** A cost model. */
+export interface CostModel {
+  /** Name used in tables, e.g. `"random"` or `"xgb-rank"`. */
+  readonly name: string;
+  /** Learns from all samples seen so far (called with the full history or increments). */
+  update(samples: Sample[]): void;
+  /** Scores candidates, higher is better (e.g. predicted throughput). */
+  predict(candidates: Candidate[]): number[];
+}
