@@ -128,6 +128,14 @@ export class Schedule {
   unroll(stage: string, loop: string): void {
     this.apply({ op: "unroll", args: { stage, loop } });
   }
+  /**
+   * Fuses the first `count` of `loops` (consecutive leaves, outer first) and
+   * runs the fused loop in parallel: the parallel extent as one decision
+   * (MetaSchedule's MutateParallel changes it). Returns the parallel loop.
+   */
+  parallelOuter(stage: string, loops: string[], count: number | RV): string {
+    return this.apply({ op: "parallel_outer", args: { stage, loops, count } }) as string;
+  }
   /** Unrolls the innermost loops while their extents' product stays within `maxStep`. */
   autoUnroll(stage: string, maxStep: number | RV): void {
     this.apply({ op: "auto_unroll", args: { stage, max_step: maxStep } });
@@ -364,6 +372,24 @@ const HANDLERS: Record<string, Handler> = {
   parallel: annotate("parallel"),
   vectorize: annotate("vectorize"),
   unroll: annotate("unroll"),
+
+  parallel_outer(sch, a) {
+    const s = sch.stage(String(a.stage));
+    const n = int(a.count, "parallel_outer count");
+    if (!Array.isArray(a.loops) || n < 1 || n > a.loops.length) {
+      throw new ScheduleError(
+        `parallel_outer on stage "${s.name}": count ${n} not in [1, ${
+          (a.loops as unknown[])?.length
+        }]`,
+      );
+    }
+    const loops = a.loops.slice(0, n) as string[];
+    const fused = n > 1
+      ? HANDLERS.fuse(sch, { stage: s.name, loops }, undefined, NO).value as string
+      : loops[0];
+    HANDLERS.parallel(sch, { stage: s.name, loop: fused }, undefined, NO);
+    return { value: fused };
+  },
 
   auto_unroll(sch, a) {
     const s = sch.stage(String(a.stage));

@@ -19,7 +19,7 @@
  * ```
  * @module
  */
-import { TraceError } from "./errors.ts";
+import { ScheduleError, TraceError } from "./errors.ts";
 import type { Prng } from "./prng.ts";
 import { type Arg, type Inst, Schedule } from "./schedule.ts";
 import { createWorkload, WORKLOADS } from "./workloads.ts";
@@ -43,10 +43,32 @@ export function traceOf(sch: Schedule): Trace {
   };
 }
 
+/** Options of {@link replayTrace}. */
+export interface ReplayOptions {
+  /** Source of decisions for sampling instructions that have none. */
+  prng: Prng;
+  /**
+   * When a recorded decision no longer fits (an earlier decision changed the
+   * extents it splits), sample it afresh instead of throwing. Default false.
+   */
+  repair?: boolean;
+}
+
 /** Replays a trace on a fresh schedule of its workload. */
-export function replayTrace(trace: Trace, options: { prng: Prng }): Schedule {
+export function replayTrace(trace: Trace, options: ReplayOptions): Schedule {
   const sch = new Schedule(createWorkload(trace.workload.name, trace.workload.shape), options);
-  for (const inst of trace.insts) sch.apply(inst);
+  for (const inst of trace.insts) {
+    if (!options.repair || !("decision" in inst)) {
+      sch.apply(inst);
+      continue;
+    }
+    try {
+      sch.apply(inst);
+    } catch (e) {
+      if (!(e instanceof ScheduleError) || !/^Decision /.test(e.message)) throw e;
+      sch.apply({ op: inst.op, args: inst.args });
+    }
+  }
   return sch;
 }
 
@@ -97,6 +119,7 @@ const SIGNATURES: Record<string, Record<string, ArgKind>> = {
   vectorize: { stage: "name", loop: "name" },
   unroll: { stage: "name", loop: "name" },
   auto_unroll: { stage: "name", max_step: "int" },
+  parallel_outer: { stage: "name", loops: "names", count: "int" },
   cache_write: { stage: "name", scope: "name" },
   compute_at: { stage: "name", consumer: "name", loop: "name" },
   compute_inline: { stage: "name" },

@@ -64,6 +64,45 @@ export function tuningCurveSVG(series: CurveSeries[], options: CurveOptions = {}
   return withHeader(chart.outerHTML, options.title ?? "Tuning curve", labels);
 }
 
+/** A series summarised over seeds: median and quartile band at each x. */
+export interface BandSeries {
+  label: string;
+  x: number[];
+  median: number[];
+  p25: number[];
+  p75: number[];
+}
+
+/** An SVG tuning curve with the median line and the p25-p75 band of each series. */
+export function bandCurveSVG(
+  series: BandSeries[],
+  options: CurveOptions & { x?: string } = {},
+): string {
+  // linkedom's types lack `document` on the returned window; it is there at run time.
+  const { document } = parseHTML("<!DOCTYPE html><html><body></body></html>") as unknown as {
+    document: NonNullable<Plot.PlotOptions["document"]>;
+  };
+  const rows = series.flatMap((s) =>
+    s.x.map((x, i) => ({ series: s.label, x, median: s.median[i], p25: s.p25[i], p75: s.p75[i] }))
+  );
+  const labels = series.map((s) => s.label);
+  const chart = Plot.plot({
+    document,
+    width: options.width ?? 640,
+    height: 360,
+    marginLeft: 56,
+    style: { background: "white", fontFamily: "sans-serif", fontSize: "12px" },
+    x: { label: options.x ?? "evaluations", grid: true },
+    y: { label: options.y ?? "fraction of optimum", grid: true, zero: true },
+    color: { domain: labels, range: PALETTE },
+    marks: [
+      Plot.areaY(rows, { x: "x", y1: "p25", y2: "p75", fill: "series", fillOpacity: 0.15 }),
+      Plot.line(rows, { x: "x", y: "median", stroke: "series" }),
+    ],
+  }) as unknown as { outerHTML: string };
+  return withHeader(chart.outerHTML, options.title ?? "Tuning curves", labels);
+}
+
 /** Colours of the series, in order (Observable's "observable10"). */
 export const PALETTE = [
   "#4269d0",

@@ -55,7 +55,9 @@ export class KnobSpace {
     }
     this.radix = knobs.map((k) => k.options.length);
     this.size = this.radix.reduce((a, b) => a * b, 1);
-    if (!Number.isSafeInteger(this.size)) throw new RangeError(`Space of ${this.size} points is too large`);
+    if (!Number.isSafeInteger(this.size)) {
+      throw new RangeError(`Space of ${this.size} points is too large`);
+    }
     this.valid = options.isValid;
   }
 
@@ -135,7 +137,9 @@ export class KnobSpace {
       point.length !== this.radix.length ||
       !point.every((v, i) => Number.isInteger(v) && v >= 0 && v < this.radix[i])
     ) {
-      throw new RangeError(`Point ${JSON.stringify(point)} is not in this ${this.radix.length}-knob space`);
+      throw new RangeError(
+        `Point ${JSON.stringify(point)} is not in this ${this.radix.length}-knob space`,
+      );
     }
   }
 }

@@ -110,9 +110,12 @@ function twoStageTile(sch: Schedule, outer: string, inner: string, o: SketchOpti
   sch.autoUnroll(inner, sch.sampleCategorical(o.unrollSteps, o.unrollSteps.map(() => 1)));
 }
 
-/** Fuses the outermost spatial tiles and runs them in parallel. */
+/** Fuses the first few outermost spatial tiles (a sampled count) and runs them in parallel. */
 function parallelOuter(sch: Schedule, stage: string, loops: string[]): void {
-  sch.parallel(stage, loops.length > 1 ? sch.fuse(stage, loops) : loops[0]);
+  // How many outer tiles share the parallel loop is a decision (MutateParallel).
+  const counts = loops.map((_, i) => i + 1);
+  const count = loops.length > 1 ? sch.sampleCategorical(counts, counts.map(() => 1)) : 1;
+  sch.parallelOuter(stage, loops, count);
 }
 
 /** Compute locations of element-wise producers that are neither inlined nor outputs. */

@@ -1,0 +1,170 @@
+/**
+ * Fair comparison of strategies on one space: every strategy runs with every
+ * seed against the same evaluator; a budget counts distinct configurations
+ * evaluated (invalid ones included) and re-proposing one costs nothing.
+ * Strategies do not know the budget, so the result at budget b is the first
+ * b evaluations of one run per seed (identical to a separate run with that
+ * budget and seed, since every strategy is deterministic given its seed).
+ *
+ * The score is the fraction of optimum: best known time / best time found
+ * (0 when nothing valid was found), as in Kernel Tuner's strategy studies.
+ * @module
+ */
+import type { KnobSpace, Point } from "./knobs.ts";
+import type { Candidate, Observation, Strategy } from "./strategy.ts";
+
+/** Measures candidates (a replay lookup or real kernels). */
+export type Evaluator = (candidates: Candidate[]) => Promise<Observation[]> | Observation[];
+
+/** One strategy run: the best time after each distinct evaluation. */
+export interface RunTrace {
+  /** Best seconds after evaluation i (Infinity before the first valid one). */
+  best: number[];
+  /** Wall seconds after evaluation i. */
+  wall: number[];
+  /** Distinct evaluations made (below the budget when the strategy ran out). */
+  evals: number;
+}
+
+/** Options of {@link runStrategy}. */
+export interface RunOptions {
+  /** Distinct evaluations to make. */
+  budget: number;
+  /** Key of a candidate for deduplication (default: its knobs joined). */
+  keyOf?: (c: Candidate) => string;
+  /** Batch size asked of the strategy. Default 16. */
+  batch?: number;
+  /** Rounds in a row with nothing new before the run stops. Default 50. */
+  patience?: number;
+}
+
+/** Runs one strategy to a budget of distinct evaluations. */
+export async function runStrategy(
+  strategy: Strategy,
+  evaluate: Evaluator,
+  o: RunOptions,
+): Promise<RunTrace> {
+  const keyOf = o.keyOf ?? ((c: Candidate) => (c.knobs ?? []).join(","));
+  const seen = new Map<string, Observation>();
+  const best: number[] = [], wall: number[] = [];
+  const start = performance.now();
+  let current = Infinity, idle = 0;
+  while (seen.size < o.budget) {
+    const props = strategy.propose(Math.min(o.batch ?? 16, o.budget - seen.size));
+    const fresh: Candidate[] = [];
+    const keys = new Set<string>();
+    const again: Observation[] = [];
+    for (const c of props) {
+      const k = keyOf(c);
+      const old = seen.get(k);
+      if (old) again.push({ ...old, candidate: c });
+      else if (!keys.has(k) && seen.size + fresh.length < o.budget) {
+        keys.add(k);
+        fresh.push(c);
+      }
+    }
+    if (fresh.length === 0) {
+      strategy.observe(again);
+      if (props.length === 0 || ++idle >= (o.patience ?? 50)) break;
+      continue;
+    }
+    idle = 0;
+    const obs = await evaluate(fresh);
+    for (const ob of obs) {
+      seen.set(keyOf(ob.candidate), ob);
+      if (ob.errorKind === "none" && ob.seconds !== undefined && ob.seconds < current) {
+        current = ob.seconds;
+      }
+      best.push(current);
+      wall.push((performance.now() - start) / 1000);
+    }
+    strategy.observe([...again, ...obs]);
+  }
+  return { best, wall, evals: seen.size };
+}
+
+/** Quartiles and mean of a list. */
+export function summary(xs: number[]): { mean: number; median: number; p25: number; p75: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p: number) => {
+    if (s.length === 0) return NaN;
+    const i = (s.length - 1) * p, lo = Math.floor(i), hi = Math.ceil(i);
+    return s[lo] + (s[hi] - s[lo]) * (i - lo);
+  };
+  return {
+    mean: s.reduce((a, b) => a + b, 0) / s.length,
+    median: q(0.5),
+    p25: q(0.25),
+    p75: q(0.75),
+  };
+}
+
+/** One row of a comparison. */
+export interface CompareRow {
+  strategy: string;
+  budget: number;
+  seeds: number;
+  mean_fraction: number;
+  median_fraction: number;
+  p25: number;
+  p75: number;
+  mean_evals: number;
+  /** Mean wall seconds to reach the budget (or the end of the run). */
+  wall_seconds: number;
+}
+
+/** Fraction of optimum after `b` evaluations of a run. */
+export function fractionAt(run: RunTrace, b: number, optimum: number): number {
+  const n = Math.min(b, run.best.length);
+  const best = n === 0 ? Infinity : run.best[n - 1];
+  return Number.isFinite(best) ? optimum / best : 0;
+}
+
+/** Rows of a comparison from the runs of each strategy (one per seed). */
+export function compareRows(
+  runs: Map<string, RunTrace[]>,
+  budgets: number[],
+  optimum: number,
+): CompareRow[] {
+  const rows: CompareRow[] = [];
+  for (const [strategy, list] of runs) {
+    for (const b of budgets) {
+      const f = summary(list.map((r) => fractionAt(r, b, optimum)));
+      const evals = list.map((r) => Math.min(b, r.evals));
+      const wall = list.map((r) => r.wall[Math.min(b, r.wall.length) - 1] ?? 0);
+      rows.push({
+        strategy,
+        budget: b,
+        seeds: list.length,
+        mean_fraction: f.mean,
+        median_fraction: f.median,
+        p25: f.p25,
+        p75: f.p75,
+        mean_evals: evals.reduce((a, c) => a + c, 0) / evals.length,
+        wall_seconds: wall.reduce((a, c) => a + c, 0) / wall.length,
+      });
+    }
+  }
+  return rows;
+}
+
+/** Renders rows as a Markdown table. */
+export function compareTable(rows: CompareRow[]): string {
+  const head = "| strategy | budget | mean | median | p25 | p75 | mean evals | wall s |\n" +
+    "| --- | --- | --- | --- | --- | --- | --- | --- |";
+  return [
+    head,
+    ...rows.map((r) =>
+      `| ${r.strategy} | ${r.budget} | ${r.mean_fraction.toFixed(3)} | ${
+        r.median_fraction.toFixed(3)
+      } | ${r.p25.toFixed(3)} | ${r.p75.toFixed(3)} | ${r.mean_evals.toFixed(1)} | ${
+        r.wall_seconds.toFixed(3)
+      } |`
+    ),
+  ].join("\n");
+}
+
+/** Key of a knob point. */
+export function pointKey(space: KnobSpace, p: Point): string {
+  return String(space.index(p));
+}

@@ -1,0 +1,231 @@
+/**
+ * Knob templates (AutoTVM style): a schedule written once as a function of
+ * named knobs. The knob space is finite and indexable; each point becomes a
+ * concrete schedule whose trace holds no sampling instruction, only
+ * primitives with the knob values as arguments.
+ *
+ * Templates: `matmul` (tiles of i, j, k, loop order, cache write, vectorize,
+ * unroll, parallel), `dense` (the same with bias + ReLU fused at the tile),
+ * `conv2d` in the four-knob form of the RL study (tile_ic, tile_oc, tile_ow,
+ * unroll_kw; AutoTVM's x86 conv2d) and `conv2d-rich` (adds tile_oh, loop
+ * order, a register tile and padding placement).
+ *
+ * @example
+ * ```ts
+ * import { templateSpace } from "./templates.ts";
+ * import { createWorkload } from "../ir/workloads.ts";
+ * const t = templateSpace("conv2d", createWorkload("conv2d", [1, 64, 56, 56, 64, 3, 3, 1, 1]));
+ * if (t.space.knobs.length !== 4) throw new Error();
+ * const c = t.candidateOf(t.space.point(0));
+ * if (!c.trace) throw new Error();
+ * ```
+ * @module
+ */
+import { createPrng } from "../ir/prng.ts";
+import { Schedule } from "../ir/schedule.ts";
+import { traceOf } from "../ir/trace.ts";
+import type { Workload } from "../ir/workloads.ts";
+import { type Knob, KnobSpace, type Point, splitOptions } from "./knobs.ts";
+import type { Candidate } from "./strategy.ts";
+
+/** A knob space whose points are schedules of a workload. */
+export interface TemplateSpace {
+  /** Template name, e.g. `"matmul"`. */
+  name: string;
+  workload: Workload;
+  space: KnobSpace;
+  /** The candidate (knobs and trace) of a point. */
+  candidateOf(point: Point): Candidate;
+}
+
+type Apply = (sch: Schedule, v: Record<string, unknown>) => void;
+
+interface Template {
+  /** Workload names the template schedules. */
+  workloads: string[];
+  knobs(w: Workload): Knob[];
+  apply: Apply;
+}
+
+const UNROLL_STEPS = [0, 16, 64];
+
+/** Orders of the loops inside the parallel tile (AutoTVM "re" knob), for matmul-like stages. */
+const MATMUL_ORDERS = [
+  ["k.0", "i.1", "j.1", "k.1", "i.2", "j.2"],
+  ["i.1", "j.1", "k.0", "k.1", "i.2", "j.2"],
+  ["i.1", "k.0", "j.1", "k.1", "i.2", "j.2"],
+];
+
+/** Tiles i (rows) and j (columns) in three levels and k in two. */
+function matmulKnobs(w: Workload): Knob[] {
+  const [M, N, K] = w.shape;
+  return [
+    { name: "tile_i", kind: "split", options: splitOptions(M, 3, 16) },
+    { name: "tile_j", kind: "split", options: splitOptions(N, 3, 64) },
+    { name: "tile_k", kind: "split", options: splitOptions(K, 2) },
+    { name: "order", kind: "reorder", options: MATMUL_ORDERS.map((_, i) => i) },
+    { name: "cache_write", kind: "other", options: [0, 1] },
+    { name: "vectorize", kind: "annotate", options: [0, 1] },
+    { name: "unroll", kind: "annotate", options: UNROLL_STEPS },
+    { name: "parallel", kind: "annotate", options: [0, 1] },
+  ];
+}
+
+/**
+ * Schedules a matmul-like reduction stage `red` (axes i, j, reduction k),
+ * optionally computed into a local tile of `out` (its cache or its fused
+ * element-wise consumer).
+ */
+function matmulApply(red: string, out?: string): Apply {
+  return (sch, v) => {
+    const [ti, tj, tk] = [v.tile_i, v.tile_j, v.tile_k] as number[][];
+    if (v.cache_write === 1 || out) {
+      const inner = v.cache_write === 1 && !out ? sch.cacheWrite(red) : red;
+      const outer = out ?? red;
+      const [i0, i1, i2] = sch.split(outer, "i", [ti[0], ti[1], ti[2]]);
+      const [j0, j1, j2] = sch.split(outer, "j", [tj[0], tj[1], tj[2]]);
+      sch.reorder(outer, [i0, j0, i1, j1, i2, j2]);
+      if (v.parallel === 1) sch.parallel(outer, sch.fuse(outer, [i0, j0]));
+      sch.computeAt(inner, outer, j1);
+      if (v.vectorize === 1) sch.vectorize(outer, j2);
+      const [k0, k1] = sch.split(inner, "k", [tk[0], tk[1]]);
+      sch.reorder(inner, [k0, k1, "i", "j"]);
+      if (v.vectorize === 1) sch.vectorize(inner, "j");
+      sch.autoUnroll(inner, v.unroll as number);
+      return;
+    }
+    const [i0, i1, i2] = sch.split(red, "i", [ti[0], ti[1], ti[2]]);
+    const [j0, j1, j2] = sch.split(red, "j", [tj[0], tj[1], tj[2]]);
+    const [k0, k1] = sch.split(red, "k", [tk[0], tk[1]]);
+    const inner = MATMUL_ORDERS[v.order as number].map((n) =>
+      ({ "i.1": i1, "j.1": j1, "i.2": i2, "j.2": j2, "k.0": k0, "k.1": k1 })[n]!
+    );
+    sch.reorder(red, [i0, j0, ...inner]);
+    if (v.parallel === 1) sch.parallel(red, sch.fuse(red, [i0, j0]));
+    if (v.vectorize === 1) sch.vectorize(red, j2);
+    sch.autoUnroll(red, v.unroll as number);
+  };
+}
+
+const TEMPLATES: Record<string, Template> = {
+  matmul: { workloads: ["matmul"], knobs: matmulKnobs, apply: matmulApply("C") },
+  dense: {
+    workloads: ["dense"],
+    knobs: (w) => matmulKnobs(w).filter((k) => k.name !== "cache_write" && k.name !== "order"),
+    apply: (sch, v) => matmulApply("D", "Y")(sch, { ...v, order: 0 }),
+  },
+  conv2d: {
+    workloads: ["conv2d"],
+    knobs: (w) => {
+      const [, C, , , F] = w.shape;
+      const OW = outWidth(w);
+      return [
+        { name: "tile_ic", kind: "split", options: splitOptions(C, 2) },
+        { name: "tile_oc", kind: "split", options: splitOptions(F, 2) },
+        { name: "tile_ow", kind: "split", options: splitOptions(OW, 2, 64) },
+        { name: "unroll_kw", kind: "other", options: [false, true] },
+      ];
+    },
+    apply: (sch, v) => {
+      const [tic, toc, tow] = [v.tile_ic, v.tile_oc, v.tile_ow] as number[][];
+      if (sch.stages.some((s) => s.name === "P")) sch.computeInline("P");
+      const [f0, f1] = sch.split("O", "f", toc);
+      const [x0, x1] = sch.split("O", "x", tow);
+      const [c0, c1] = sch.split("O", "rc", tic);
+      sch.reorder("O", ["n", f0, "y", x0, c0, "ry", "rx", c1, f1, x1]);
+      sch.parallel("O", sch.fuse("O", ["n", f0, "y"]));
+      sch.vectorize("O", x1);
+      if (v.unroll_kw) sch.unroll("O", "rx");
+    },
+  },
+  "conv2d-rich": {
+    workloads: ["conv2d"],
+    knobs: (w) => {
+      const [, C, , , F] = w.shape;
+      return [
+        { name: "tile_ic", kind: "split", options: splitOptions(C, 2) },
+        { name: "tile_oc", kind: "split", options: splitOptions(F, 2, 16) },
+        { name: "tile_oh", kind: "split", options: splitOptions(outHeight(w), 2, 8) },
+        { name: "tile_ow", kind: "split", options: splitOptions(outWidth(w), 2, 64) },
+        { name: "order", kind: "reorder", options: [0, 1] },
+        { name: "cache_write", kind: "other", options: [0, 1] },
+        { name: "unroll_kw", kind: "other", options: [false, true] },
+      ];
+    },
+    apply: (sch, v) => {
+      const [tic, toc, toh, tow] = [v.tile_ic, v.tile_oc, v.tile_oh, v.tile_ow] as number[][];
+      if (sch.stages.some((s) => s.name === "P")) sch.computeInline("P");
+      if (v.cache_write === 1) {
+        const local = sch.cacheWrite("O");
+        const [f0, f1] = sch.split("O", "f", toc);
+        const [y0, y1] = sch.split("O", "y", toh);
+        const [x0, x1] = sch.split("O", "x", tow);
+        sch.reorder("O", ["n", f0, y0, x0, f1, y1, x1]);
+        sch.parallel("O", sch.fuse("O", ["n", f0, y0]));
+        sch.computeAt(local, "O", x0);
+        sch.vectorize("O", x1);
+        const [c0, c1] = sch.split(local, "rc", tic);
+        sch.reorder(
+          local,
+          v.order === 0
+            ? [c0, "ry", "rx", c1, "n", "f", "y", "x"]
+            : [c0, c1, "ry", "rx", "n", "f", "y", "x"],
+        );
+        sch.vectorize(local, "x");
+        if (v.unroll_kw) sch.unroll(local, "rx");
+        return;
+      }
+      const [f0, f1] = sch.split("O", "f", toc);
+      const [y0, y1] = sch.split("O", "y", toh);
+      const [x0, x1] = sch.split("O", "x", tow);
+      const [c0, c1] = sch.split("O", "rc", tic);
+      sch.reorder(
+        "O",
+        v.order === 0
+          ? ["n", f0, y0, x0, c0, "ry", "rx", c1, f1, y1, x1]
+          : ["n", f0, y0, x0, c0, c1, "ry", "rx", f1, y1, x1],
+      );
+      sch.parallel("O", sch.fuse("O", ["n", f0, y0]));
+      sch.vectorize("O", x1);
+      if (v.unroll_kw) sch.unroll("O", "rx");
+    },
+  },
+};
+
+/** Names of the knob templates. */
+export const TEMPLATE_NAMES: readonly string[] = Object.keys(TEMPLATES);
+
+/** The knob space of a template on a workload. */
+export function templateSpace(name: string, w: Workload): TemplateSpace {
+  const t = Object.hasOwn(TEMPLATES, name) ? TEMPLATES[name] : undefined;
+  if (!t) throw new RangeError(`Unknown template "${name}"; known: ${TEMPLATE_NAMES.join(", ")}`);
+  if (!t.workloads.includes(w.name)) {
+    throw new RangeError(`Template "${name}" schedules ${t.workloads.join(", ")}, not ${w.name}`);
+  }
+  const space = new KnobSpace(t.knobs(w));
+  return {
+    name,
+    workload: w,
+    space,
+    candidateOf(point: Point): Candidate {
+      const sch = new Schedule(w, { prng: createPrng(0) });
+      t.apply(sch, space.values(point));
+      return { knobs: [...point], trace: traceOf(sch) };
+    },
+  };
+}
+
+/** The default template of a workload (the four-knob form for conv2d). */
+export function defaultTemplate(w: Workload): string {
+  return w.name;
+}
+
+function outHeight(w: Workload): number {
+  const [, , H, , , KH, , stride, pad] = w.shape;
+  return Math.floor((H + 2 * pad - KH) / stride) + 1;
+}
+
+function outWidth(w: Workload): number {
+  const [, , , W, , , KW, stride, pad] = w.shape;
+  return Math.floor((W + 2 * pad - KW) / stride) + 1;
+}

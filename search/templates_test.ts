@@ -1,0 +1,53 @@
+import assert from "node:assert/strict";
+import { createPrng } from "../ir/prng.ts";
+import { lower } from "../ir/lower.ts";
+import { parseTrace, replayTrace } from "../ir/trace.ts";
+import { createWorkload } from "../ir/workloads.ts";
+import { templateSpace } from "./templates.ts";
+
+const CASES: [string, string, number[]][] = [
+  ["matmul", "matmul", [512, 512, 512]],
+  ["matmul", "matmul", [37, 29, 23]],
+  ["dense", "dense", [64, 100, 48]],
+  ["conv2d", "conv2d", [1, 64, 56, 56, 64, 3, 3, 1, 1]],
+  ["conv2d", "conv2d", [1, 3, 224, 224, 64, 7, 7, 2, 3]],
+  ["conv2d-rich", "conv2d", [1, 64, 56, 56, 64, 3, 3, 1, 1]],
+  ["conv2d-rich", "conv2d", [1, 3, 11, 13, 5, 3, 3, 2, 1]],
+];
+
+Deno.test("every sampled point of every template is a legal schedule whose trace replays", () => {
+  for (const [name, workload, shape] of CASES) {
+    const t = templateSpace(name, createWorkload(workload, shape));
+    const prng = createPrng(2);
+    for (let i = 0; i < 40; i++) {
+      const point = t.space.random(prng);
+      const c = t.candidateOf(point);
+      assert.deepEqual(c.knobs, point);
+      const trace = parseTrace(JSON.stringify(c.trace));
+      assert.ok(trace.insts.every((inst) => !inst.op.startsWith("sample_")), "no sampling");
+      assert.doesNotThrow(
+        () => lower(replayTrace(trace, { prng: createPrng(0) })),
+        `${name} ${point}`,
+      );
+    }
+  }
+});
+
+Deno.test("the conv2d template has the four knobs of the RL study", () => {
+  const t = templateSpace("conv2d", createWorkload("conv2d", [1, 64, 56, 56, 64, 3, 3, 1, 1]));
+  assert.deepEqual(t.space.knobs.map((k) => k.name), [
+    "tile_ic",
+    "tile_oc",
+    "tile_ow",
+    "unroll_kw",
+  ]);
+  // 64 has 7 divisors, 56 has 8: 7 * 7 * 8 * 2 points.
+  assert.equal(t.space.size, 7 * 7 * 8 * 2);
+  assert.deepEqual(t.space.entity(t.space.point(0))[0], ["tile_ic", "sp", [1, 64]]);
+});
+
+Deno.test("templateSpace names unknown templates and mismatched workloads", () => {
+  const w = createWorkload("matmul", [8, 8, 8]);
+  assert.throws(() => templateSpace("nope", w), /Unknown template "nope"/);
+  assert.throws(() => templateSpace("conv2d", w), /schedules conv2d, not matmul/);
+});
