@@ -5,6 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
+import { TEMPLATE_NAMES } from "../search/templates.ts";
 
 /** A bad command line; the CLI prints the message and exits with status 2. */
 export class UsageError extends Error {
@@ -16,7 +17,14 @@ export class UsageError extends Error {
 }
 
 /** Strategies `tune` knows. */
-export const STRATEGIES = ["random"] as const;
+export const STRATEGIES = [
+  "random",
+  "evolutionary",
+  "grid",
+  "grid-shuffled",
+  "sa",
+  "ga",
+] as const;
 /** Targets `tune` knows. */
 export const TARGETS = ["cpu"] as const;
 
@@ -31,6 +39,7 @@ export interface TuneArgs {
   db: string;
   resume: boolean;
   trace?: string;
+  template?: string;
   batch: number;
   timeout: number;
   number: number;
@@ -47,7 +56,11 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
   Object.entries(WORKLOADS).map(([n, d]) => `${n}: ${d.params.join(",")}`).join("; ")
 }
   --target cpu        target (default cpu)
-  --strategy NAME     ${STRATEGIES.join(" | ")} (default random)
+  --strategy NAME     ${STRATEGIES.join(" | ")} (default random); random and evolutionary
+                      search the sketch space, the others the knob template
+  --template NAME     knob template of grid/sa/ga (default the workload's: ${
+  TEMPLATE_NAMES.join(", ")
+})
   --trials N          distinct candidates to measure (default 64)
   --seed N            seed of the search (default 1)
   --db PATH           records database (default runs.db)
@@ -76,6 +89,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
         db: { type: "string", default: "runs.db" },
         resume: { type: "boolean", default: false },
         trace: { type: "string" },
+        template: { type: "string" },
         batch: { type: "string", default: "8" },
         timeout: { type: "string", default: "10" },
         number: { type: "string", default: "1" },
@@ -96,6 +110,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     db: v.db!,
     resume: v.resume!,
     trace: v.trace,
+    template: v.template,
     batch: integer(v.batch!, "--batch", 1, 1024),
     timeout: positive(v.timeout!, "--timeout"),
     number: integer(v.number!, "--number", 1, 1e9),
@@ -109,6 +124,11 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
   }
   if (!(STRATEGIES as readonly string[]).includes(args.strategy)) {
     throw new UsageError(`Unknown strategy "${args.strategy}"; known: ${STRATEGIES.join(", ")}`);
+  }
+  if (args.template !== undefined && !TEMPLATE_NAMES.includes(args.template)) {
+    throw new UsageError(
+      `Unknown template "${args.template}"; known: ${TEMPLATE_NAMES.join(", ")}`,
+    );
   }
   if (args.resume) return args;
   if (v.workload !== undefined) args.workload = v.workload;

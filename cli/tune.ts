@@ -9,6 +9,8 @@ import { DatabaseError } from "../datasets/db.ts";
 import { TraceError } from "../ir/errors.ts";
 import { parseTrace, type Trace } from "../ir/trace.ts";
 import { parseTuneArgs, UsageError } from "./args.ts";
+import { createWorkload } from "../ir/workloads.ts";
+import { templateSpace } from "../search/templates.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { NothingToResumeError, runSession } from "../tuner/session.ts";
 
@@ -55,6 +57,13 @@ export async function main(argv: string[]): Promise<number> {
     if (traces && new Set(traces.map((t) => JSON.stringify(t.workload))).size > 1) {
       throw new TraceError(`Trace file "${args.trace}" mixes workloads`);
     }
+    if (args.template && args.workload && args.shape) {
+      try {
+        templateSpace(args.template, createWorkload(args.workload, args.shape));
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+    }
     const progress = args.quiet ? undefined : stderrProgress();
     const summary = await runSession({
       db: args.db,
@@ -63,6 +72,7 @@ export async function main(argv: string[]): Promise<number> {
         ? { name: args.workload, shape: args.shape }
         : undefined,
       strategy: args.strategy,
+      template: args.template,
       seed: args.seed,
       trials: traces ? Math.min(args.trials ?? traces.length, traces.length) : args.trials,
       traces,

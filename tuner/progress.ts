@@ -10,10 +10,12 @@ export interface Progress {
   done: number;
   /** Trials requested. */
   total: number;
-  /** Measured with a correct result. */
-  valid: number;
-  /** Failed (any error kind). */
-  errors: number;
+  /** Measured with a correct result (omitted for progress that is not measurement). */
+  valid?: number;
+  /** Failed, any error kind (omitted with `valid`). */
+  errors?: number;
+  /** What is counted, when not trials (e.g. `"runs"`). */
+  unit?: string;
   /** Best GFLOP/s so far, if any candidate was valid. */
   bestGflops?: number;
   /** Seconds since the run (or resume) started. */
@@ -25,10 +27,10 @@ export function progressLine(p: Progress, width = 24): string {
   const frac = p.total > 0 ? Math.min(1, p.done / p.total) : 1;
   const filled = Math.round(frac * width);
   const bar = "#".repeat(filled) + ".".repeat(width - filled);
+  const time = `${p.elapsed.toFixed(1)} s`;
+  if (p.valid === undefined) return `[${bar}] ${p.done}/${p.total} ${p.unit ?? ""} ${time}`;
   const best = p.bestGflops === undefined ? "-" : p.bestGflops.toFixed(1);
-  return `[${bar}] ${p.done}/${p.total} valid ${p.valid} errors ${p.errors} best ${best} GFLOP/s ${
-    p.elapsed.toFixed(1)
-  } s`;
+  return `[${bar}] ${p.done}/${p.total} valid ${p.valid} errors ${p.errors} best ${best} GFLOP/s ${time}`;
 }
 
 /** A reporter writing {@link progressLine}s to stderr; `done()` ends the line. */

@@ -13,6 +13,9 @@ import type { TimingOptions } from "../measure/types.ts";
 import { randomSearch } from "../search/random.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import type { Candidate, Strategy } from "../search/strategy.ts";
+import { evolutionaryTraceSearch } from "../search/evolutionary_traces.ts";
+import { createStrategy } from "../search/registry.ts";
+import { defaultTemplate, templateSpace } from "../search/templates.ts";
 import { type KernelSource, kernelSource } from "./kernel.ts";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "./machine.ts";
@@ -26,6 +29,8 @@ export interface SessionOptions {
   resume?: boolean;
   workload?: { name: string; shape: number[] };
   strategy?: string;
+  /** Knob template for the knob strategies (grid, sa, ga, ...). */
+  template?: string;
   seed?: number;
   trials?: number;
   /** Measure exactly these traces instead of searching. */
@@ -92,6 +97,7 @@ export async function runSession(o: SessionOptions): Promise<Summary & { bestTra
         timeoutSeconds: o.timeoutSeconds ?? 10,
         timing: { number: 1, repeat: 3, minRepeatMs: 40, warmup: 1, ...o.timing },
         traces: o.traces,
+        ...(o.template ? { template: o.template } : {}),
       };
     }
     const workload = createWorkload(config.workload, config.shape);
@@ -150,12 +156,23 @@ interface RunConfig {
   timeoutSeconds: number;
   timing: TimingOptions;
   traces?: Trace[];
+  /** Knob template of the knob strategies (default: the workload's). */
+  template?: string;
 }
 
+/**
+ * The strategy of a run: `random` and `evolutionary` search the default
+ * trace space (sketches); the knob strategies (grid, sa, ga, ...) search the
+ * workload's knob template.
+ */
 function makeStrategy(c: RunConfig, w: Workload): Strategy {
   if (c.strategy === "trace-file") return traceList(c.traces ?? []);
   if (c.strategy === "random") return randomSearch(defaultSpace(w), { seed: c.seed });
-  throw new RangeError(`Unknown strategy "${c.strategy}"`);
+  if (c.strategy === "evolutionary") {
+    return evolutionaryTraceSearch(defaultSpace(w), { seed: c.seed });
+  }
+  const t = templateSpace(c.template ?? defaultTemplate(w), w);
+  return createStrategy(c.strategy, t.space, { seed: c.seed, candidateOf: t.candidateOf });
 }
 
 /** Proposes the given traces in order, then nothing. */

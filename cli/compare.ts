@@ -1,0 +1,255 @@
+/**
+ * `deno task compare`: run strategies on one space with many seeds and
+ * budgets, print a table, write tuning curves (SVG and PNG) and end with one
+ * line of JSON on stdout.
+ *
+ * A space is a Kernel Tuner cache (a name from shared/data/kerneltuner such
+ * as `gemm_RTX_3090`, or a path), replayed; or a workload such as
+ * `matmul:256,256,256`, measured live on this CPU through its knob template
+ * (each configuration is measured once and shared by all strategies, and the
+ * optimum is the best measured in the comparison).
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { basename, join } from "node:path";
+import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
+import { createBuilder } from "../measure/builder.ts";
+import { createRunner } from "../measure/runner.ts";
+import { median } from "../datasets/db.ts";
+import {
+  type CompareRow,
+  compareRows,
+  compareTable,
+  type Evaluator,
+  runStrategy,
+  type RunTrace,
+} from "../search/compare.ts";
+import { createStrategy, STRATEGY_NAMES } from "../search/registry.ts";
+import { replaySpaceFromFile } from "../search/replay.ts";
+import type { KnobSpace } from "../search/knobs.ts";
+import type { Candidate, CandidateOf, Observation } from "../search/strategy.ts";
+import { defaultTemplate, templateSpace } from "../search/templates.ts";
+import { kernelSource, referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
+import { stderrProgress } from "../tuner/progress.ts";
+import { bandCurveSVG, svgToPNG } from "../plots/tuning_curve.ts";
+import { parseShape, UsageError } from "./args.ts";
+
+/** A space to compare on. */
+interface CompareSpace {
+  name: string;
+  space: KnobSpace;
+  candidateOf: CandidateOf;
+  evaluate: Evaluator;
+  /** Best known seconds (replay); undefined for live spaces until measured. */
+  optimum?: number;
+  close(): Promise<void>;
+  /** Best seconds measured so far (live spaces). */
+  bestMeasured?(): number;
+}
+
+function list(text: string, flag: string): number[] {
+  const xs = parseShape(text);
+  if (xs.some((x) => x < 1)) throw new UsageError(`${flag} values must be positive`);
+  return xs;
+}
+
+async function openSpace(
+  spec: string,
+  absent: "invalid" | "restricted",
+  template?: string,
+): Promise<CompareSpace> {
+  const colon = spec.indexOf(":");
+  if (colon > 0 && Object.hasOwn(WORKLOADS, spec.slice(0, colon))) {
+    let w;
+    try {
+      w = createWorkload(spec.slice(0, colon), parseShape(spec.slice(colon + 1)));
+    } catch (e) {
+      throw new UsageError(`--space ${spec}: ${(e as Error).message}`);
+    }
+    return liveSpace(spec, templateSpace(template ?? defaultTemplate(w), w));
+  }
+  try {
+    const r = await replaySpaceFromFile(spec, { absent });
+    return {
+      name: r.name,
+      space: r.space,
+      candidateOf: r.candidateOf,
+      optimum: r.optimum,
+      evaluate: (cs) => cs.map((c) => ({ candidate: c, ...r.evaluate(c.knobs!) })),
+      close: () => Promise.resolve(),
+    };
+  } catch (e) {
+    throw new UsageError(`--space ${spec}: ${(e as Error).message}`);
+  }
+}
+
+function liveSpace(name: string, t: ReturnType<typeof templateSpace>): CompareSpace {
+  const builder = createBuilder({ cacheDir: Deno.env.get("TUNEBOOK_CACHE") });
+  const runner = createRunner({ timing: { number: 1, repeat: 3, minRepeatMs: 20, warmup: 1 } });
+  const measured = new Map<number, Observation>();
+  let reference: string | undefined;
+  let best = Infinity;
+  const signature = signatureOf(t.workload);
+  const tol = toleranceOf(t.workload);
+  const evaluate: Evaluator = async (cs: Candidate[]) => {
+    const todo = cs.filter((c) => !measured.has(t.space.index(c.knobs!)));
+    if (!reference) {
+      const [r] = await builder.build([{ source: referenceSource(t.workload) }]);
+      if (!r.artifact) throw new Error(`reference kernel did not build: ${r.error}`);
+      reference = r.artifact;
+    }
+    const sources = todo.map((c) => kernelSource(c.trace!));
+    const built = await builder.build(
+      sources.map((s) => ({ source: "source" in s ? s.source : "#error schedule" })),
+    );
+    const runs = todo.map((_, i) => i).filter((i) => "source" in sources[i] && built[i].artifact);
+    const results = await runner.run(runs.map((i) => ({
+      artifact: built[i].artifact!,
+      reference: reference!,
+      signature,
+      seed: 0,
+      ...tol,
+    })));
+    todo.forEach((c, i) => {
+      const s = sources[i];
+      const j = runs.indexOf(i);
+      const ob: Observation = "error" in s
+        ? { candidate: c, errorKind: "instantiation_error" }
+        : j < 0
+        ? { candidate: c, errorKind: built[i].errorKind }
+        : results[j].errorKind === "none"
+        ? { candidate: c, errorKind: "none", seconds: median(results[j].times) }
+        : { candidate: c, errorKind: results[j].errorKind };
+      if (ob.seconds !== undefined) best = Math.min(best, ob.seconds);
+      measured.set(t.space.index(c.knobs!), ob);
+    });
+    return cs.map((c) => ({ ...measured.get(t.space.index(c.knobs!))!, candidate: c }));
+  };
+  return {
+    name: `${name} (template ${t.name})`,
+    space: t.space,
+    candidateOf: t.candidateOf,
+    evaluate,
+    close: () => runner.close(),
+    bestMeasured: () => best,
+  };
+}
+
+/** Runs the comparison; returns the JSON summary. */
+export async function compare(
+  argv: string[],
+): Promise<{ space: string; optimum: number; results: Omit<CompareRow, "wall_seconds">[] }> {
+  let v;
+  try {
+    v = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        space: { type: "string" },
+        strategies: { type: "string", default: "random,grid,sa,ga,evolutionary" },
+        budget: { type: "string", default: "25,100,400" },
+        seeds: { type: "string", default: "20" },
+        absent: { type: "string", default: "invalid" },
+        template: { type: "string" },
+        out: { type: "string", default: "runs/compare" },
+        quiet: { type: "boolean", default: false },
+      },
+    }).values;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (!v.space) {
+    throw new UsageError("Missing --space (a Kernel Tuner cache name or path, or workload:shape)");
+  }
+  if (v.absent !== "invalid" && v.absent !== "restricted") {
+    throw new UsageError(`--absent must be "invalid" or "restricted", got "${v.absent}"`);
+  }
+  const strategies = v.strategies!.split(",").map((s) => s.trim()).filter(Boolean);
+  for (const s of strategies) {
+    if (!STRATEGY_NAMES.includes(s)) {
+      throw new UsageError(`Unknown strategy "${s}"; known: ${STRATEGY_NAMES.join(", ")}`);
+    }
+  }
+  const budgets = list(v.budget!, "--budget").sort((a, b) => a - b);
+  const [seeds] = list(v.seeds!, "--seeds");
+  const space = await openSpace(v.space, v.absent, v.template);
+  const maxBudget = budgets[budgets.length - 1];
+  const runs = new Map<string, RunTrace[]>();
+  const progress = v.quiet ? undefined : stderrProgress();
+  const total = strategies.length * seeds;
+  const started = performance.now();
+  try {
+    for (const name of strategies) {
+      const list: RunTrace[] = [];
+      for (let seed = 0; seed < seeds; seed++) {
+        const strategy = createStrategy(name, space.space, {
+          seed,
+          candidateOf: space.candidateOf,
+        });
+        list.push(await runStrategy(strategy, space.evaluate, { budget: maxBudget }));
+        progress?.update({
+          done: runs.size * seeds + seed + 1,
+          total,
+          unit: "runs (strategy x seed)",
+          elapsed: (performance.now() - started) / 1000,
+        });
+      }
+      runs.set(name, list);
+    }
+  } finally {
+    progress?.done();
+    await space.close();
+  }
+  const optimum = space.optimum ?? space.bestMeasured!();
+  const rows = compareRows(runs, budgets, optimum);
+  console.error(`\n${space.name}: optimum ${(optimum * 1e3).toPrecision(4)} ms, ${seeds} seeds\n`);
+  console.error(compareTable(rows));
+  const series = [...runs].map(([label, rs]) => {
+    const x = Array.from({ length: maxBudget }, (_, i) => i + 1);
+    const at = (i: number) =>
+      rs.map((
+        r,
+      ) => (r.best.length > i && Number.isFinite(r.best[i])
+        ? optimum / r.best[i]
+        : r.best.length > i
+        ? 0
+        : NaN)
+      ).filter((f) => !Number.isNaN(f)).sort((a, b) => a - b);
+    const q = (xs: number[], p: number) => xs.length ? xs[Math.floor((xs.length - 1) * p)] : NaN;
+    return {
+      label,
+      x,
+      median: x.map((_, i) => q(at(i), 0.5)),
+      p25: x.map((_, i) => q(at(i), 0.25)),
+      p75: x.map((_, i) => q(at(i), 0.75)),
+    };
+  });
+  const svg = bandCurveSVG(series, {
+    title: `${space.name}: median and quartiles over ${seeds} seeds`,
+  });
+  await Deno.mkdir(v.out!, { recursive: true });
+  const base = join(
+    v.out!,
+    basename(v.space).replace(/[^A-Za-z0-9_.-]/g, "_").replace(/\.json(\.gz)?$/, ""),
+  );
+  await Deno.writeTextFile(`${base}.svg`, svg);
+  await Deno.writeFile(`${base}.png`, await svgToPNG(svg));
+  console.error(`\ntuning curves: ${base}.svg, ${base}.png`);
+  return {
+    space: space.name,
+    optimum,
+    results: rows.map(({ wall_seconds: _, ...r }) => r),
+  };
+}
+
+if (import.meta.main) {
+  try {
+    console.log(JSON.stringify(await compare(Deno.args)));
+  } catch (e) {
+    if (e instanceof UsageError) {
+      console.error(`compare: ${e.message}`);
+      Deno.exit(2);
+    }
+    throw e;
+  }
+}
