@@ -1,0 +1,114 @@
+/** End-to-end tests of `deno task compare` on replayed GPU data and on a live CPU workload. */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+async function compare(args: string[], cwd: string) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      "--config",
+      join(ROOT, "deno.json"),
+      join(ROOT, "cli/compare.ts"),
+      ...args,
+    ],
+    cwd,
+    env: { TUNEBOOK_CACHE: join(ROOT, ".cache/kernels") },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test("compare on a replayed Kernel Tuner cache prints a table, writes curves and one JSON line", async () => {
+  const dir = await Deno.makeTempDir();
+  const args = [
+    "--space",
+    "pnpoly_RTX_3090",
+    "--strategies",
+    "random,grid,sa,ga,evolutionary",
+    "--budget",
+    "10,40",
+    "--seeds",
+    "3",
+    "--out",
+    "out",
+  ];
+  const r = await compare(args, dir);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.trim().split("\n");
+  assert.equal(lines.length, 1);
+  const s = JSON.parse(lines[0]);
+  assert.match(s.space, /pnpoly/);
+  assert.ok(s.optimum > 0);
+  assert.equal(s.results.length, 10);
+  for (const row of s.results) {
+    assert.deepEqual(Object.keys(row), [
+      "strategy",
+      "budget",
+      "seeds",
+      "mean_fraction",
+      "median_fraction",
+      "p25",
+      "p75",
+      "mean_evals",
+    ]);
+    assert.ok(row.mean_fraction > 0 && row.mean_fraction <= 1);
+    assert.ok(row.mean_evals <= row.budget);
+    assert.equal(row.seeds, 3);
+  }
+  assert.match(r.stderr, /\| strategy \| budget \| mean \| median/);
+  assert.ok((await Deno.readTextFile(join(dir, "out", "pnpoly_RTX_3090.svg"))).startsWith("<svg"));
+  const again = await compare(args, dir);
+  assert.deepEqual(JSON.parse(again.stdout).results, s.results, "reproducible by seed");
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("compare measures a live workload through its knob template", async () => {
+  const dir = await Deno.makeTempDir();
+  const r = await compare([
+    "--space",
+    "matmul:24,16,8",
+    "--strategies",
+    "random,grid",
+    "--budget",
+    "3",
+    "--seeds",
+    "2",
+    "--quiet",
+  ], dir);
+  assert.equal(r.code, 0, r.stderr);
+  const s = JSON.parse(r.stdout);
+  assert.match(s.space, /matmul:24,16,8 \(template matmul\)/);
+  assert.ok(
+    s.results.every((x: { mean_fraction: number }) => x.mean_fraction > 0 && x.mean_fraction <= 1),
+  );
+  assert.ok(
+    s.results.some((x: { mean_fraction: number }) => x.mean_fraction === 1),
+    "the optimum is the best measured",
+  );
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("compare exits with status 2 and names bad arguments", async () => {
+  const dir = await Deno.makeTempDir();
+  const cases: [string[], RegExp][] = [
+    [[], /Missing --space/],
+    [["--space", "nosuch_cache"], /--space nosuch_cache/],
+    [["--space", "pnpoly_RTX_3090", "--strategies", "random,magic"], /Unknown strategy "magic"/],
+    [["--space", "pnpoly_RTX_3090", "--budget", "10,x"], /not an integer/],
+    [["--space", "pnpoly_RTX_3090", "--absent", "maybe"], /--absent must be/],
+    [["--space", "matmul:8,0,8"], /Dimension N/],
+  ];
+  for (const [args, message] of cases) {
+    const r = await compare(args, dir);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+  }
+  await Deno.remove(dir, { recursive: true });
+});
