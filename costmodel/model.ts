@@ -17,8 +17,11 @@ export interface Sample {
 export interface CostModel {
   /** Name used in tables, e.g. `"random"` or `"xgb-rank"`. */
   readonly name: string;
-  /** Learns from all samples seen so far (called with the full history or increments). */
-  update(samples: Sample[]): void;
+  /**
+   * Learns from new samples (the model keeps the history it needs). May
+   * return a promise; callers await it before predicting again.
+   */
+  update(samples: Sample[]): void | Promise<void>;
   /** Scores candidates, higher is better (e.g. predicted throughput). */
   predict(candidates: Candidate[]): number[];
 }

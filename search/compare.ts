@@ -64,7 +64,7 @@ export async function runStrategy(
       }
     }
     if (fresh.length === 0) {
-      strategy.observe(again);
+      await strategy.observe(again);
       if (props.length === 0 || ++idle >= (o.patience ?? 50)) break;
       continue;
     }
@@ -78,7 +78,7 @@ export async function runStrategy(
       best.push(current);
       wall.push((performance.now() - start) / 1000);
     }
-    strategy.observe([...again, ...obs]);
+    await strategy.observe([...again, ...obs]);
   }
   return { best, wall, evals: seen.size };
 }

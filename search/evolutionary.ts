@@ -199,7 +199,7 @@ export function evolutionarySearch(space: KnobSpace, options: EvolutionarySearch
       }
       return out;
     },
-    observe(observations: Observation[]): void {
+    observe(observations: Observation[]): void | Promise<void> {
       const samples: Sample[] = [];
       for (const o of observations) {
         const i = knobIndex(space, o.candidate.knobs);
@@ -209,7 +209,7 @@ export function evolutionarySearch(space: KnobSpace, options: EvolutionarySearch
         measured.set(i, cost);
         samples.push({ candidate: o.candidate, seconds: Number.isFinite(cost) ? cost : undefined });
       }
-      if (samples.length > 0) model.update(samples);
+      if (samples.length > 0) return model.update(samples);
     },
   };
 }

@@ -126,7 +126,7 @@ export function evolutionaryTraceSearch(
       out.forEach((t) => proposed.add(canonicalJSON(t)));
       return out.map((trace) => ({ trace }));
     },
-    observe(observations: Observation[]): void {
+    observe(observations: Observation[]): void | Promise<void> {
       const samples = [];
       for (const ob of observations) {
         if (!ob.candidate.trace) continue;
@@ -137,7 +137,7 @@ export function evolutionaryTraceSearch(
           samples.push({ candidate: ob.candidate, seconds: ob.seconds });
         }
       }
-      if (samples.length > 0) model.update(samples);
+      if (samples.length > 0) return model.update(samples);
     },
   };
 }

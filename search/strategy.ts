@@ -38,6 +38,9 @@ export interface Strategy {
   readonly name: string;
   /** Proposes up to `n` candidates (fewer when the space is exhausted). */
   propose(n: number): Candidate[];
-  /** Takes measurements of earlier proposals. */
-  observe(observations: Observation[]): void;
+  /**
+   * Takes measurements of earlier proposals. May return a promise (a model
+   * retraining); drivers await it before the next proposal.
+   */
+  observe(observations: Observation[]): void | Promise<void>;
 }

@@ -119,7 +119,7 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
     }
     if (fresh.length === 0) {
       // Only re-proposals: tell the strategy again, and give up on a stuck or exhausted space.
-      o.strategy.observe(observations);
+      await o.strategy.observe(observations);
       if (++idle >= patience) return { measured: seen.size, stop: "exhausted" };
       continue;
     }
@@ -191,7 +191,7 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
         runSeconds: r.runSeconds,
       });
     });
-    o.strategy.observe(observations);
+    await o.strategy.observe(observations);
   }
   return { measured: seen.size, stop: "trials" };
 }

@@ -1,0 +1,74 @@
+/**
+ * A learned cost model: features of candidates, a regressor (XGBoost, MLP),
+ * and AutoTVM's target: throughput normalised by the best seen, failures 0.
+ * Every update refits on the whole history (AutoTVM's XGBTuner does the
+ * same each plan); until the first fit, predictions are zeros, so a
+ * model-based strategy falls back on its own exploration.
+ * @module
+ */
+import type { Candidate } from "../search/strategy.ts";
+import type { CostModel, Sample } from "./model.ts";
+import type { Matrix, Regressor } from "./regressor.ts";
+
+/** Features of a batch of candidates, as a matrix. */
+export type Featurizer = (candidates: Candidate[]) => Matrix;
+
+/** Options of {@link learnedModel}. */
+export interface LearnedModelOptions {
+  /** Name in tables. Default: the regressor's. */
+  name?: string;
+  /** The learner. */
+  regressor: Regressor;
+  features: Featurizer;
+  /** Samples to start from (transfer: records of other workloads or devices). Default none. */
+  pretrain?: Sample[];
+  /** Fewest samples before the first fit. Default 8. */
+  minSamples?: number;
+}
+
+/** A cost model that also reports how many samples it learned from. */
+export interface LearnedModel extends CostModel {
+  /** Samples learned from so far (pretraining included). */
+  readonly samples: number;
+}
+
+/** Throughput targets: (1 / seconds) / max over the samples; failures are 0. */
+export function throughputTargets(samples: readonly Sample[]): Float32Array {
+  const speed = samples.map((s) => (s.seconds && s.seconds > 0 ? 1 / s.seconds : 0));
+  const best = Math.max(0, ...speed);
+  return Float32Array.from(speed, (v) => (best > 0 ? v / best : 0));
+}
+
+/** Creates a learned cost model. */
+export function learnedModel(o: LearnedModelOptions): LearnedModel {
+  const history: Sample[] = [...(o.pretrain ?? [])];
+  const minSamples = o.minSamples ?? 8;
+  let fitted = false;
+  const refit = async () => {
+    if (history.length < minSamples) return;
+    await o.regressor.fit(o.features(history.map((s) => s.candidate)), throughputTargets(history));
+    fitted = true;
+  };
+  const ready = refit();
+  return {
+    name: o.name ?? o.regressor.name,
+    get samples() {
+      return history.length;
+    },
+    async update(samples: Sample[]): Promise<void> {
+      await ready;
+      history.push(...samples);
+      await refit();
+    },
+    predict(candidates: Candidate[]): number[] {
+      if (!fitted || candidates.length === 0) return candidates.map(() => 0);
+      const out = o.regressor.predict(o.features(candidates));
+      if (out instanceof Promise) {
+        throw new TypeError(
+          `Regressor "${o.regressor.name}" predicts asynchronously; a cost model needs it synchronous`,
+        );
+      }
+      return Array.from(out);
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import assert from "node:assert/strict";
+import type { CostModel, Sample } from "../costmodel/model.ts";
+import { randomModel } from "../costmodel/random_model.ts";
+import { runStrategy } from "./compare.ts";
+import { KnobSpace } from "./knobs.ts";
+import { modelBasedTuner } from "./model_based.ts";
+import { randomKnobSearch } from "./random.ts";
+import type { Candidate } from "./strategy.ts";
+
+const space = new KnobSpace(
+  [0, 1, 2, 3].map((i) => ({
+    name: `k${i}`,
+    kind: "other" as const,
+    options: [0, 1, 2, 3, 4, 5, 6, 7],
+  })),
+);
+const cost = (p: number[]) => 1 + p.reduce((a, v, i) => a + (v - (i + 2)) ** 2, 0);
+const evaluate = (cs: Candidate[]) =>
+  cs.map((c) =>
+    c.knobs![0] === 7 ? { candidate: c, errorKind: "runtime_error" as const } : {
+      candidate: c,
+      errorKind: "none" as const,
+      seconds: cost(c.knobs!),
+    }
+  );
+
+/** A model that learns nothing but knows the truth once it has seen 8 samples. */
+function oracle(): CostModel {
+  let seen = 0;
+  return {
+    name: "oracle",
+    update(s: Sample[]) {
+      seen += s.length;
+    },
+    predict: (cs) => cs.map((c) => (seen >= 8 ? 1 / cost(c.knobs!) : 0)),
+  };
+}
+
+Deno.test("the model-based tuner follows its model and beats random search with a good one", async () => {
+  const budget = 40;
+  let tuned = 0, random = 0;
+  for (let seed = 0; seed < 5; seed++) {
+    const s = modelBasedTuner(space, { seed, model: oracle(), planSize: 16, saIters: 100 });
+    tuned += Math.min(...(await runStrategy(s, evaluate, { budget })).best);
+    random += Math.min(
+      ...(await runStrategy(randomKnobSearch(space, { seed }), evaluate, { budget })).best,
+    );
+  }
+  assert.ok(tuned < random, `model ${tuned / 5} vs random ${random / 5}`);
+  assert.equal(tuned / 5, 1, "a perfect model finds the optimum");
+});
+
+Deno.test("the model-based tuner is reproducible, never repeats a point and survives failures", async () => {
+  const run = async () => {
+    const s = modelBasedTuner(space, { seed: 3, model: randomModel(3), planSize: 8, saIters: 20 });
+    const seen: number[] = [];
+    for (let r = 0; r < 4; r++) {
+      const cs = s.propose(8);
+      seen.push(...cs.map((c) => space.index(c.knobs!)));
+      await s.observe(evaluate(cs));
+    }
+    return seen;
+  };
+  const a = await run();
+  assert.deepEqual(a, await run());
+  assert.equal(new Set(a).size, a.length);
+});
+
+Deno.test("the model-based tuner stops when a small space is exhausted", async () => {
+  const tiny = new KnobSpace([{ name: "a", kind: "other", options: [1, 2, 3] }]);
+  const s = modelBasedTuner(tiny, { seed: 1, model: randomModel(1), planSize: 2 });
+  const r = await runStrategy(
+    s,
+    (cs) => cs.map((c) => ({ candidate: c, errorKind: "none" as const, seconds: 1 })),
+    { budget: 10 },
+  );
+  assert.equal(r.evals, 3);
+});
