@@ -118,7 +118,7 @@ export const PALETTE = [
 ];
 
 /** Puts a title and a legend above a plot's SVG, as one standalone SVG document. */
-function withHeader(plot: string, title: string, labels: string[]): string {
+export function withHeader(plot: string, title: string, labels: string[]): string {
   const width = Number(plot.match(/width="(\d+)"/)?.[1] ?? 640);
   const height = Number(plot.match(/height="(\d+)"/)?.[1] ?? 360);
   // Each entry is as wide as its label (about 7 px a character at 12 px).

@@ -1,0 +1,52 @@
+/**
+ * Scatter plots (predicted against measured, for cost models) drawn
+ * server-side with Observable Plot, with the same header as the tuning curves.
+ *
+ * @example
+ * ```ts
+ * import { scatterSVG } from "./scatter.ts";
+ * const svg = scatterSVG([{ x: 1, y: 2 }, { x: 2, y: 3 }], { title: "t", x: "measured", y: "predicted" });
+ * if (!svg.startsWith("<svg")) throw new Error();
+ * ```
+ * @module
+ */
+import * as Plot from "@observablehq/plot";
+import { parseHTML } from "linkedom";
+import { withHeader } from "./tuning_curve.ts";
+
+/** Options of {@link scatterSVG}. */
+export interface ScatterOptions {
+  title: string;
+  /** Label of the x axis. */
+  x: string;
+  /** Label of the y axis. */
+  y: string;
+  /** Draw the y = x diagonal. Default true. */
+  diagonal?: boolean;
+}
+
+/** An SVG scatter plot of points. */
+export function scatterSVG(points: { x: number; y: number }[], o: ScatterOptions): string {
+  // linkedom's types lack `document` on the returned window; it is there at run time.
+  const { document } = parseHTML("<!DOCTYPE html><html><body></body></html>") as unknown as {
+    document: NonNullable<Plot.PlotOptions["document"]>;
+  };
+  const lo = Math.min(...points.flatMap((p) => [p.x, p.y])),
+    hi = Math.max(...points.flatMap((p) => [p.x, p.y]));
+  const chart = Plot.plot({
+    document,
+    width: 480,
+    height: 420,
+    marginLeft: 56,
+    style: { background: "white", fontFamily: "sans-serif", fontSize: "12px" },
+    x: { label: o.x, grid: true },
+    y: { label: o.y, grid: true },
+    marks: [
+      ...(o.diagonal === false
+        ? []
+        : [Plot.line([[lo, lo], [hi, hi]], { stroke: "#9498a0", strokeDasharray: "4 3" })]),
+      Plot.dot(points, { x: "x", y: "y", r: 2, fill: "#4269d0", fillOpacity: 0.5 }),
+    ],
+  }) as unknown as { outerHTML: string };
+  return withHeader(chart.outerHTML, o.title, []);
+}
