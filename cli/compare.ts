@@ -24,7 +24,8 @@ import {
   runStrategy,
   type RunTrace,
 } from "../search/compare.ts";
-import { createStrategy, STRATEGY_NAMES } from "../search/registry.ts";
+import { createStrategy, STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../search/registry.ts";
+import type { Sample } from "../costmodel/model.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
 import type { KnobSpace } from "../search/knobs.ts";
 import type { Candidate, CandidateOf, Observation } from "../search/strategy.ts";
@@ -135,6 +136,35 @@ function liveSpace(name: string, t: ReturnType<typeof templateSpace>): CompareSp
   };
 }
 
+/**
+ * Records of another cache of the same kernel (another device) as samples in
+ * the target space: configurations are matched by knob values; those the
+ * target space lacks are dropped.
+ */
+async function transferSamples(spec: string, target: KnobSpace): Promise<Sample[]> {
+  let source;
+  try {
+    source = await replaySpaceFromFile(spec);
+  } catch (e) {
+    throw new UsageError(`--transfer-from ${spec}: ${(e as Error).message}`);
+  }
+  const names = target.knobs.map((k) => k.name);
+  if (source.space.knobs.map((k) => k.name).join() !== names.join()) {
+    throw new UsageError(`--transfer-from ${spec}: its knobs differ from the space's`);
+  }
+  const out: Sample[] = [];
+  for (let i = 0; i < source.space.size; i++) {
+    const r = source.evaluateIndex(i);
+    if (r.errorKind === "instantiation_error") continue;
+    const values = source.space.values(source.space.point(i));
+    const knobs = target.knobs.map((k) => k.options.indexOf(values[k.name]));
+    if (knobs.some((x) => x < 0)) continue;
+    out.push({ candidate: { knobs }, seconds: r.seconds });
+  }
+  if (out.length === 0) throw new UsageError(`--transfer-from ${spec}: no configuration matches`);
+  return out;
+}
+
 /** Runs the comparison; returns the JSON summary. */
 export async function compare(
   argv: string[],
@@ -151,6 +181,7 @@ export async function compare(
         seeds: { type: "string", default: "20" },
         absent: { type: "string", default: "invalid" },
         template: { type: "string" },
+        "transfer-from": { type: "string" },
         out: { type: "string", default: "runs/compare" },
         quiet: { type: "boolean", default: false },
       },
@@ -170,9 +201,19 @@ export async function compare(
       throw new UsageError(`Unknown strategy "${s}"; known: ${STRATEGY_NAMES.join(", ")}`);
     }
   }
+  if (strategies.some((s) => TRANSFER_STRATEGIES.includes(s)) && !v["transfer-from"]) {
+    throw new UsageError(
+      `${
+        TRANSFER_STRATEGIES.join(" and ")
+      } need --transfer-from (a cache of the same kernel on another device)`,
+    );
+  }
   const budgets = list(v.budget!, "--budget").sort((a, b) => a - b);
   const [seeds] = list(v.seeds!, "--seeds");
   const space = await openSpace(v.space, v.absent, v.template);
+  const pretrain = v["transfer-from"]
+    ? await transferSamples(v["transfer-from"], space.space)
+    : undefined;
   const maxBudget = budgets[budgets.length - 1];
   const runs = new Map<string, RunTrace[]>();
   const progress = v.quiet ? undefined : stderrProgress();
@@ -185,6 +226,7 @@ export async function compare(
         const strategy = createStrategy(name, space.space, {
           seed,
           candidateOf: space.candidateOf,
+          pretrain,
         });
         list.push(await runStrategy(strategy, space.evaluate, { budget: maxBudget }));
         progress?.update({

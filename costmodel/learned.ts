@@ -44,12 +44,17 @@ export function learnedModel(o: LearnedModelOptions): LearnedModel {
   const history: Sample[] = [...(o.pretrain ?? [])];
   const minSamples = o.minSamples ?? 8;
   let fitted = false;
-  const refit = async () => {
+  // Synchronous learners (XGBoost) are ready at once: a pretrained model guides the first proposal.
+  const refit = (): void | Promise<void> => {
     if (history.length < minSamples) return;
-    await o.regressor.fit(o.features(history.map((s) => s.candidate)), throughputTargets(history));
+    const done = o.regressor.fit(
+      o.features(history.map((s) => s.candidate)),
+      throughputTargets(history),
+    );
+    if (done instanceof Promise) return done.then(() => void (fitted = true));
     fitted = true;
   };
-  const ready = refit();
+  let ready = refit();
   return {
     name: o.name ?? o.regressor.name,
     get samples() {
@@ -58,7 +63,8 @@ export function learnedModel(o: LearnedModelOptions): LearnedModel {
     async update(samples: Sample[]): Promise<void> {
       await ready;
       history.push(...samples);
-      await refit();
+      ready = refit();
+      await ready;
     },
     predict(candidates: Candidate[]): number[] {
       if (!fitted || candidates.length === 0) return candidates.map(() => 0);

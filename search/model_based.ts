@@ -21,7 +21,7 @@
  * ```
  * @module
  */
-import type { CostModel } from "../costmodel/model.ts";
+import type { CostModel, Sample } from "../costmodel/model.ts";
 import { createPrng } from "../ir/prng.ts";
 import type { KnobSpace, Point } from "./knobs.ts";
 import { freshPointSampler, knobIndex } from "./random.ts";
@@ -44,6 +44,8 @@ export interface ModelBasedOptions {
   randomRatio?: number;
   /** Keep plan points at least two steps apart in some knob. Default false. */
   diversity?: boolean;
+  /** The model is already trained (transfer): let it pick the first plan too. Default false. */
+  warmStart?: boolean;
   /** Name in tables. Default `model.name`. */
   name?: string;
 }
@@ -56,7 +58,9 @@ export function modelBasedTuner(space: KnobSpace, o: ModelBasedOptions): Strateg
   const fresh = freshPointSampler(space, prng, visited);
   const candidateOf = o.candidateOf ?? ((knobs: number[]) => ({ knobs }));
   let plan: Point[] = [];
-  let measured = 0;
+  // A pretrained model (transfer) guides the first plan too.
+  let measured = o.warmStart ? 1 : 0;
+  const pending: Sample[] = [];
 
   const nextPlan = (): Point[] => {
     const random = Math.max(1, Math.round(planSize * (o.randomRatio ?? 0.05)));
@@ -132,10 +136,10 @@ export function modelBasedTuner(space: KnobSpace, o: ModelBasedOptions): Strateg
       );
       for (const ob of samples) visited.add(knobIndex(space, ob.candidate.knobs)!);
       measured += samples.length;
-      if (samples.length === 0) return;
-      return o.model.update(
-        samples.map((ob) => ({ candidate: ob.candidate, seconds: ob.seconds })),
-      );
+      pending.push(...samples.map((ob) => ({ candidate: ob.candidate, seconds: ob.seconds })));
+      // Retrain once per plan, as AutoTVM does, not after every batch.
+      if (pending.length === 0 || (pending.length < planSize && plan.length > 0)) return;
+      return o.model.update(pending.splice(0));
     },
   };
 }

@@ -3,7 +3,12 @@
  * knob space with a seed.
  * @module
  */
-import type { CostModel } from "../costmodel/model.ts";
+import type { CostModel, Sample } from "../costmodel/model.ts";
+import { knobFeaturizer } from "../costmodel/featurizers.ts";
+import { type Featurizer, learnedModel } from "../costmodel/learned.ts";
+import { MLPRegressor } from "../costmodel/mlp.ts";
+import { XGBoostRegressor } from "../costmodel/xgboost.ts";
+import { modelBasedTuner } from "./model_based.ts";
 import { randomModel } from "../costmodel/random_model.ts";
 import { simulatedAnnealing } from "./annealing.ts";
 import { evolutionarySearch } from "./evolutionary.ts";
@@ -17,8 +22,41 @@ import type { CandidateOf, Strategy } from "./strategy.ts";
 export interface StrategyContext {
   seed: number;
   candidateOf?: CandidateOf;
-  /** Cost model of model-based strategies. Default: a random model with the same seed. */
+  /** Cost model of `evolutionary`. Default: a random model with the same seed. */
   model?: CostModel;
+  /** Features of candidates for the learned models. Default: knob features of the space. */
+  features?: Featurizer;
+  /** Samples to pretrain learned models on (the `-transfer` variants need them). */
+  pretrain?: Sample[];
+}
+
+/** A learned model of a kind (`xgb`, `xgb-rank`, `mlp`) over a space's features. */
+export function learnedModelFor(kind: string, space: KnobSpace, c: StrategyContext): CostModel {
+  const regressor = kind === "mlp" ? new MLPRegressor({ seed: c.seed }) : new XGBoostRegressor({
+    objective: kind === "xgb-rank" ? "rank:pairwise" : "reg:squarederror",
+    seed: c.seed,
+  });
+  return learnedModel({
+    name: kind,
+    regressor,
+    features: c.features ?? knobFeaturizer(space),
+    pretrain: c.pretrain,
+  });
+}
+
+/** AutoTVM's model-based tuner with a learned model; `transfer` pretrains it on `c.pretrain`. */
+function modelBased(kind: string, transfer: boolean) {
+  return (space: KnobSpace, c: StrategyContext): Strategy => {
+    if (transfer && !c.pretrain?.length) {
+      throw new RangeError(`Strategy "${kind}-transfer" needs records to pretrain on`);
+    }
+    return modelBasedTuner(space, {
+      ...c,
+      model: learnedModelFor(kind, space, transfer ? c : { ...c, pretrain: undefined }),
+      warmStart: transfer,
+      name: transfer ? `${kind}-transfer` : kind,
+    });
+  };
 }
 
 /** Factories of the knob-space strategies. */
@@ -30,7 +68,20 @@ export const KNOB_STRATEGIES: Record<string, (space: KnobSpace, c: StrategyConte
   ga: (space, c) => geneticAlgorithm(space, c),
   evolutionary: (space, c) =>
     evolutionarySearch(space, { ...c, model: c.model ?? randomModel(c.seed) }),
+  xgb: modelBased("xgb", false),
+  "xgb-rank": modelBased("xgb-rank", false),
+  mlp: modelBased("mlp", false),
+  "evolutionary-xgb": (space, c) =>
+    evolutionarySearch(space, {
+      ...c,
+      model: learnedModelFor("xgb", space, { ...c, pretrain: undefined }),
+    }),
+  "xgb-transfer": modelBased("xgb", true),
+  "xgb-rank-transfer": modelBased("xgb-rank", true),
 };
+
+/** Strategies that need records to pretrain on (`compare --transfer-from`). */
+export const TRANSFER_STRATEGIES: readonly string[] = ["xgb-transfer", "xgb-rank-transfer"];
 
 /** Names of the knob-space strategies. */
 export const STRATEGY_NAMES: readonly string[] = Object.keys(KNOB_STRATEGIES);
