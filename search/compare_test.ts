@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { compareRows, fractionAt, runStrategy, summary } from "./compare.ts";
-import { createStrategy, STRATEGY_NAMES } from "./registry.ts";
+import { createStrategy, STRATEGY_NAMES, TRANSFER_STRATEGIES } from "./registry.ts";
 import { replaySpaceFromFile } from "./replay.ts";
 import type { Candidate, Observation, Strategy } from "./strategy.ts";
 
@@ -8,18 +8,18 @@ const replay = await replaySpaceFromFile("pnpoly_RTX_3090");
 const evaluate = (cs: Candidate[]) => replay.measure(cs);
 
 Deno.test("every strategy is reproducible by seed on replayed data", async () => {
-  for (const name of STRATEGY_NAMES) {
+  for (const name of STRATEGY_NAMES.filter((n) => !TRANSFER_STRATEGIES.includes(n))) {
     const run = () =>
       runStrategy(
         createStrategy(name, replay.space, { seed: 4, candidateOf: replay.candidateOf }),
         evaluate,
         {
-          budget: 60,
+          budget: 80,
         },
       );
     const a = await run(), b = await run();
     assert.deepEqual(a.best, b.best, name);
-    assert.equal(a.evals, 60, name);
+    assert.equal(a.evals, 80, name);
   }
 });
 
