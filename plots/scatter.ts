@@ -35,7 +35,7 @@ export function scatterSVG(points: { x: number; y: number }[], o: ScatterOptions
     hi = Math.max(...points.flatMap((p) => [p.x, p.y]));
   const chart = Plot.plot({
     document,
-    width: 480,
+    width: 640,
     height: 420,
     marginLeft: 56,
     style: { background: "white", fontFamily: "sans-serif", fontSize: "12px" },
