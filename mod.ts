@@ -36,3 +36,32 @@ export { tune, type TuneOptions, type TuneOutcome } from "./tuner/loop.ts";
 export { runSession, type SessionOptions, type Summary } from "./tuner/session.ts";
 export { kernelSource, referenceSource, signatureOf } from "./tuner/kernel.ts";
 export { type Progress, progressLine } from "./tuner/progress.ts";
+export * from "./search/knobs.ts";
+export {
+  defaultTemplate,
+  TEMPLATE_NAMES,
+  type TemplateSpace,
+  templateSpace,
+} from "./search/templates.ts";
+export { mutate, verify } from "./search/mutators.ts";
+export { evolutionaryTraceSearch } from "./search/evolutionary_traces.ts";
+export { createStrategy, STRATEGY_NAMES, type StrategyContext } from "./search/registry.ts";
+export { type ReplaySpace, replaySpace, replaySpaceFromFile } from "./search/replay.ts";
+export {
+  type CompareRow,
+  compareRows,
+  compareTable,
+  runStrategy,
+  type RunTrace,
+} from "./search/compare.ts";
+export { modelBasedTuner } from "./search/model_based.ts";
+export type { CostModel, Sample } from "./costmodel/model.ts";
+export type { Matrix, Regressor } from "./costmodel/regressor.ts";
+export { randomModel } from "./costmodel/random_model.ts";
+export { type LearnedModel, learnedModel } from "./costmodel/learned.ts";
+export { XGBoostRegressor } from "./costmodel/xgboost.ts";
+export { MLPRegressor } from "./costmodel/mlp.ts";
+export * from "./costmodel/features.ts";
+export * from "./costmodel/metrics.ts";
+export { bandCurveSVG, bestSoFar, svgToPNG, tuningCurveSVG } from "./plots/tuning_curve.ts";
+export { scatterSVG } from "./plots/scatter.ts";

@@ -182,6 +182,7 @@ export async function compare(
         absent: { type: "string", default: "invalid" },
         template: { type: "string" },
         "transfer-from": { type: "string" },
+        "plan-size": { type: "string", default: "64" },
         out: { type: "string", default: "runs/compare" },
         quiet: { type: "boolean", default: false },
       },
@@ -209,6 +210,7 @@ export async function compare(
     );
   }
   const budgets = list(v.budget!, "--budget").sort((a, b) => a - b);
+  const [planSize] = list(v["plan-size"]!, "--plan-size");
   const [seeds] = list(v.seeds!, "--seeds");
   const space = await openSpace(v.space, v.absent, v.template);
   const pretrain = v["transfer-from"]
@@ -227,6 +229,7 @@ export async function compare(
           seed,
           candidateOf: space.candidateOf,
           pretrain,
+          planSize,
         });
         list.push(await runStrategy(strategy, space.evaluate, { budget: maxBudget }));
         progress?.update({

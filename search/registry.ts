@@ -28,6 +28,8 @@ export interface StrategyContext {
   features?: Featurizer;
   /** Samples to pretrain learned models on (the `-transfer` variants need them). */
   pretrain?: Sample[];
+  /** Plan size of the model-based tuners (AutoTVM's plan_size). Default 64. */
+  planSize?: number;
 }
 
 /** A learned model of a kind (`xgb`, `xgb-rank`, `mlp`) over a space's features. */
