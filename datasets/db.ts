@@ -330,13 +330,26 @@ function toCandidate(r: Row): CandidateRow {
 /**
  * Records of tuning runs in a SQLite file.
  *
+ * @example
  * ```ts
- * const db = RecordsDB.open("runs/records.db");
+ * import { RecordsDB } from "./db.ts";
+ * const db = RecordsDB.open(":memory:");
  * const wl = db.upsertWorkload({ name: "matmul", shape: [64, 64, 64], flops: 2 * 64 ** 3 });
- * const run = db.startRun({ workloadId: wl, strategy: "random", ... });
- * const cand = db.addCandidate(run, { trial: 0, trace, traceHash });
+ * const run = db.startRun({
+ *   workloadId: wl,
+ *   strategy: "random",
+ *   seed: 1,
+ *   trials: 1,
+ *   target: "cpu",
+ *   config: {},
+ *   machine: {},
+ *   compiler: "gcc",
+ *   tunebookVersion: "0.1.0",
+ * });
+ * const cand = db.addCandidate(run, { trial: 0, trace: "{}", traceHash: "h0" });
  * db.addResult(cand, { errorKind: "none", times: [1e-4], buildSeconds: 0.2, runSeconds: 0.01 });
  * db.finishRun(run);
+ * if (db.best(run)?.result.seconds !== 1e-4) throw new Error();
  * db.close();
  * ```
  */
