@@ -22,8 +22,10 @@ export interface LearnedModelOptions {
   features: Featurizer;
   /** Samples to start from (transfer: records of other workloads or devices). Default none. */
   pretrain?: Sample[];
-  /** Fewest samples before the first fit. Default 8. */
+  /** Fewest samples before the first fit (Infinity: never refit, a frozen model). Default 8. */
   minSamples?: number;
+  /** The regressor is already trained (a loaded model): predict with it at once. Default false. */
+  fitted?: boolean;
 }
 
 /** A cost model that also reports how many samples it learned from. */
@@ -43,7 +45,7 @@ export function throughputTargets(samples: readonly Sample[]): Float32Array {
 export function learnedModel(o: LearnedModelOptions): LearnedModel {
   const history: Sample[] = [...(o.pretrain ?? [])];
   const minSamples = o.minSamples ?? 8;
-  let fitted = false;
+  let fitted = o.fitted ?? false;
   // Synchronous learners (XGBoost) are ready at once: a pretrained model guides the first proposal.
   const refit = (): void | Promise<void> => {
     if (history.length < minSamples) return;
