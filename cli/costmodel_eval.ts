@@ -38,7 +38,7 @@ interface Dataset {
   group: string[];
 }
 
-async function fromDb(path: string): Promise<Dataset> {
+function fromDb(path: string): Dataset {
   const db = RecordsDB.open(path);
   try {
     const traces = [], y: number[] = [], group: string[] = [];
@@ -124,7 +124,7 @@ export async function costmodelEval(argv: string[]): Promise<Record<string, unkn
   const seed = Number(v.seed);
   let data: Dataset;
   try {
-    data = v.db ? await fromDb(v.db) : await fromSpace(v.space!);
+    data = v.db ? fromDb(v.db) : await fromSpace(v.space!);
   } catch (e) {
     if (e instanceof UsageError) throw e;
     throw new UsageError(

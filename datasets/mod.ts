@@ -22,3 +22,6 @@ export {
   workloadKey,
   type WorkloadRow,
 } from "./db.ts";
+export * from "./export.ts";
+export * from "./import.ts";
+export * from "./kerneltuner.ts";

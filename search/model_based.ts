@@ -80,7 +80,7 @@ export function modelBasedTuner(space: KnobSpace, o: ModelBasedOptions): Strateg
     if (n <= 0) return [];
     const chains: Point[] = [];
     for (let i = 0; i < (o.parallelSize ?? 128); i++) chains.push(space.random(prng));
-    let scores = o.model.predict(chains.map(candidateOf));
+    const scores = o.model.predict(chains.map(candidateOf));
     const top = new Map<number, { p: Point; s: number }>();
     const consider = (p: Point, s: number) => {
       const k = space.index(p);

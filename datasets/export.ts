@@ -1,0 +1,645 @@
+/**
+ * Exports a records database as a data set: one row per measured candidate
+ * (a candidate with a result; unmeasured candidates are left out), in CSV,
+ * JSON Lines, Parquet or AutoTVM's log format.
+ *
+ * ## Schema
+ *
+ * Every format but AutoTVM's has these columns, in this order
+ * ({@link EXPORT_SCHEMA} holds the same list as data). Types: `integer`,
+ * `number` (float64), `string`, and `json` — JSON *text* in a string column
+ * (in every format, JSON Lines included, so one reader handles them all).
+ * Nullable columns are marked `?`.
+ *
+ * | column | type | meaning |
+ * | --- | --- | --- |
+ * | `run_id` | integer | id of the run in the exported database |
+ * | `workload` | string | operator name, e.g. `matmul` |
+ * | `shape` | json | problem shape, e.g. `[512,512,512]` |
+ * | `workload_key` | string | `name:shape`, e.g. `matmul:512,512,512`; the unit of the split |
+ * | `flops` | number | floating-point operations of one call (0 when unknown) |
+ * | `target` | string | target of the run, e.g. `cpu` |
+ * | `strategy` | string | search strategy of the run |
+ * | `seed` | integer | seed of the run's search |
+ * | `run_config` | json | the run's configuration (CLI arguments); a trace-file run's trace list is left out |
+ * | `trial` | integer | trial number of the candidate within its run |
+ * | `trace` | json | the candidate's schedule trace, as stored |
+ * | `trace_hash` | string | hex SHA-256 of the canonical trace (unique within a run) |
+ * | `knobs` | json? | knob vector (one option index per knob), null when the strategy had none |
+ * | `feature_version` | string | {@link FEATURE_VERSION} of `features` |
+ * | `features` | json? | `fixedFeatures(trace)` as a JSON array in {@link FIXED_FEATURE_NAMES} order; null when the trace does not replay or lower (or is not a tunebook trace, e.g. a Kernel Tuner import) |
+ * | `error_kind` | string | `none` or why the candidate failed (see `measure/types.ts`) |
+ * | `error` | string? | failure message |
+ * | `times` | json | seconds per call, one per repeat (may be `[]` on error) |
+ * | `seconds` | number? | median of `times`; null on error |
+ * | `gflops` | number? | `flops / seconds / 1e9`; null on error (or when flops are unknown) |
+ * | `build_seconds` | number | wall seconds spent building |
+ * | `run_seconds` | number | wall seconds spent measuring |
+ * | `timestamp` | string | ISO 8601 time the result was recorded |
+ * | `machine` | json | the run's machine description |
+ * | `compiler` | string | the run's compiler identification |
+ * | `tunebook_version` | string | tunebook version that made the run |
+ * | `split` | string | `train` or `test` |
+ *
+ * Format details:
+ *
+ * - **CSV** (RFC 4180, `\n` line ends, a header line): a field is quoted when
+ *   it holds `,`, `"`, a line break or leading/trailing space, and a JSON
+ *   field always is; `"` is doubled inside. An empty unquoted field is null;
+ *   an empty string is written `""`.
+ * - **JSON Lines**: one object per row with the keys above in order.
+ * - **Parquet** (zstd): the columns above, except that `features` is replaced
+ *   by one float64 column per feature, named `feature.<name>` for each name
+ *   of {@link FIXED_FEATURE_NAMES} (null when the features are unavailable).
+ *   Integers are int64, numbers float64, the rest UTF-8 strings.
+ * - **AutoTVM** (`autotvm`): one JSON line per row, as AutoTVM's
+ *   `record.encode` writes: `{"input": [target, task_name, args, kwargs],
+ *   "config": {"index", "code_hash", "entity"}, "result": [costs, error_no,
+ *   all_cost, timestamp], "version": 0.2, "tvm_version"}` — see
+ *   {@link autotvmRecord} — plus a `tunebook` object with the row's identity.
+ *
+ * ## Split
+ *
+ * The split is leakage-safe: whole workloads (by `workload_key`) are held
+ * out, never some rows of a workload. `{ holdout: keys }` puts the named
+ * workloads in `test`; `{ holdoutFraction, seed }` shuffles the sorted keys
+ * with `createPrng(seed)` and puts the first `round(fraction * n)` in `test`
+ * (at least one when the fraction is above 0 and at most n - 1 when it is
+ * below 1). Without a split every row is `train`.
+ *
+ * @example
+ * ```ts
+ * import { RecordsDB } from "./db.ts";
+ * import { exportRecords } from "./export.ts";
+ * const db = RecordsDB.open("runs/study.db");
+ * const s = await exportRecords(db, "csv", "/tmp/study.csv", {
+ *   split: { holdout: ["matmul:1024,1024,1024"] },
+ * });
+ * console.log(s.rows, s.test);
+ * db.close();
+ * ```
+ * @module
+ */
+import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { FEATURE_VERSION, FIXED_FEATURE_NAMES, fixedFeatures } from "../costmodel/features.ts";
+import { createPrng } from "../ir/prng.ts";
+import { parseTrace } from "../ir/trace.ts";
+import { createWorkload } from "../ir/workloads.ts";
+import { type Knob, KnobSpace } from "../search/knobs.ts";
+import { defaultTemplate, templateSpace } from "../search/templates.ts";
+import type { ErrorKind, RecordsDB, RunRow, WorkloadRow } from "./db.ts";
+
+/** Formats {@link exportRecords} writes. */
+export type ExportFormat = "csv" | "jsonl" | "parquet" | "autotvm";
+
+/** Every export format. */
+export const EXPORT_FORMATS: readonly ExportFormat[] = ["csv", "jsonl", "parquet", "autotvm"];
+
+/** How rows are split: named workloads held out, or a seeded fraction of the workloads. */
+export type SplitOptions = { holdout: string[] } | { holdoutFraction: number; seed: number };
+
+/** Options of {@link exportRecords}. */
+export interface ExportOptions {
+  /** Export only these runs (default: every run). */
+  runs?: number[];
+  /** Train/test split by workload (default: every row is `train`). */
+  split?: SplitOptions;
+}
+
+/** What {@link exportRecords} wrote. */
+export interface ExportSummary {
+  /** Rows (records) written. */
+  rows: number;
+  /** Size of the file in bytes. */
+  bytes: number;
+  /** Path written (as given). */
+  path: string;
+  /** Format written. */
+  format: ExportFormat;
+  /** Rows in `train`. */
+  train: number;
+  /** Rows in `test`. */
+  test: number;
+  /** Workload keys in `test`, sorted. */
+  testWorkloads: string[];
+}
+
+/** Error for a bad export request (unknown run, unknown holdout workload, bad fraction...). */
+export class ExportError extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param message what is wrong, naming the offending value
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "ExportError";
+  }
+}
+
+/** Type of an exported column. `json` is JSON text in a string column. */
+export type ColumnType = "integer" | "number" | "string" | "json";
+
+/** One column of the export schema. */
+export interface ColumnSpec {
+  /** Column name. */
+  name: keyof ExportRow;
+  /** Column type. */
+  type: ColumnType;
+  /** True when the column may be null. */
+  nullable: boolean;
+  /** What the column holds. */
+  meaning: string;
+}
+
+/** One exported row; see {@link EXPORT_SCHEMA} for each column's meaning. */
+export interface ExportRow {
+  /** Run id. */
+  run_id: number;
+  /** Operator name. */
+  workload: string;
+  /** Shape, JSON. */
+  shape: string;
+  /** `name:shape`. */
+  workload_key: string;
+  /** Flops of one call. */
+  flops: number;
+  /** Target of the run. */
+  target: string;
+  /** Strategy of the run. */
+  strategy: string;
+  /** Seed of the run. */
+  seed: number;
+  /** Run configuration, JSON. */
+  run_config: string;
+  /** Trial number. */
+  trial: number;
+  /** Trace, JSON. */
+  trace: string;
+  /** Trace hash. */
+  trace_hash: string;
+  /** Knob vector, JSON, or null. */
+  knobs: string | null;
+  /** Feature version. */
+  feature_version: string;
+  /** Fixed features, JSON array, or null. */
+  features: string | null;
+  /** Error kind. */
+  error_kind: string;
+  /** Error message or null. */
+  error: string | null;
+  /** Seconds per repeat, JSON array. */
+  times: string;
+  /** Median seconds or null. */
+  seconds: number | null;
+  /** GFLOP/s or null. */
+  gflops: number | null;
+  /** Build seconds. */
+  build_seconds: number;
+  /** Run seconds. */
+  run_seconds: number;
+  /** ISO time of the result. */
+  timestamp: string;
+  /** Machine, JSON. */
+  machine: string;
+  /** Compiler. */
+  compiler: string;
+  /** tunebook version. */
+  tunebook_version: string;
+  /** `train` or `test`. */
+  split: "train" | "test";
+}
+
+/** The export schema: every column in order, with its type and meaning (see the module doc). */
+export const EXPORT_SCHEMA: readonly ColumnSpec[] = Object.freeze([
+  col("run_id", "integer", false, "id of the run in the exported database"),
+  col("workload", "string", false, "operator name, e.g. matmul"),
+  col("shape", "json", false, "problem shape as a JSON array, e.g. [512,512,512]"),
+  col(
+    "workload_key",
+    "string",
+    false,
+    "name:shape, e.g. matmul:512,512,512; the unit of the split",
+  ),
+  col("flops", "number", false, "floating-point operations of one call (0 when unknown)"),
+  col("target", "string", false, "target of the run, e.g. cpu"),
+  col("strategy", "string", false, "search strategy of the run"),
+  col("seed", "integer", false, "seed of the run's search"),
+  col("run_config", "json", false, "the run's configuration; a trace-file run's traces left out"),
+  col("trial", "integer", false, "trial number of the candidate within its run"),
+  col("trace", "json", false, "the candidate's schedule trace, as stored"),
+  col("trace_hash", "string", false, "hex SHA-256 of the canonical trace (unique within a run)"),
+  col("knobs", "json", true, "knob vector (option index per knob); null when there is none"),
+  col("feature_version", "string", false, "feature version (FEATURE_VERSION) of features"),
+  col(
+    "features",
+    "json",
+    true,
+    "fixedFeatures(trace) as a JSON array in FIXED_FEATURE_NAMES order (Parquet: one " +
+      "feature.<name> float64 column each); null when the trace does not replay or lower",
+  ),
+  col("error_kind", "string", false, "none, or why the candidate failed"),
+  col("error", "string", true, "failure message"),
+  col("times", "json", false, "JSON array of seconds per call, one per repeat"),
+  col("seconds", "number", true, "median of times; null on error"),
+  col("gflops", "number", true, "flops / seconds / 1e9; null on error or unknown flops"),
+  col("build_seconds", "number", false, "wall seconds spent building"),
+  col("run_seconds", "number", false, "wall seconds spent measuring"),
+  col("timestamp", "string", false, "ISO 8601 time the result was recorded"),
+  col("machine", "json", false, "the run's machine description"),
+  col("compiler", "string", false, "the run's compiler identification"),
+  col("tunebook_version", "string", false, "tunebook version that made the run"),
+  col("split", "string", false, "train or test (whole workloads are held out)"),
+]);
+
+function col(name: keyof ExportRow, type: ColumnType, nullable: boolean, meaning: string) {
+  return Object.freeze({ name, type, nullable, meaning });
+}
+
+/** Names of the Parquet feature columns: `feature.<name>` per fixed feature. */
+export const PARQUET_FEATURE_COLUMNS: readonly string[] = Object.freeze(
+  FIXED_FEATURE_NAMES.map((n) => `feature.${n}`),
+);
+
+/** A row with what the AutoTVM writer needs beyond the flat columns. */
+interface RowContext {
+  row: ExportRow;
+  knobs: number[] | null;
+  space: KnobSpace | undefined;
+}
+
+/**
+ * The rows of an export, in run id, then trial order, with their split.
+ *
+ * @param db the records database
+ * @param options runs to export and the split
+ * @throws {ExportError} for an unknown run or holdout workload, or a bad fraction
+ */
+export function exportRows(db: RecordsDB, options: ExportOptions = {}): ExportRow[] {
+  return collect(db, options).map((c) => c.row);
+}
+
+function collect(db: RecordsDB, options: ExportOptions): RowContext[] {
+  const all = db.runs();
+  let runs: RunRow[] = all;
+  if (options.runs !== undefined) {
+    const byId = new Map(all.map((r) => [r.id, r]));
+    runs = [...new Set(options.runs)].sort((a, b) => a - b).map((id) => {
+      const r = byId.get(id);
+      if (!r) throw new ExportError(`No run ${id} in records database "${db.path}"`);
+      return r;
+    });
+  }
+  const out: RowContext[] = [];
+  const workloads = new Map<number, WorkloadRow>();
+  for (const run of runs) {
+    let w = workloads.get(run.workloadId);
+    if (!w) {
+      w = db.workload(run.workloadId)!;
+      workloads.set(run.workloadId, w);
+    }
+    const config = { ...run.config };
+    if ("traces" in config) delete config.traces;
+    const runConfig = JSON.stringify(config);
+    const machine = JSON.stringify(run.machine);
+    const shape = JSON.stringify(w.shape);
+    let space: KnobSpace | undefined | null = null;
+    for (const c of db.candidates(run.id)) {
+      const r = c.result;
+      if (!r) continue;
+      if (c.knobs && space === null) space = knobSpaceOf(run, w);
+      out.push({
+        knobs: c.knobs,
+        space: space ?? undefined,
+        row: {
+          run_id: run.id,
+          workload: w.name,
+          shape,
+          workload_key: w.key,
+          flops: w.flops,
+          target: run.target,
+          strategy: run.strategy,
+          seed: run.seed,
+          run_config: runConfig,
+          trial: c.trial,
+          trace: c.trace,
+          trace_hash: c.traceHash,
+          knobs: c.knobs === null ? null : JSON.stringify(c.knobs),
+          feature_version: FEATURE_VERSION,
+          features: featuresOf(c.trace),
+          error_kind: r.errorKind,
+          error: r.error,
+          times: JSON.stringify(r.times),
+          seconds: r.seconds,
+          gflops: r.gflops,
+          build_seconds: r.buildSeconds,
+          run_seconds: r.runSeconds,
+          timestamp: r.timestamp,
+          machine,
+          compiler: run.compiler,
+          tunebook_version: run.tunebookVersion,
+          split: "train",
+        },
+      });
+    }
+  }
+  const test = testWorkloads(out.map((c) => c.row.workload_key), options.split);
+  for (const c of out) if (test.has(c.row.workload_key)) c.row.split = "test";
+  return out;
+}
+
+function featuresOf(trace: string): string | null {
+  try {
+    return JSON.stringify(fixedFeatures(parseTrace(trace)));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The knob space of a run's candidates: the run config's `knobSpace` (a list
+ * of `{name, kind, options}`, as a Kernel Tuner import stores), else the
+ * run's knob template on its workload; undefined when neither works.
+ */
+function knobSpaceOf(run: RunRow, w: WorkloadRow): KnobSpace | undefined {
+  const declared = run.config.knobSpace;
+  try {
+    if (Array.isArray(declared)) return new KnobSpace(declared as Knob[]);
+    const workload = createWorkload(w.name, w.shape);
+    const template = typeof run.config.template === "string"
+      ? run.config.template
+      : defaultTemplate(workload);
+    return templateSpace(template, workload).space;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The workload keys held out for `test`.
+ *
+ * @param keys workload keys of the rows (repeats allowed)
+ * @param split the split options
+ * @throws {ExportError} for a holdout key absent from `keys` or a fraction outside [0, 1]
+ */
+export function testWorkloads(keys: readonly string[], split?: SplitOptions): Set<string> {
+  const present = [...new Set(keys)].sort();
+  if (!split) return new Set();
+  if ("holdout" in split) {
+    const known = new Set(present);
+    const missing = split.holdout.filter((k) => !known.has(k));
+    if (missing.length > 0) {
+      throw new ExportError(
+        `Holdout workload ${missing.map((k) => JSON.stringify(k)).join(", ")} has no exported ` +
+          `rows; workloads: ${present.join(" ") || "(none)"}`,
+      );
+    }
+    return new Set(split.holdout);
+  }
+  const { holdoutFraction: f, seed } = split;
+  if (!(Number.isFinite(f) && f >= 0 && f <= 1)) {
+    throw new ExportError(`Holdout fraction must be between 0 and 1, got ${f}`);
+  }
+  if (!Number.isInteger(seed)) throw new ExportError(`Split seed must be an integer, got ${seed}`);
+  const n = present.length;
+  let k = Math.round(f * n);
+  if (f > 0 && n > 1) k = Math.max(k, 1);
+  if (f < 1 && n > 1) k = Math.min(k, n - 1);
+  const prng = createPrng(seed);
+  const shuffled = [...present];
+  for (let i = shuffled.length - 1; i > 0; i--) {
+    const j = prng.int(i + 1);
+    [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+  }
+  return new Set(shuffled.slice(0, k));
+}
+
+// ---------------------------------------------------------------------------
+// CSV and JSON Lines
+
+/**
+ * One CSV field: quoted when it holds `,`, `"`, a line break or leading or
+ * trailing space, or when `quote` is true; null is an empty unquoted field
+ * and the empty string `""`.
+ *
+ * @param value the value
+ * @param quote quote even when not needed (the export does for JSON columns)
+ */
+export function csvField(value: string | number | null, quote = false): string {
+  if (value === null) return "";
+  const s = typeof value === "number" ? String(value) : value;
+  if (s === "") return '""';
+  return quote || /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
+/** The CSV header line (no line end). */
+export function csvHeader(): string {
+  return EXPORT_SCHEMA.map((c) => c.name).join(",");
+}
+
+/** One row as a CSV line (no line end). */
+export function csvLine(row: ExportRow): string {
+  return EXPORT_SCHEMA.map((c) => csvField(row[c.name], c.type === "json")).join(",");
+}
+
+/** One row as a JSON Lines line: an object with the schema's keys in order. */
+export function jsonLine(row: ExportRow): string {
+  return JSON.stringify(Object.fromEntries(EXPORT_SCHEMA.map((c) => [c.name, row[c.name]])));
+}
+
+// ---------------------------------------------------------------------------
+// AutoTVM
+
+/** AutoTVM's `MeasureErrorNo` of each error kind. */
+export const AUTOTVM_ERROR_NO: Readonly<Record<ErrorKind, number>> = Object.freeze({
+  none: 0, // NO_ERROR
+  instantiation_error: 1, // INSTANTIATION_ERROR
+  compile_host: 2, // COMPILE_HOST
+  runtime_crash: 4, // RUNTIME_DEVICE
+  runtime_error: 4, // RUNTIME_DEVICE
+  no_device: 4, // RUNTIME_DEVICE (no device to run on)
+  wrong_answer: 5, // WRONG_ANSWER
+  build_timeout: 6, // BUILD_TIMEOUT
+  run_timeout: 7, // RUN_TIMEOUT
+  unknown: 8, // UNKNOWN_ERROR
+});
+
+/** An AutoTVM log record (`record.encode` in JSON form) with tunebook's extra field. */
+export interface AutoTVMRecord {
+  /** `[target, task_name, args, kwargs]`. */
+  input: [string, string, unknown[], Record<string, unknown>];
+  /** The configuration. */
+  config: { index: number; code_hash: null; entity: [string, string, unknown][] };
+  /** `[costs, error_no, all_cost, timestamp]`. */
+  result: [number[], number, number, number];
+  /** AutoTVM log format version. */
+  version: 0.2;
+  /** Version string of the producer. */
+  tvm_version: string;
+  /** The row's identity in tunebook (and the trace when the entity is empty). */
+  tunebook: Record<string, unknown>;
+}
+
+/**
+ * The AutoTVM record of a row.
+ *
+ * - `input`: target `cpu` becomes TVM's `c` (C source compiled by the host
+ *   compiler; others pass through), task name = workload name, args = shape,
+ *   kwargs = `{}`.
+ * - `config.entity`: `[[knob, "sp"|"re"|"an"|"ot", value], …]` from the
+ *   candidate's knobs and its run's knob space (template or declared space);
+ *   knobs whose space is unknown become `["knob<i>", "ot", index]`; no knobs
+ *   gives `[]` and the trace goes in `tunebook.trace`. `index` is the flat
+ *   index of the knobs in the space (-1 when unknown).
+ * - `result`: costs = `times` (seconds per repeat; `[]` for an error without
+ *   times), error_no by {@link AUTOTVM_ERROR_NO}, all_cost = build + run
+ *   seconds, timestamp in Unix seconds.
+ *
+ * @param row the exported row
+ * @param knobs its knob vector, if any
+ * @param space the knob space of its run, if known
+ */
+export function autotvmRecord(
+  row: ExportRow,
+  knobs: number[] | null,
+  space?: KnobSpace,
+): AutoTVMRecord {
+  let entity: [string, string, unknown][] = [];
+  let index = -1;
+  if (knobs) {
+    try {
+      if (!space) throw new Error("no space");
+      entity = space.entity(knobs);
+      index = space.index(knobs);
+    } catch {
+      entity = knobs.map((k, i) => [`knob${i}`, "ot", k]);
+      index = -1;
+    }
+  }
+  const tunebook: Record<string, unknown> = {
+    run_id: row.run_id,
+    workload_key: row.workload_key,
+    target: row.target,
+    strategy: row.strategy,
+    trial: row.trial,
+    trace_hash: row.trace_hash,
+    error_kind: row.error_kind,
+    error: row.error,
+    split: row.split,
+  };
+  if (entity.length === 0) {
+    try {
+      tunebook.trace = JSON.parse(row.trace);
+    } catch {
+      tunebook.trace = row.trace;
+    }
+  }
+  return {
+    input: [row.target === "cpu" ? "c" : row.target, row.workload, JSON.parse(row.shape), {}],
+    config: { index, code_hash: null, entity },
+    result: [
+      JSON.parse(row.times),
+      AUTOTVM_ERROR_NO[row.error_kind as ErrorKind] ?? 8,
+      row.build_seconds + row.run_seconds,
+      Date.parse(row.timestamp) / 1000,
+    ],
+    version: 0.2,
+    tvm_version: `tunebook ${row.tunebook_version}`,
+    tunebook,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Parquet
+
+async function parquetBytes(rows: readonly ExportRow[]): Promise<Uint8Array> {
+  const fl = await import("@uwdata/flechette");
+  const pq = await import("parquet-wasm");
+  const columns: [string, unknown[]][] = [];
+  const types: Record<string, unknown> = {};
+  for (const c of EXPORT_SCHEMA) {
+    if (c.name === "features") {
+      const parsed = rows.map((r) => (r.features === null ? null : JSON.parse(r.features)));
+      PARQUET_FEATURE_COLUMNS.forEach((name, i) => {
+        columns.push([name, parsed.map((f) => (f === null ? null : f[i] ?? null))]);
+        types[name] = fl.float64();
+      });
+      continue;
+    }
+    columns.push([c.name, rows.map((r) => r[c.name])]);
+    types[c.name] = c.type === "integer"
+      ? fl.int64()
+      : c.type === "number"
+      ? fl.float64()
+      : fl.utf8();
+  }
+  // deno-lint-ignore no-explicit-any
+  const table = fl.tableFromArrays(columns as any, { types: types as any });
+  const ipc = fl.tableToIPC(table, { format: "stream" });
+  if (!ipc) throw new Error("Arrow IPC encoding produced nothing");
+  const arrow = pq.Table.fromIPCStream(ipc);
+  const props = new pq.WriterPropertiesBuilder()
+    .setCompression(pq.Compression.ZSTD)
+    .setCreatedBy("tunebook export")
+    .build();
+  return pq.writeParquet(arrow, props);
+}
+
+// ---------------------------------------------------------------------------
+// Writing
+
+/**
+ * Writes the measured candidates of `db` to `out` in `format` (see the
+ * module doc for the schema and each format). The file is written to a
+ * temporary name beside `out` and renamed, so `out` is never half written;
+ * its directory is created when missing.
+ *
+ * @param db the records database
+ * @param format `csv`, `jsonl`, `parquet` or `autotvm`
+ * @param out path of the file to write
+ * @param options runs to export and the train/test split
+ * @returns rows and bytes written, and the split's sizes
+ * @throws {ExportError} for an unknown format, run or holdout workload, or a bad fraction
+ */
+export async function exportRecords(
+  db: RecordsDB,
+  format: ExportFormat,
+  out: string,
+  options: ExportOptions = {},
+): Promise<ExportSummary> {
+  if (!EXPORT_FORMATS.includes(format)) {
+    throw new ExportError(
+      `Unknown export format ${JSON.stringify(format)}; known: ${EXPORT_FORMATS.join(", ")}`,
+    );
+  }
+  const ctx = collect(db, options);
+  const rows = ctx.map((c) => c.row);
+  let data: Uint8Array | string;
+  if (format === "parquet") data = await parquetBytes(rows);
+  else if (format === "csv") data = [csvHeader(), ...rows.map(csvLine)].join("\n") + "\n";
+  else if (format === "jsonl") data = rows.map((r) => jsonLine(r) + "\n").join("");
+  else {
+    data = ctx.map((c) => JSON.stringify(autotvmRecord(c.row, c.knobs, c.space)) + "\n").join("");
+  }
+  const full = resolve(out);
+  await mkdir(dirname(full), { recursive: true });
+  const tmp = `${full}.tmp-${Deno.pid}`;
+  try {
+    await writeFile(tmp, data);
+    await rename(tmp, full);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+  const test = rows.filter((r) => r.split === "test");
+  return {
+    rows: rows.length,
+    bytes: (await stat(full)).size,
+    path: out,
+    format,
+    train: rows.length - test.length,
+    test: test.length,
+    testWorkloads: [...new Set(test.map((r) => r.workload_key))].sort(),
+  };
+}
