@@ -5,7 +5,7 @@
  * < 50 ms. Prints the load average too, since the machine may be shared.
  *
  * ```sh
- * deno run --allow-ffi --allow-sys bench/costmodel_bench.ts [runs, default 5] [nthread, default 2]
+ * deno run --allow-ffi --allow-sys bench/costmodel_bench.ts [runs, default 5] [nthread, default 1]
  * ```
  *
  * Each line shows the median and, in brackets, the fastest and slowest run:
@@ -61,7 +61,7 @@ function timing(xs: number[]): Timing {
 export function benchXGBoost(
   objective: XGBoostObjective,
   runs: number,
-  nthread = 2,
+  nthread = 1,
 ): { train: Timing; predict: Timing } {
   const { x, y, groups } = syntheticRecords(10_000, 40, 1);
   const candidates = syntheticRecords(10_000, 40, 2).x;
@@ -84,7 +84,7 @@ export function benchXGBoost(
 
 if (import.meta.main) {
   const runs = Deno.args[0] ? Number(Deno.args[0]) : 5;
-  const nthread = Deno.args[1] ? Number(Deno.args[1]) : 2;
+  const nthread = Deno.args[1] ? Number(Deno.args[1]) : 1;
   if (!Number.isInteger(runs) || runs < 1) {
     throw new Error(`runs must be >= 1, got ${Deno.args[0]}`);
   }

@@ -18,10 +18,11 @@
  * hyperparameters (depth, eta, ...) are not part of the model file; pass them
  * to {@link XGBoostRegressor.load} to keep training a loaded model.
  *
- * Calls block the calling thread: training 10,000 x 40 for 100 rounds takes
- * about 0.35 s with two threads on two idle cores (0.5 s with one), but
- * several seconds when other processes compete for the cores, as XGBoost's
- * OpenMP threads wait for each other; `nthread: 1` is slower yet steadier.
+ * Calls block the calling thread. The default is one thread: training
+ * 10,000 x 40 for 100 rounds took 0.40 s with one thread and 13 s with two
+ * while another process kept one of our two cores busy (bench/costmodel_bench.ts,
+ * same run): XGBoost's OpenMP threads wait for each other at every sync
+ * point. On two idle cores two threads are only ~1.4x faster (0.36 s vs 0.5 s).
  * @module
  */
 import type { FitOptions, Matrix, Regressor } from "./regressor.ts";
@@ -63,7 +64,7 @@ export interface XGBoostOptions {
   rounds?: number;
   /** Tree construction algorithm (`tree_method`). Default `"hist"`. */
   treeMethod?: "hist" | "approx" | "exact" | "auto";
-  /** OpenMP threads XGBoost uses (`nthread`). Default 2. */
+  /** OpenMP threads XGBoost uses (`nthread`). Default 1 (see the module notes). */
   nthread?: number;
   /** Random seed (`seed`). Default 0. */
   seed?: number;
@@ -87,7 +88,7 @@ function resolve(o: XGBoostOptions): Resolved {
     eta: o.eta ?? 0.3,
     rounds: o.rounds ?? 100,
     treeMethod: o.treeMethod ?? "hist",
-    nthread: o.nthread ?? 2,
+    nthread: o.nthread ?? 1,
     seed: o.seed ?? 0,
     missing: o.missing ?? NaN,
     params: o.params ?? {},
