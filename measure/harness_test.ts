@@ -25,7 +25,7 @@ async function withHarness(
   const cacheDir = await Deno.makeTempDir({ prefix: "tb-harness-" });
   try {
     const [built] = await createBuilder({ cacheDir }).build([{ source: COUNTING_KERNEL }]);
-    assert.equal(built.errorKind, "none", built.error);
+    assert.equal(built.errorKind, "none", built.error ?? "");
     const lib = Deno.dlopen(built.artifact!, SYMBOLS);
     try {
       fn(lib);

@@ -24,7 +24,7 @@ async function buildAll(
   const built = await createBuilder({ cacheDir: dir }).build(
     names.map((n) => ({ source: all[n] })),
   );
-  for (const b of built) assert.equal(b.errorKind, "none", b.error);
+  for (const b of built) assert.equal(b.errorKind, "none", b.error ?? "");
   const artifacts: Record<string, string> = {};
   names.forEach((n, i) => artifacts[n] = built[i].artifact!);
   return { dir, reference: artifacts.reference, artifacts };
