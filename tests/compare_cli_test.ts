@@ -79,7 +79,7 @@ Deno.test("compare measures a live workload through its knob template", async ()
     "--budget",
     "3",
     "--seeds",
-    "2",
+    "1",
     "--quiet",
   ], dir);
   assert.equal(r.code, 0, r.stderr);
