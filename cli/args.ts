@@ -6,6 +6,7 @@
 import { parseArgs } from "node:util";
 import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
 import { TEMPLATE_NAMES } from "../search/templates.ts";
+import { GPU_TEMPLATE_NAMES } from "../search/templates_gpu.ts";
 
 /** A bad command line; the CLI prints the message and exits with status 2. */
 export class UsageError extends Error {
@@ -26,7 +27,7 @@ export const STRATEGIES = [
   "ga",
 ] as const;
 /** Targets `tune` knows. */
-export const TARGETS = ["cpu"] as const;
+export const TARGETS = ["cpu", "cuda"] as const;
 
 /** Parsed arguments of `tune`. */
 export interface TuneArgs {
@@ -55,12 +56,13 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
   --shape D1,D2,...   ${
   Object.entries(WORKLOADS).map(([n, d]) => `${n}: ${d.params.join(",")}`).join("; ")
 }
-  --target cpu        target (default cpu)
+  --target cpu|cuda   target (default cpu); cuda builds with nvcc (sm_90) and, without a
+                      GPU, stops after building with a "no CUDA device/driver" error (exit 3)
   --strategy NAME     ${STRATEGIES.join(" | ")} (default random); random and evolutionary
                       search the sketch space, the others the knob template
   --template NAME     knob template of grid/sa/ga (default the workload's: ${
   TEMPLATE_NAMES.join(", ")
-})
+}; cuda: ${GPU_TEMPLATE_NAMES.join(", ")})
   --trials N          distinct candidates to measure (default 64)
   --seed N            seed of the search (default 1)
   --db PATH           records database (default runs.db)
@@ -125,9 +127,12 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
   if (!(STRATEGIES as readonly string[]).includes(args.strategy)) {
     throw new UsageError(`Unknown strategy "${args.strategy}"; known: ${STRATEGIES.join(", ")}`);
   }
-  if (args.template !== undefined && !TEMPLATE_NAMES.includes(args.template)) {
+  const templates = args.target === "cuda" ? GPU_TEMPLATE_NAMES : TEMPLATE_NAMES;
+  if (args.template !== undefined && !templates.includes(args.template)) {
     throw new UsageError(
-      `Unknown template "${args.template}"; known: ${TEMPLATE_NAMES.join(", ")}`,
+      `Unknown template "${args.template}" for target ${args.target}; known: ${
+        templates.join(", ")
+      }`,
     );
   }
   if (args.resume) return args;

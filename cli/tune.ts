@@ -2,7 +2,9 @@
  * `deno task tune`: tune one workload and print one line of JSON.
  *
  * Exit status: 0 done; 2 bad arguments, unreadable trace file or unusable
- * database (nothing is built); 1 an unexpected error.
+ * database (nothing is built); 3 target cuda without a CUDA driver or device
+ * (every candidate was built with nvcc, its resources printed, and recorded
+ * as `no_device`); 1 an unexpected error.
  * @module
  */
 import { DatabaseError } from "../datasets/db.ts";
@@ -11,6 +13,7 @@ import { parseTrace, type Trace } from "../ir/trace.ts";
 import { parseTuneArgs, UsageError } from "./args.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { templateSpace } from "../search/templates.ts";
+import { gpuTemplateSpace } from "../search/templates_gpu.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { NothingToResumeError, runSession } from "../tuner/session.ts";
 
@@ -59,7 +62,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (args.template && args.workload && args.shape) {
       try {
-        templateSpace(args.template, createWorkload(args.workload, args.shape));
+        const w = createWorkload(args.workload, args.shape);
+        if (args.target === "cuda") gpuTemplateSpace(args.template, w);
+        else templateSpace(args.template, w);
       } catch (e) {
         throw new UsageError((e as Error).message);
       }
@@ -81,10 +86,20 @@ export async function main(argv: string[]): Promise<number> {
       timeoutSeconds: args.timeout,
       timing: { number: args.number, repeat: args.repeat, minRepeatMs: args.minRepeatMs },
       onProgress: progress?.update,
+      onBuilt: args.quiet ? undefined : (line) => {
+        progress?.done();
+        console.error(line);
+      },
     });
     progress?.done();
-    const { bestTrace: _, run_id: __, ...line } = summary;
+    const { bestTrace: _, run_id: __, noDevice, ...line } = summary;
     console.log(JSON.stringify(line));
+    if (noDevice) {
+      console.error(
+        `tune: ${noDevice}. Built and checked ${summary.trials} candidates with nvcc; none could run (recorded as no_device in ${summary.db}).`,
+      );
+      return 3;
+    }
     return 0;
   } catch (e) {
     if (

@@ -15,16 +15,46 @@ export type AExpr =
   | { k: "select"; cond: AExpr; t: AExpr; f: AExpr }
   | { k: "load"; buf: string; index: AExpr };
 
-/** Loop kinds, from annotations. */
-export type ForKind = "serial" | "parallel" | "vectorize" | "unroll";
+/** GPU thread axes a loop can be bound to (CUDA names; OpenCL's group and local ids). */
+export const THREAD_AXES = [
+  "blockIdx.x",
+  "blockIdx.y",
+  "blockIdx.z",
+  "threadIdx.x",
+  "threadIdx.y",
+  "threadIdx.z",
+] as const;
+
+/** One of {@link THREAD_AXES}. */
+export type ThreadAxis = typeof THREAD_AXES[number];
+
+/**
+ * Loop kinds, from annotations. A `"bind"` loop is a GPU thread axis (its
+ * `thread` field names which); C code runs it as a serial loop.
+ */
+export type ForKind = "serial" | "parallel" | "vectorize" | "unroll" | "bind";
 
 /** A statement. */
 export type Stmt =
-  | { k: "for"; v: string; extent: number; kind: ForKind; body: Stmt[] }
+  | { k: "for"; v: string; extent: number; kind: ForKind; body: Stmt[]; thread?: ThreadAxis }
   | { k: "if"; cond: AExpr; body: Stmt[] }
   | { k: "let"; name: string; value: AExpr }
   | { k: "store"; buf: string; index: AExpr; value: AExpr; accumulate: boolean }
-  | { k: "alloc"; buf: string; size: number; heap?: boolean; body: Stmt[] };
+  | {
+    k: "alloc";
+    buf: string;
+    size: number;
+    heap?: boolean;
+    /**
+     * `"shared"`: one buffer per GPU thread block (default: private to a
+     * thread). Lowering gives a shared buffer the body
+     * `[sync, ...cooperative fetch, sync, ...readers]`.
+     */
+    scope?: "shared";
+    body: Stmt[];
+  }
+  /** A barrier of the GPU thread block (`__syncthreads()`); nothing in serial C. */
+  | { k: "sync" };
 
 /** A kernel's parameters and body. */
 export interface Kernel {
@@ -33,6 +63,11 @@ export interface Kernel {
   /** Temporaries of the whole kernel (heap, allocated once per call). */
   temps: { buf: string; size: number }[];
   body: Stmt[];
+  /**
+   * The nest of each root stage, in order (`body` is their concatenation):
+   * each becomes one GPU kernel launch.
+   */
+  roots?: { stage: string; body: Stmt[] }[];
 }
 
 /** An int constant. */

@@ -81,6 +81,9 @@ function emitStmt(s: Stmt, depth: number, out: string[]): void {
       }
       out.push(`${pad}}`);
       return;
+    case "sync":
+      // A GPU block barrier: serial C runs one thread at a time, nothing to wait for.
+      return;
   }
 }
 

@@ -59,6 +59,10 @@ class Lowering {
   private readonly env = new Map<string, [number, number]>();
   private readonly loopOf = new Map<string, { stage: Stage; loop: Loop }>();
   private readonly bodies = new Map<Stage, Expr | Reduce>();
+  /** Loop variables bound to threadIdx axes, with their extents. */
+  private readonly threadVars = new Map<string, number>();
+  /** Values of the `let` variables emitted so far (region starts). */
+  private readonly letValues = new Map<string, AExpr>();
 
   constructor(private readonly sch: Schedule) {}
 
@@ -91,11 +95,15 @@ class Lowering {
       else temps.push({ buf, size });
     }
     const body: Stmt[] = [];
+    const roots: { stage: string; body: Stmt[] }[] = [];
     for (const s of sch.stages) {
-      if (s.attach.k === "root") body.push(...this.emitStage(s, s.shape.map(() => int(0))));
+      if (s.attach.k !== "root") continue;
+      const nest = this.emitStage(s, s.shape.map(() => int(0)));
+      roots.push({ stage: s.name, body: nest });
+      body.push(...nest);
     }
     this.checkParallel(body, false);
-    return { params, temps, body };
+    return { params, temps, body, roots };
   }
 
   /** A C identifier derived from `base`, unique in this kernel. */
@@ -140,6 +148,7 @@ class Lowering {
       leafVar.set(l, vr(v));
       this.env.set(v, [0, l.extent - 1]);
       this.loopOf.set(v, { stage: s, loop: l });
+      if (s.bindings.get(l)?.startsWith("threadIdx")) this.threadVars.set(v, l.extent);
     }
     const rel = s.roots.map((r) => loopValue(s, r, leafVar));
     const axes = s.rootAxes;
@@ -200,13 +209,17 @@ class Lowering {
     });
     const p = isReduce ? s.leaves.findIndex((l) => l.kind === "reduce") : -1;
 
-    const forOf = (l: Loop, inner: Stmt[]): Stmt => ({
-      k: "for",
-      v: (leafVar.get(l) as { name: string }).name,
-      extent: l.extent,
-      kind: kinds.get(l) ?? "serial",
-      body: inner,
-    });
+    const forOf = (l: Loop, inner: Stmt[]): Stmt => {
+      const thread = s.bindings.get(l);
+      return {
+        k: "for",
+        v: (leafVar.get(l) as { name: string }).name,
+        extent: l.extent,
+        kind: kinds.get(l) ?? "serial",
+        body: inner,
+        ...(thread ? { thread } : {}),
+      };
+    };
     const wrapGuards = (inner: Stmt[], conds: AExpr[]): Stmt[] => {
       const c = andAll(conds);
       return c ? [{ k: "if", cond: c, body: inner }] : inner;
@@ -281,6 +294,7 @@ class Lowering {
     region.los.forEach((lo, d) => {
       const name = this.fresh(`m_${a.name}_${d}`);
       lets.push({ k: "let", name, value: lo });
+      this.letValues.set(name, lo);
       this.env.set(name, bounds(lo, this.env));
       mins.push(vr(name));
       if (extents[d] > a.roots[d].extent) {
@@ -297,6 +311,17 @@ class Lowering {
     const buf = this.fresh(`T_${a.name}`);
     this.regions.set(a.name, { buf, mins, extents });
     const nest = this.emitStage(a, mins);
+    if (a.scope === "shared") {
+      // A block-wide copy: wait until every thread is done with the previous
+      // contents, fetch cooperatively, wait until the copy is complete.
+      return (rest) => [...lets, {
+        k: "alloc",
+        buf,
+        size,
+        scope: "shared",
+        body: [{ k: "sync" }, ...nest, { k: "sync" }, ...rest],
+      }];
+    }
     const heap = size * 4 > STACK_LIMIT_BYTES;
     return (rest) => [...lets, { k: "alloc", buf, size, heap, body: [...nest, ...rest] }];
   }
@@ -313,6 +338,10 @@ class Lowering {
     leafVar: Map<Loop, AExpr>,
   ): { los: AExpr[]; extents: number[] } {
     const ranging = new Map<string, number>();
+    // A shared copy serves the whole thread block: thread indices range too,
+    // seen through the region starts (lets) that depend on them.
+    const shared = a.scope === "shared";
+    if (shared) { for (const [v, extent] of this.threadVars) ranging.set(v, extent); }
     s.leaves.slice(i).forEach((l) =>
       ranging.set((leafVar.get(l) as { name: string }).name, l.extent)
     );
@@ -320,7 +349,10 @@ class Lowering {
     const body = this.bodyOf(s);
     rewrite(body instanceof Expr ? body : body.body, (x) => {
       if (x.node.k === "load" && x.node.tensor.name === a.name) {
-        loads.push(x.node.index.map((ix) => this.convert(ix, rootVal, "int")));
+        loads.push(x.node.index.map((ix) => {
+          const e = this.convert(ix, rootVal, "int");
+          return shared ? this.expandLets(e) : e;
+        }));
       }
       return undefined;
     });
@@ -340,16 +372,63 @@ class Lowering {
     return { los, extents };
   }
 
+  /** `e` with every `let` variable replaced by its value (recursively). */
+  private expandLets(e: AExpr): AExpr {
+    switch (e.k) {
+      case "var": {
+        const v = this.letValues.get(e.name);
+        return v ? this.expandLets(v) : e;
+      }
+      case "bin":
+      case "cmp":
+      case "and":
+        return { ...e, a: this.expandLets(e.a), b: this.expandLets(e.b) } as AExpr;
+      case "select":
+        return {
+          k: "select",
+          cond: this.expandLets(e.cond),
+          t: this.expandLets(e.t),
+          f: this.expandLets(e.f),
+        };
+      case "load":
+        return { k: "load", buf: e.buf, index: this.expandLets(e.index) };
+      default:
+        return e;
+    }
+  }
+
+  /**
+   * Leaf variables of `s` for bound inference outside a full lowering, with
+   * its threadIdx-bound loops registered.
+   */
+  private symbolicLeaves(s: Stage): Map<Loop, AExpr> {
+    const leafVar = new Map<Loop, AExpr>();
+    for (const l of s.leaves) {
+      const v = this.fresh(`v_${l.name}`);
+      leafVar.set(l, vr(v));
+      if (s.bindings.get(l)?.startsWith("threadIdx")) this.threadVars.set(v, l.extent);
+    }
+    return leafVar;
+  }
+
+  /**
+   * Starts of the region of `s` as expressions of the loops of the stages it
+   * is computed in (symbolic variables): what lowering puts in its lets.
+   */
+  private symbolicBases(s: Stage): AExpr[] {
+    if (s.attach.k !== "at") return s.axes.map(() => int(0));
+    const c = s.attach.stage;
+    const leafVar = this.symbolicLeaves(c);
+    const rel = c.roots.map((r) => loopValue(c, r, leafVar));
+    const bases = this.symbolicBases(c);
+    const rootVal = new Map<IterVar, AExpr>(
+      c.rootAxes.map((ax, i) => [ax, i < c.axes.length ? add(bases[i], rel[i]) : rel[i]]),
+    );
+    return this.regionOf(s, c, c.leaves.indexOf(s.attach.loop) + 1, rootVal, leafVar).los;
+  }
+
   /** Extents of the region `a` needs when computed at `loop` of `s` (see {@link attachedExtents}). */
   regionExtents(a: Stage, s: Stage, loop: Loop): number[] {
-    const leafVar = new Map<Loop, AExpr>(s.leaves.map((l) => [l, vr(this.fresh(`v_${l.name}`))]));
-    const rel = s.roots.map((r) => loopValue(s, r, leafVar));
-    const rootVal = new Map<IterVar, AExpr>(
-      s.rootAxes.map((
-        ax,
-        i,
-      ) => [ax, i < s.axes.length ? add(vr(this.fresh("base")), rel[i]) : rel[i]]),
-    );
     for (const t of this.sch.workload.inputs) {
       this.regions.set(t.name, { buf: t.name, mins: t.shape.map(() => int(0)), extents: t.shape });
     }
@@ -360,6 +439,15 @@ class Lowering {
         extents: st.shape,
       });
     }
+    const leafVar = this.symbolicLeaves(s);
+    const rel = s.roots.map((r) => loopValue(s, r, leafVar));
+    // A shared copy's region depends on the thread loops of the stages `s` is computed in.
+    const bases = a.scope === "shared"
+      ? this.symbolicBases(s)
+      : s.axes.map(() => vr(this.fresh("base")));
+    const rootVal = new Map<IterVar, AExpr>(
+      s.rootAxes.map((ax, i) => [ax, i < s.axes.length ? add(bases[i], rel[i]) : rel[i]]),
+    );
     return this.regionOf(a, s, s.leaves.indexOf(loop) + 1, rootVal, leafVar).extents;
   }
 
@@ -371,7 +459,8 @@ class Lowering {
       for (let i = s.leaves.length - 1; i >= 0; i--) {
         const l = s.leaves[i];
         product *= l.extent;
-        if (product > s.autoUnrollMaxStep || kinds.get(l) === "parallel") break;
+        if (product > s.autoUnrollMaxStep) break;
+        if (kinds.get(l) === "parallel" || kinds.get(l) === "bind") break;
         if (!kinds.has(l) && l.extent > 1) kinds.set(l, "unroll");
       }
     }

@@ -1,7 +1,8 @@
 /**
  * A schedule of a workload: the stages' loop nests transformed eagerly by
  * primitives (split, fuse, reorder, parallel, vectorize, unroll,
- * cache_write, compute_at, compute_inline) and sampling instructions
+ * cache_write, cache_read into GPU shared memory, compute_at, compute_inline,
+ * bind to GPU thread axes) and sampling instructions
  * (sample_perfect_tile, sample_categorical, sample_compute_location).
  *
  * Every call is recorded as an instruction of {@link Schedule.trace}; sampled
@@ -20,12 +21,13 @@
  * ```
  * @module
  */
+import { THREAD_AXES, type ThreadAxis } from "./ast.ts";
 import { ScheduleError } from "./errors.ts";
 import { attachedExtents } from "./lower.ts";
 import type { Prng } from "./prng.ts";
 import { checkPerfectTile, sampleCategorical, samplePerfectTile } from "./sampling.ts";
 import { type Annotation, Loop, Stage } from "./stage.ts";
-import { compute, Expr, placeholder, visitLoads } from "./te.ts";
+import { compute, Expr, placeholder, rewrite, visitLoads } from "./te.ts";
 import { computeStages, type Workload } from "./workloads.ts";
 
 /** A reference to the value an earlier instruction produced. */
@@ -129,6 +131,14 @@ export class Schedule {
     this.apply({ op: "unroll", args: { stage, loop } });
   }
   /**
+   * Binds a spatial leaf loop to a GPU thread axis (`"blockIdx.x"` …
+   * `"threadIdx.z"`): on a GPU each block or thread runs one iteration; C code
+   * runs the loop serially. A stage binds each axis at most once.
+   */
+  bind(stage: string, loop: string, threadAxis: ThreadAxis): void {
+    this.apply({ op: "bind", args: { stage, loop, thread_axis: threadAxis } });
+  }
+  /**
    * Fuses the first `count` of `loops` (consecutive leaves, outer first) and
    * runs the fused loop in parallel: the parallel extent as one decision
    * (MetaSchedule's MutateParallel changes it). Returns the parallel loop.
@@ -146,6 +156,18 @@ export class Schedule {
    */
   cacheWrite(stage: string): string {
     return this.apply({ op: "cache_write", args: { stage, scope: "local" } }) as string;
+  }
+  /**
+   * Reads `tensor` (an input or a stage) through a GPU shared-memory copy
+   * (`cache_read(..., "shared", readers)`): a new stage `<tensor>_shared`
+   * that the `readers` load from instead. Compute it at a loop of its reader
+   * (outside that reader's thread loops, or inside them: thread indices are
+   * relaxed, so the copy covers the whole thread block), then bind its loops
+   * to threadIdx axes so the block loads it cooperatively; lowering adds the
+   * barriers. Returns the new stage's name.
+   */
+  cacheRead(tensor: string, scope: "shared", readers: string[]): string {
+    return this.apply({ op: "cache_read", args: { stage: tensor, scope, readers } }) as string;
   }
   /**
    * Computes a producer inside a leaf loop of its consumer. `loop` may be a
@@ -373,6 +395,31 @@ const HANDLERS: Record<string, Handler> = {
   vectorize: annotate("vectorize"),
   unroll: annotate("unroll"),
 
+  bind(sch, a) {
+    const s = sch.stage(String(a.stage));
+    const l = sch.leaf(s, a.loop);
+    const axis = a.thread_axis as ThreadAxis;
+    const why = (reason: string) =>
+      new ScheduleError(`Cannot bind loop "${l.name}" of stage "${s.name}" to ${axis}: ${reason}`);
+    if (!(THREAD_AXES as readonly string[]).includes(axis)) {
+      throw new ScheduleError(
+        `Cannot bind loop "${l.name}" of stage "${s.name}": unknown thread axis ${
+          JSON.stringify(axis)
+        } (use ${THREAD_AXES.join(", ")})`,
+      );
+    }
+    if (s.annotations.has(l)) throw why(`it is already marked ${s.annotations.get(l)}`);
+    if (l.kind === "reduce") {
+      throw why("it is a reduction loop (threads would race on the output)");
+    }
+    for (const [other, ax] of s.bindings) {
+      if (ax === axis) throw why(`loop "${other.name}" is bound to it already`);
+    }
+    s.annotations.set(l, "bind");
+    s.bindings.set(l, axis);
+    return { value: undefined };
+  },
+
   parallel_outer(sch, a) {
     const s = sch.stage(String(a.stage));
     const n = int(a.count, "parallel_outer count");
@@ -420,6 +467,49 @@ const HANDLERS: Record<string, Handler> = {
     }
     sch.stages.splice(sch.stages.indexOf(s), 1, cache, copy);
     return { value: name };
+  },
+
+  cache_read(sch, a) {
+    const name = String(a.stage);
+    const why = (reason: string) =>
+      new ScheduleError(`Cannot cache_read "${name}" into shared memory: ${reason}`);
+    if (a.scope !== "shared") throw why(`unknown scope ${JSON.stringify(a.scope)}`);
+    const input = sch.workload.inputs.find((t) => t.name === name);
+    const stage = sch.stages.find((x) => x.name === name);
+    const shape = input?.shape ?? stage?.shape;
+    if (!shape) throw why("no such input or stage");
+    if (stage && stage.attach.k === "inline") throw why("it is inlined");
+    const cacheName = `${name}_shared`;
+    if (
+      sch.stages.some((x) => x.name === cacheName) ||
+      sch.workload.inputs.some((t) => t.name === cacheName)
+    ) {
+      throw why(`stage "${cacheName}" exists`);
+    }
+    if (!Array.isArray(a.readers) || a.readers.length === 0) throw why("name its readers");
+    const readers = a.readers.map((r) => sch.stage(String(r)));
+    for (const r of readers) {
+      if (!readsOf(r).includes(name)) throw why(`stage "${r.name}" does not read it`);
+    }
+    const source = placeholder(shape, name);
+    const axes = shape.map((_, i) => `ax${i}`);
+    const t = compute(shape, (...ax) => source.at(...ax), cacheName, axes);
+    if (t.op.kind !== "compute") throw new Error("unreachable");
+    const copy = new Stage(cacheName, shape, t.op.axes, t.op.body, false, "shared");
+    for (const r of readers) {
+      const redirect = (e: Expr) =>
+        rewrite(
+          e,
+          (x) =>
+            x.node.k === "load" && x.node.tensor.name === name ? t.at(...x.node.index) : undefined,
+        );
+      r.body = r.body instanceof Expr
+        ? redirect(r.body)
+        : { ...r.body, body: redirect(r.body.body) };
+    }
+    const first = Math.min(...readers.map((r) => sch.stages.indexOf(r)));
+    sch.stages.splice(first, 0, copy);
+    return { value: cacheName };
   },
 
   compute_at(sch, a) {

@@ -4,6 +4,7 @@
  * them, annotations and where the stage is attached.
  * @module
  */
+import type { ThreadAxis } from "./ast.ts";
 import { Expr, type IterVar, type Reduce } from "./te.ts";
 
 /** A loop of a stage: a root axis, or the result of a split or fuse. */
@@ -21,8 +22,8 @@ export type Relation =
   | { k: "split"; parent: Loop; outer: Loop; inner: Loop; factor: number }
   | { k: "fuse"; outer: Loop; inner: Loop; fused: Loop };
 
-/** Loop annotations. */
-export type Annotation = "parallel" | "vectorize" | "unroll";
+/** Loop annotations; a `"bind"` loop's thread axis is in {@link Stage.bindings}. */
+export type Annotation = "parallel" | "vectorize" | "unroll" | "bind";
 
 /** Where a stage's loop nest is emitted. */
 export type Attach =
@@ -40,6 +41,8 @@ export class Stage {
   readonly relations: Relation[] = [];
   /** Annotations of leaf loops. */
   readonly annotations: Map<Loop, Annotation> = new Map();
+  /** GPU thread axes of the leaf loops annotated `"bind"`. */
+  readonly bindings: Map<Loop, ThreadAxis> = new Map();
   /** Where the nest goes. */
   attach: Attach = { k: "root" };
   /** `pragma auto_unroll_max_step`: unroll inner loops up to this product (0: off). */
@@ -52,7 +55,7 @@ export class Stage {
     readonly axes: IterVar[],
     public body: Expr | Reduce,
     readonly isOutput: boolean,
-    public scope: "global" | "local" = "global",
+    public scope: "global" | "local" | "shared" = "global",
   ) {
     const reduceAxes = body instanceof Expr ? [] : body.axes;
     this.roots = [...axes, ...reduceAxes].map((a) => new Loop(a.name, a.extent, a.kind));

@@ -118,9 +118,11 @@ const SIGNATURES: Record<string, Record<string, ArgKind>> = {
   parallel: { stage: "name", loop: "name" },
   vectorize: { stage: "name", loop: "name" },
   unroll: { stage: "name", loop: "name" },
+  bind: { stage: "name", loop: "name", thread_axis: "name" },
   auto_unroll: { stage: "name", max_step: "int" },
   parallel_outer: { stage: "name", loops: "names", count: "int" },
   cache_write: { stage: "name", scope: "name" },
+  cache_read: { stage: "name", scope: "name", readers: "names" },
   compute_at: { stage: "name", consumer: "name", loop: "name" },
   compute_inline: { stage: "name" },
   compute_root: { stage: "name" },
@@ -279,5 +281,5 @@ export function printTrace(trace: Trace): string {
 }
 
 function positional(op: string): number {
-  return op.startsWith("sample_categorical") ? 0 : op === "compute_at" ? 3 : 2;
+  return op.startsWith("sample_categorical") ? 0 : op === "compute_at" || op === "bind" ? 3 : 2;
 }

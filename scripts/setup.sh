@@ -9,7 +9,7 @@
 set -euo pipefail
 
 DENO_VERSION="2.9.6"
-APT_PACKAGES=(gcc libc6-dev libgomp1 libxgboost0 libxgboost-dev jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel)
+APT_PACKAGES=(gcc libc6-dev libgomp1 libxgboost0 libxgboost-dev jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev)
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"

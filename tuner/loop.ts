@@ -50,6 +50,11 @@ export interface TuneOptions {
   onProgress?: (p: Progress) => void;
   /** Turns a trace into C (tests inject faulty kernels here). Default {@link kernelSource}. */
   source?: (trace: Trace) => KernelSource;
+  /**
+   * Builds the C reference kernel when `builder` builds another language
+   * (CUDA candidates are checked against the C reference). Default `builder`.
+   */
+  referenceBuilder?: Builder;
 }
 
 /** What a finished (or stopped) tuning loop reports. */
@@ -135,7 +140,7 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
       })
     );
     const sources = fresh.map(({ candidate }) => (o.source ?? kernelSource)(candidate.trace!));
-    reference ??= await buildReference(o.builder, o.workload);
+    reference ??= await buildReference(o.referenceBuilder ?? o.builder, o.workload);
     const toBuild = sources.flatMap((s, i) => "source" in s ? [{ i, source: s.source }] : []);
     const built = await o.builder.build(toBuild.map(({ source }) => ({ source })));
     const buildOf = new Map<number, BuildResult>(toBuild.map(({ i }, j) => [i, built[j]]));

@@ -16,6 +16,7 @@ import type { Candidate, Strategy } from "../search/strategy.ts";
 import { evolutionaryTraceSearch } from "../search/evolutionary_traces.ts";
 import { createStrategy } from "../search/registry.ts";
 import { defaultTemplate, templateSpace } from "../search/templates.ts";
+import { cudaKernelSource, cudaMeasurement, cudaStrategy } from "./cuda.ts";
 import { type KernelSource, kernelSource } from "./kernel.ts";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "./machine.ts";
@@ -46,6 +47,8 @@ export interface SessionOptions {
   cacheDir?: string;
   /** Replaces code generation (tests inject faulty kernels). */
   source?: (trace: Trace) => KernelSource;
+  /** Target `cuda`: called with one line per candidate built by nvcc (its ptxas resources). */
+  onBuilt?: (line: string) => void;
 }
 
 /** The one-line summary `tune` prints. */
@@ -74,7 +77,9 @@ export class NothingToResumeError extends Error {
 }
 
 /** Runs (or resumes) one tuning run and returns its summary. */
-export async function runSession(o: SessionOptions): Promise<Summary & { bestTrace?: string }> {
+export async function runSession(
+  o: SessionOptions,
+): Promise<Summary & { bestTrace?: string; noDevice?: string }> {
   const db = RecordsDB.open(o.db);
   try {
     let runId: number, config: RunConfig;
@@ -102,6 +107,15 @@ export async function runSession(o: SessionOptions): Promise<Summary & { bestTra
     }
     const workload = createWorkload(config.workload, config.shape);
     const builder = createBuilder({ cacheDir: o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE") });
+    // Target cuda: nvcc builds the candidates, the C builder only the reference.
+    const cuda = config.target === "cuda"
+      ? cudaMeasurement({
+        cacheDir: cudaCacheDir(o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE")),
+        timeoutSeconds: config.timeoutSeconds,
+        repeat: config.timing.repeat,
+        onBuilt: o.onBuilt,
+      })
+      : undefined;
     if (!o.resume) {
       runId = db.startRun({
         strategy: config.strategy,
@@ -115,33 +129,47 @@ export async function runSession(o: SessionOptions): Promise<Summary & { bestTra
         }),
         config: config as unknown as Record<string, unknown>,
         machine: describeMachine(),
-        compiler: await builder.describe(),
+        compiler: await (cuda?.builder ?? builder).describe(),
         tunebookVersion: await tunebookVersion(),
       });
     }
-    const runner = createRunner({ timing: config.timing, timeoutSeconds: config.timeoutSeconds });
+    const runner = cuda?.runner ??
+      createRunner({ timing: config.timing, timeoutSeconds: config.timeoutSeconds });
+    let noDevice: string | undefined;
     try {
       const outcome = await tune({
         workload,
-        strategy: makeStrategy(config, workload),
+        strategy: cuda
+          ? (config.strategy === "trace-file"
+            ? traceList(config.traces ?? [])
+            : cudaStrategy(config.strategy, workload, config.seed, config.template))
+          : makeStrategy(config, workload),
         trials: config.trials,
         db,
         runId: runId!,
-        builder,
+        builder: cuda?.builder ?? builder,
+        referenceBuilder: builder,
         runner,
         batchSize: config.batch,
         onProgress: o.onProgress,
         timeLimitSeconds: o.timeLimitSeconds,
-        source: o.source ?? kernelSource,
+        source: o.source ?? (cuda ? cudaKernelSource : kernelSource),
       });
       if (outcome.stop !== "time") db.finishRun(runId!);
+      const device = await cuda?.runner.device();
+      if (device && !device.ok) noDevice = device.message;
     } finally {
       await runner.close();
     }
-    return summarize(db, runId!, o.db);
+    return { ...summarize(db, runId!, o.db), ...(noDevice ? { noDevice } : {}) };
   } finally {
     db.close();
   }
+}
+
+/** The nvcc cache: `cuda/` under the kernel cache when one is given (default `.cache/cuda`). */
+function cudaCacheDir(kernelCache: string | undefined): string | undefined {
+  return kernelCache ? `${kernelCache.replace(/\/+$/, "")}/cuda` : undefined;
 }
 
 /** What a run stores as its configuration (enough to resume it). */

@@ -1,0 +1,202 @@
+/**
+ * The CUDA runner: measures programs built by the nvcc builder, each in a
+ * fresh subprocess (`cuda_worker.ts`) with a time limit and
+ * `LD_LIBRARY_PATH` including the CUDA libraries.
+ *
+ * Before the first measurement it asks the runtime, once, how many devices
+ * there are (`tb_cuda_device_count` of the first artifact). Without a driver
+ * or a device, every request of every batch gets errorKind `"no_device"` and
+ * the same message, e.g. `no CUDA driver (cudaErrorInsufficientDriver, 35):
+ * CUDA driver version is insufficient for CUDA runtime version`, and nothing
+ * is run: no crash, one clear error. {@link CudaRunner.device} gives that
+ * status to callers that stop on it.
+ *
+ * With a device, each program is checked against the C reference kernel on
+ * the same seeded inputs and timed with CUDA events (`repeat` repeats after
+ * a warm-up launch).
+ *
+ * @module
+ */
+import { fileURLToPath } from "node:url";
+import type { Runner } from "./runner.ts";
+import type { MeasureInput, RunResult } from "./types.ts";
+import type { CudaReply, CudaRequest } from "./cuda_worker.ts";
+
+/** Absolute path of the CUDA worker entry point. */
+export const CUDA_WORKER_PATH: string = fileURLToPath(
+  new URL("./cuda_worker.ts", import.meta.url),
+);
+
+/** Where the CUDA runtime libraries are looked for (added to `LD_LIBRARY_PATH`). */
+export const CUDA_LIBRARY_DIRS: readonly string[] = ["/usr/local/cuda/lib64"];
+
+/** What the device probe found. */
+export interface CudaDeviceStatus {
+  /** True when at least one device answered. */
+  ok: boolean;
+  /** Devices found (0 when none or no driver). */
+  count: number;
+  /** The runtime's error code when it could not count devices (35: no driver). */
+  code?: number;
+  /** One line for the user, e.g. `"no CUDA device"`. */
+  message: string;
+}
+
+/** Options of {@link createCudaRunner}. */
+export interface CudaRunnerOptions {
+  /** Timed repeats per program. Default 3. */
+  repeat?: number;
+  /** Wall seconds one measurement (subprocess) may take. Default 30. */
+  timeoutSeconds?: number;
+}
+
+/** A {@link Runner} of CUDA programs with the device status it found. */
+export interface CudaRunner extends Runner {
+  /** The probe's result (probing with `artifact` if nothing was probed yet). */
+  device(artifact?: string): Promise<CudaDeviceStatus | undefined>;
+}
+
+/** The message of a failed device count, by cudaError_t. */
+export function deviceMessage(code: number, runtimeText: string): string {
+  if (code === 35) return `no CUDA driver (cudaErrorInsufficientDriver, 35): ${runtimeText}`;
+  if (code === 100) return `no CUDA device (cudaErrorNoDevice, 100): ${runtimeText}`;
+  if (code === 34) return `no CUDA driver (cudaErrorStubLibrary, 34): ${runtimeText}`;
+  return `CUDA runtime unusable (error ${code}): ${runtimeText}`;
+}
+
+function libraryPath(): string {
+  const old = Deno.env.get("LD_LIBRARY_PATH");
+  return [...CUDA_LIBRARY_DIRS, ...(old ? [old] : [])].join(":");
+}
+
+/** Runs the worker with `args` (and `stdin` text), killed after `timeoutSeconds`. */
+async function worker(
+  args: string[],
+  stdin: string | undefined,
+  timeoutSeconds: number,
+): Promise<{ ok: true; value: unknown } | { ok: false; error: string; timedOut: boolean }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--no-config",
+      "--allow-read",
+      "--allow-ffi",
+      "--allow-env",
+      CUDA_WORKER_PATH,
+      ...args,
+    ],
+    env: { LD_LIBRARY_PATH: libraryPath() },
+    stdin: stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(stdin));
+    await w.close();
+  }
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }, timeoutSeconds * 1000);
+  try {
+    const out = await child.output();
+    const text = new TextDecoder().decode(out.stdout).trim().split("\n").pop() ?? "";
+    if (timedOut) return { ok: false, error: `no result within ${timeoutSeconds} s`, timedOut };
+    if (!out.success) {
+      const status = out.signal ? `killed by signal ${out.signal}` : `exited with code ${out.code}`;
+      const err = new TextDecoder().decode(out.stderr).trim().slice(-2000);
+      return { ok: false, error: `CUDA worker ${status}${err ? `: ${err}` : ""}`, timedOut };
+    }
+    return { ok: true, value: JSON.parse(text) };
+  } catch (e) {
+    return { ok: false, error: (e as Error).message, timedOut };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Creates a {@link CudaRunner}; see {@link CudaRunnerOptions} for the defaults. */
+export function createCudaRunner(options: CudaRunnerOptions = {}): CudaRunner {
+  const repeat = options.repeat ?? 3;
+  const timeoutSeconds = options.timeoutSeconds ?? 30;
+  let status: Promise<CudaDeviceStatus> | undefined;
+  let closed = false;
+
+  const probe = (artifact: string): Promise<CudaDeviceStatus> => {
+    status ??= (async () => {
+      const r = await worker(["probe", artifact], undefined, timeoutSeconds);
+      if (!r.ok) {
+        return { ok: false, count: 0, message: `CUDA device probe failed: ${r.error}` };
+      }
+      const v = r.value as { count?: number; error?: number; message?: string };
+      if (typeof v.count === "number") {
+        return v.count > 0
+          ? { ok: true, count: v.count, message: `${v.count} CUDA device(s)` }
+          : { ok: false, count: 0, message: "no CUDA device (the runtime counts 0 devices)" };
+      }
+      const code = v.error ?? -1;
+      return { ok: false, count: 0, code, message: deviceMessage(code, v.message ?? "") };
+    })();
+    return status;
+  };
+
+  return {
+    async device(artifact) {
+      if (!status && artifact) await probe(artifact);
+      return status ? await status : undefined;
+    },
+    async run(inputs, onResult) {
+      if (closed) throw new Error("runner is closed");
+      const results: RunResult[] = [];
+      for (let i = 0; i < inputs.length; i++) {
+        const r = await measure(inputs[i]);
+        results.push(r);
+        onResult?.(i, r);
+      }
+      return results;
+    },
+    close() {
+      closed = true;
+      return Promise.resolve();
+    },
+  };
+
+  async function measure(input: MeasureInput): Promise<RunResult> {
+    const start = performance.now();
+    const seconds = () => (performance.now() - start) / 1000;
+    const dev = await probe(input.artifact);
+    if (!dev.ok) return { errorKind: "no_device", error: dev.message, times: [], runSeconds: 0 };
+    const req: CudaRequest = {
+      artifact: input.artifact,
+      reference: input.reference,
+      signature: input.signature,
+      seed: input.seed,
+      atol: input.atol,
+      rtol: input.rtol,
+      repeat,
+    };
+    const r = await worker(["run"], JSON.stringify(req), timeoutSeconds);
+    if (!r.ok) {
+      return {
+        errorKind: r.timedOut ? "run_timeout" : "runtime_crash",
+        error: r.error,
+        times: [],
+        runSeconds: seconds(),
+      };
+    }
+    const reply = r.value as CudaReply;
+    return {
+      errorKind: reply.errorKind,
+      ...(reply.error !== undefined ? { error: reply.error } : {}),
+      times: reply.times,
+      runSeconds: seconds(),
+    };
+  }
+}

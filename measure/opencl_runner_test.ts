@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { openclProgram } from "../ir/codegen_opencl.ts";
+import { lower } from "../ir/lower.ts";
+import { createPrng } from "../ir/prng.ts";
+import { Schedule } from "../ir/schedule.ts";
+import { matmul } from "../ir/workloads.ts";
+import { OpenCLError } from "./_opencl_ffi.ts";
+import { checkGpuSchedules, OpenCLRuntime } from "./opencl_runner.ts";
+
+function tiled(M: number, N: number, K: number): Schedule {
+  const sch = new Schedule(matmul(M, N, K), { prng: createPrng(0) });
+  const local = sch.cacheWrite("C");
+  const [i0, i1, i2] = sch.split("C", "i", [null, 4, 3]);
+  const [j0, j1, j2] = sch.split("C", "j", [null, 8, 2]);
+  sch.reorder("C", [i0, j0, i1, j1, i2, j2]);
+  sch.bind("C", i0, "blockIdx.y");
+  sch.bind("C", j0, "blockIdx.x");
+  sch.bind("C", i1, "threadIdx.y");
+  sch.bind("C", j1, "threadIdx.x");
+  sch.computeAt(local, "C", j1);
+  const [k0, k1] = sch.split(local, "k", [null, 4]);
+  sch.reorder(local, [k0, k1, "i", "j"]);
+  sch.unroll(local, k1);
+  return sch;
+}
+
+Deno.test("OpenCL on PoCL: a tiled GPU matmul matches the reference; a wrong one does not", () => {
+  const rt = OpenCLRuntime.open();
+  try {
+    assert.ok(rt.platformName.length > 0 && rt.maxWorkGroupSize >= 256);
+    const [ok, rejected] = checkGpuSchedules(rt, [
+      tiled(37, 29, 23),
+      new Schedule(matmul(8, 8, 8), { prng: createPrng(0) }),
+    ]);
+    assert.equal(ok.ok, true, ok.message);
+    assert.equal(rejected.ok, false);
+    assert.match(rejected.message, /binds no loop to a GPU thread axis/);
+    // The same program with its accumulation dropped computes something else.
+    const program = openclProgram(lower(tiled(9, 10, 11)));
+    const broken = { ...program, source: program.source.replace("+=", "=") };
+    const built = rt.build(broken.source);
+    const a = new Float32Array(99).fill(1), b = new Float32Array(110).fill(1);
+    const [c] = rt.execute(built, broken, [a, b]);
+    rt.release(built);
+    assert.equal(c.length, 90);
+    assert.equal(c[0], 1, "only the last product is kept");
+    const good = rt.build(program.source);
+    assert.equal(rt.execute(good, program, [a, b])[0][0], 11);
+    rt.release(good);
+  } finally {
+    rt.close();
+  }
+});
+
+Deno.test("an OpenCL build error carries the build log", () => {
+  const rt = OpenCLRuntime.open();
+  try {
+    assert.throws(
+      () => rt.build("__kernel void k(__global float *x) { x[0] = undeclared_name; }"),
+      (e) =>
+        e instanceof OpenCLError && /CL_BUILD_PROGRAM_FAILURE \(-11\)/.test(e.message) &&
+        /undeclared_name/.test(e.message),
+    );
+  } finally {
+    rt.close();
+  }
+});

@@ -1,0 +1,232 @@
+/**
+ * Sketches of the default GPU space, after MetaSchedule's CUDA rules:
+ * multi-level tiling "SSSRRSRS" of the reduction stage (spatial tiles for
+ * blockIdx, a virtual-thread level, threadIdx; then reduction, reduction,
+ * spatial, reduction, spatial inside the thread), with the accumulator in
+ * per-thread registers (cache_write "local" computed at the thread loop, or
+ * the reduction computed at the thread loop of its element-wise consumer),
+ * optionally every input of the reduction staged in shared memory per outer
+ * reduction step (cache_read "shared", fetched cooperatively by the block),
+ * element-wise producers (padding) inlined, and a sampled auto-unroll step.
+ *
+ * Sampling is followed by the GPU postprocessor {@link verifyGpu}: a sample
+ * that breaks a limit of the target (threads per block above 1024, …) is
+ * drawn again, as MetaSchedule's VerifyGPUCode postprocessor does.
+ *
+ * The virtual-thread level is a serial loop between the block and thread
+ * levels: each thread computes several register tiles a block-tile apart.
+ *
+ * @example
+ * ```ts
+ * import { gpuSpace } from "./sketch_gpu.ts";
+ * import { matmul } from "../ir/workloads.ts";
+ * import { createPrng } from "../ir/prng.ts";
+ * const space = gpuSpace(matmul(256, 256, 256));
+ * const trace = space.sample(createPrng(1));
+ * if (!trace.insts.some((i) => i.op === "bind")) throw new Error();
+ * ```
+ * @module
+ */
+import { ScheduleError } from "../ir/errors.ts";
+import type { Prng } from "../ir/prng.ts";
+import { readsOf, type Schedule } from "../ir/schedule.ts";
+import { type GpuTarget, H100, verifyGpu } from "../ir/target_gpu.ts";
+import { Expr } from "../ir/te.ts";
+import { replayTrace, type Trace } from "../ir/trace.ts";
+import { computeStages, type Workload } from "../ir/workloads.ts";
+import { type DesignSpace, type Sketch, traceSpace } from "./space.ts";
+
+/** Tunable limits of the GPU sketches. */
+export interface GpuSketchOptions {
+  /** The device whose limits samples must respect. Default {@link H100}. */
+  target: Readonly<GpuTarget>;
+  /** Largest innermost spatial tile (per-thread register tile per axis). Default 4. */
+  maxInner: number;
+  /** Largest innermost reduction tile. Default 16. */
+  maxInnerReduce: number;
+  /** Candidate `auto_unroll_max_step` values. Default [0, 16, 64, 512, 1024]. */
+  unrollSteps: number[];
+  /** Samples drawn before giving up on a valid one. Default 200. */
+  maxAttempts: number;
+}
+
+const DEFAULTS: GpuSketchOptions = {
+  target: H100,
+  maxInner: 4,
+  maxInnerReduce: 16,
+  unrollSteps: [0, 16, 64, 512, 1024],
+  maxAttempts: 200,
+};
+
+/**
+ * The default GPU design space of a workload: samples of {@link gpuSketchesOf}
+ * that pass {@link verifyGpu} on the target.
+ */
+export function gpuSpace(w: Workload, options: Partial<GpuSketchOptions> = {}): DesignSpace {
+  const o = { ...DEFAULTS, ...options };
+  const inner = traceSpace(w, gpuSketchesOf(w, o));
+  return {
+    workload: w,
+    sketches: inner.sketches,
+    sample(prng: Prng): Trace {
+      let last = "";
+      for (let i = 0; i < o.maxAttempts; i++) {
+        const trace = inner.sample(prng);
+        try {
+          verifyGpu(replayTrace(trace, { prng }), o.target);
+          return trace;
+        } catch (e) {
+          if (!(e instanceof ScheduleError)) throw e;
+          last = e.message;
+        }
+      }
+      throw new Error(
+        `No valid GPU schedule of ${w.name} in ${o.maxAttempts} samples; last problem: ${last}`,
+      );
+    },
+  };
+}
+
+/** The GPU sketches that apply to a workload, by name. */
+export function gpuSketchesOf(
+  w: Workload,
+  o: GpuSketchOptions = DEFAULTS,
+): Record<string, Sketch> {
+  const reduction = computeStages(w).reverse().find((t) => t.reduce !== undefined);
+  if (!reduction) return { "elementwise": (sch) => elementwise(sch) };
+  const name = reduction.name;
+  return {
+    "SSSRRSRS+local+shared": (sch) => {
+      const s = sch.stage(name);
+      const [outer, inner] = s.isOutput
+        ? [name, sch.cacheWrite(name)]
+        : [sch.consumers(s)[0].name, name];
+      // Stage every tensor the reduction reads in shared memory (before padding is
+      // inlined: the copy of the padded input then computes the padding).
+      const copies = readsOf(sch.stage(inner)).map((t) => sch.cacheRead(t, "shared", [inner]));
+      inlineProducers(sch);
+      tileWithLocal(sch, outer, inner, o, copies);
+    },
+    "SSSRRSRS+local": (sch) => {
+      inlineProducers(sch);
+      const s = sch.stage(name);
+      if (s.isOutput) tileWithLocal(sch, name, sch.cacheWrite(name), o);
+      else tileWithLocal(sch, sch.consumers(s)[0].name, name, o);
+    },
+    "SSSRRSRS": (sch) => {
+      inlineProducers(sch);
+      const s = sch.stage(name);
+      if (!s.isOutput) {
+        tileWithLocal(sch, sch.consumers(s)[0].name, name, o);
+        return;
+      }
+      tileDirect(sch, name, o);
+    },
+  };
+}
+
+/** Inlines every element-wise stage that is not an output (padding, bias). */
+function inlineProducers(sch: Schedule): void {
+  for (const s of [...sch.stages]) {
+    if (s.isOutput || !(s.body instanceof Expr) || s.attach.k !== "root") continue;
+    if (s.scope === "global") sch.computeInline(s.name);
+  }
+}
+
+const level = (xs: string[][], l: number) => xs.map((x) => x[l]);
+
+/** Fuses `loops` (when more than one) and binds the result to `axis`; returns the loop. */
+function fuseBind(
+  sch: Schedule,
+  stage: string,
+  loops: string[],
+  axis: "blockIdx.x" | "threadIdx.x",
+): string {
+  const l = loops.length > 1 ? sch.fuse(stage, loops) : loops[0];
+  sch.bind(stage, l, axis);
+  return l;
+}
+
+/**
+ * `outer` tiled S S S S (block, virtual thread, thread, register tile) with
+ * `inner` (the reduction, per-thread) computed at the thread loop and tiled
+ * R R S R S: the SSSRRSRS structure with a register accumulator.
+ */
+function tileWithLocal(
+  sch: Schedule,
+  outer: string,
+  inner: string,
+  o: GpuSketchOptions,
+  copies: string[] = [],
+): void {
+  const spatial = sch.stage(outer).axes.map((a) => a.name);
+  const S = spatial.map((ax) =>
+    sch.split(outer, ax, sch.samplePerfectTile(outer, ax, 4, o.maxInner))
+  );
+  sch.reorder(outer, [...level(S, 0), ...level(S, 1), ...level(S, 2), ...level(S, 3)]);
+  fuseBind(sch, outer, level(S, 0), "blockIdx.x");
+  const t = fuseBind(sch, outer, level(S, 2), "threadIdx.x");
+  sch.computeAt(inner, outer, t);
+  const s = sch.stage(inner);
+  const ispatial = s.axes.map((a) => a.name), reduce = s.reduceAxes.map((a) => a.name);
+  const R = reduce.map((ax) =>
+    sch.split(inner, ax, sch.samplePerfectTile(inner, ax, 3, o.maxInnerReduce))
+  );
+  const IS = ispatial.map((ax) =>
+    sch.split(inner, ax, sch.samplePerfectTile(inner, ax, 2, o.maxInner))
+  );
+  sch.reorder(inner, [
+    ...level(R, 0),
+    ...level(R, 1),
+    ...level(IS, 0),
+    ...level(R, 2),
+    ...level(IS, 1),
+  ]);
+  sch.autoUnroll(inner, sch.sampleCategorical(o.unrollSteps, o.unrollSteps.map(() => 1)));
+  sch.autoUnroll(outer, 64);
+  // Shared copies per outer reduction step, fetched by all threads of the block.
+  const threads = sch.stage(outer).leaves.find((l) => l.name === t)!.extent;
+  const r0 = level(R, 0);
+  for (const copy of copies) {
+    sch.computeAt(copy, inner, r0[r0.length - 1]);
+    const axes = sch.loops(copy);
+    const fused = axes.length > 1 ? sch.fuse(copy, axes) : axes[0];
+    const [, tx] = sch.split(copy, fused, [null, threads]);
+    sch.bind(copy, tx, "threadIdx.x");
+  }
+}
+
+/** SSSRRSRS on the output itself: the reduction accumulates in global memory. */
+function tileDirect(sch: Schedule, stage: string, o: GpuSketchOptions): void {
+  const s = sch.stage(stage);
+  const spatial = s.axes.map((a) => a.name), reduce = s.reduceAxes.map((a) => a.name);
+  const S = spatial.map((ax) =>
+    sch.split(stage, ax, sch.samplePerfectTile(stage, ax, 5, o.maxInner))
+  );
+  const R = reduce.map((ax) =>
+    sch.split(stage, ax, sch.samplePerfectTile(stage, ax, 3, o.maxInnerReduce))
+  );
+  sch.reorder(stage, [
+    ...level(S, 0),
+    ...level(S, 1),
+    ...level(S, 2),
+    ...level(R, 0),
+    ...level(R, 1),
+    ...level(S, 3),
+    ...level(R, 2),
+    ...level(S, 4),
+  ]);
+  fuseBind(sch, stage, level(S, 0), "blockIdx.x");
+  fuseBind(sch, stage, level(S, 2), "threadIdx.x");
+  sch.autoUnroll(stage, sch.sampleCategorical(o.unrollSteps, o.unrollSteps.map(() => 1)));
+}
+
+/** Element-wise workloads: the fused output split into blocks of threads. */
+function elementwise(sch: Schedule): void {
+  const out = sch.stages[sch.stages.length - 1];
+  const axes = out.axes.map((a) => a.name);
+  const fused = axes.length > 1 ? sch.fuse(out.name, axes) : axes[0];
+  const [b, t] = sch.split(out.name, fused, sch.samplePerfectTile(out.name, fused, 2, 1024));
+  sch.bind(out.name, b, "blockIdx.x");
+  sch.bind(out.name, t, "threadIdx.x");
+}

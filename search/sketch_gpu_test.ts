@@ -1,0 +1,68 @@
+import assert from "node:assert/strict";
+import { createPrng } from "../ir/prng.ts";
+import { H100, verifyGpu } from "../ir/target_gpu.ts";
+import { replayTrace } from "../ir/trace.ts";
+import { conv2d, denseBiasRelu, matmul } from "../ir/workloads.ts";
+import { gpuSketchesOf, gpuSpace } from "./sketch_gpu.ts";
+
+Deno.test("GPU sketches tile SSSRRSRS, bind blocks and threads, and pass verifyGpu", () => {
+  const w = matmul(1024, 1024, 1024);
+  assert.deepEqual(Object.keys(gpuSketchesOf(w)), [
+    "SSSRRSRS+local+shared",
+    "SSSRRSRS+local",
+    "SSSRRSRS",
+  ]);
+  const space = gpuSpace(w);
+  const prng = createPrng(1);
+  const seen = new Set<string>();
+  for (let i = 0; i < 20; i++) {
+    const trace = space.sample(prng);
+    const sch = replayTrace(trace, { prng: createPrng(0) });
+    const { launches } = verifyGpu(sch);
+    assert.equal(launches.length, 1);
+    const threads = launches[0].block.reduce((a, b) => a * b, 1);
+    assert.ok(threads >= 1 && threads <= 1024, `threads ${threads}`);
+    const binds = trace.insts.filter((x) => x.op === "bind").map((x) => x.args.thread_axis);
+    const copies = sch.stages.filter((s) => s.scope === "shared").length;
+    assert.deepEqual(binds, [
+      "blockIdx.x",
+      "threadIdx.x",
+      ...Array(copies).fill("threadIdx.x"),
+    ]);
+    assert.equal(launches[0].sharedBytes > 0, copies > 0);
+    const local = sch.stages.find((s) => s.scope === "local");
+    if (local) {
+      // The register tile is computed at the thread loop: R R S R S inside it.
+      assert.equal(local.attach.k, "at");
+      assert.deepEqual(
+        local.leaves.map((l) => l.kind).join(""),
+        "reducereducespatialspatialreducespatialspatial",
+      );
+    }
+    seen.add(copies ? "shared" : local ? "local" : "direct");
+  }
+  assert.deepEqual([...seen].toSorted(), ["direct", "local", "shared"]);
+});
+
+Deno.test("GPU sketches inline padding and put a reduction under its consumer's threads", () => {
+  const prng = createPrng(3);
+  const conv = replayTrace(gpuSpace(conv2d(1, 16, 14, 14, 32, 3, 3, 1, 1)).sample(prng), {
+    prng: createPrng(0),
+  });
+  assert.equal(conv.stage("P").attach.k, "inline");
+  assert.equal(verifyGpu(conv).launches.length, 1);
+  const dense = replayTrace(gpuSpace(denseBiasRelu(64, 128, 96)).sample(prng), {
+    prng: createPrng(0),
+  });
+  const d = dense.stage("D");
+  assert.equal(d.attach.k, "at");
+  assert.equal(d.attach.k === "at" && d.attach.stage.name, "Y");
+});
+
+Deno.test("gpuSpace gives up with the last reason when no sample can be valid", () => {
+  const space = gpuSpace(matmul(64, 64, 64), {
+    target: { ...H100, maxThreadsPerBlock: 0 },
+    maxAttempts: 5,
+  });
+  assert.throws(() => space.sample(createPrng(1)), /No valid GPU schedule of matmul in 5 samples/);
+});

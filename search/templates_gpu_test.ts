@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { createPrng } from "../ir/prng.ts";
+import { verifyGpu } from "../ir/target_gpu.ts";
+import { replayTrace } from "../ir/trace.ts";
+import { conv2d, matmul } from "../ir/workloads.ts";
+import {
+  defaultGpuTemplate,
+  GPU_TEMPLATE_NAMES,
+  gpuTemplateSpace,
+  MAX_REGISTER_TILE,
+  pointShape,
+} from "./templates_gpu.ts";
+
+Deno.test("GPU templates: knobs, valid points within the thread limit, traces that verify", () => {
+  assert.deepEqual(GPU_TEMPLATE_NAMES, ["matmul-gpu", "conv2d-gpu"]);
+  const cases = [
+    ["matmul-gpu", matmul(256, 512, 128)],
+    ["conv2d-gpu", conv2d(1, 64, 56, 56, 64, 3, 3, 1, 1)],
+  ] as const;
+  const prng = createPrng(11);
+  for (const [name, w] of cases) {
+    assert.equal(defaultGpuTemplate(w), name);
+    const t = gpuTemplateSpace(name, w);
+    let valid = 0;
+    for (let n = 0; n < 400 && valid < 10; n++) {
+      const p = t.space.point(prng.int(t.space.size));
+      const v = t.space.values(p);
+      const shape = pointShape(name, v);
+      if (!t.space.isValid(p)) {
+        assert.ok(
+          shape.threads > 1024 || shape.tile > MAX_REGISTER_TILE || shape.sharedBytes > 48 * 1024,
+        );
+        continue;
+      }
+      assert.equal(shape.tile, tileOf(v));
+      valid++;
+      const c = t.candidateOf(p);
+      assert.deepEqual(c.knobs, p);
+      const { launches } = verifyGpu(replayTrace(c.trace!, { prng: createPrng(0) }));
+      const block = launches[0].block;
+      assert.equal(block[0] * block[1] * block[2], shape.threads);
+      assert.equal(launches[0].sharedBytes, shape.sharedBytes);
+    }
+    assert.equal(valid, 10, `${name}: too few valid points`);
+  }
+  assert.deepEqual(
+    gpuTemplateSpace("matmul-gpu", matmul(64, 64, 64)).space.knobs.map((k) => k.name),
+    [
+      "tile_i",
+      "tile_j",
+      "tile_k",
+      "auto_unroll",
+      "unroll_explicit",
+      "shared",
+    ],
+  );
+  assert.throws(
+    () => gpuTemplateSpace("conv2d-gpu", matmul(8, 8, 8)),
+    /schedules conv2d, not matmul/,
+  );
+  assert.throws(() => gpuTemplateSpace("nope", matmul(8, 8, 8)), /Unknown GPU template "nope"/);
+});
+
+/** Register-tile floats of a point (product of the innermost spatial factors). */
+function tileOf(v: Record<string, unknown>): number {
+  return Object.entries(v)
+    .filter(([k]) => ["tile_i", "tile_j", "tile_f", "tile_y", "tile_x"].includes(k))
+    .reduce((p, [, f]) => p * (f as number[])[3], 1);
+}

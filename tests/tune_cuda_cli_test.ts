@@ -1,0 +1,72 @@
+/**
+ * `deno task tune --target cuda` on a machine without a GPU: candidates are
+ * built with nvcc and their ptxas resources printed, every candidate is
+ * recorded as no_device, and the command ends with one clear message and
+ * exit status 3.
+ */
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const TUNE = join(ROOT, "cli/tune.ts");
+const CACHE_ENV = { TUNEBOOK_CACHE: join(ROOT, ".cache/kernels") };
+
+async function tune(args: string[], cwd: string) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", TUNE, ...args],
+    cwd,
+    env: CACHE_ENV,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test("tune --target cuda builds with nvcc, prints resources, records no_device, exits 3", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tb-tune-cuda-" });
+  try {
+    const db = join(dir, "r.db");
+    const common = ["--target", "cuda", "--workload", "matmul", "--shape", "64,64,64", "--db", db];
+    const r = await tune([...common, "--trials", "3", "--batch", "2"], dir);
+    assert.equal(r.code, 3, r.stderr);
+    const built = r.stderr.match(/^nvcc #\d+: tb_k0 \d+ regs, \d+ B smem, spills \d+\/\d+ B/gm);
+    assert.equal(built?.length, 3, r.stderr);
+    const final = r.stderr.match(/^tune: no CUDA driver \(cudaErrorInsufficientDriver, 35\).*$/gm);
+    assert.equal(final?.length, 1, r.stderr);
+    assert.match(final![0], /Built and checked 3 candidates with nvcc; none could run/);
+    const line = JSON.parse(r.stdout);
+    assert.deepEqual([line.target, line.trials, line.valid, line.errors], ["cuda", 3, 0, 3]);
+    // The knob strategies search the GPU template.
+    const g = await tune([...common, "--trials", "2", "--strategy", "grid", "--quiet"], dir);
+    assert.equal(g.code, 3, g.stderr);
+    assert.equal(g.stderr.match(/^nvcc #/gm), null, "--quiet prints no build lines");
+    const sql = new DatabaseSync(db);
+    try {
+      const rows = sql.prepare(
+        "SELECT r.error_kind AS kind, r.error AS error, c.trace AS trace FROM results r JOIN candidates c ON c.id = r.candidate_id",
+      ).all() as { kind: string; error: string; trace: string }[];
+      assert.equal(rows.length, 5);
+      for (const row of rows) {
+        assert.equal(row.kind, "no_device");
+        assert.match(row.error, /^no CUDA driver .*; ptxas: tb_k0 \d+ regs/);
+        assert.match(row.trace, /"op":"bind"/);
+      }
+      const runs = sql.prepare("SELECT target, compiler FROM runs").all() as {
+        target: string;
+        compiler: string;
+      }[];
+      assert.deepEqual(runs.map((x) => x.target), ["cuda", "cuda"]);
+      assert.match(runs[0].compiler, /release \d+\.\d+.*nvcc .*-arch=sm_90/);
+    } finally {
+      sql.close();
+    }
+    const bad = await tune([...common, "--strategy", "grid", "--template", "matmul"], dir);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /Unknown template "matmul" for target cuda; known: matmul-gpu/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

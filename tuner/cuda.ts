@@ -1,0 +1,107 @@
+/**
+ * What `tune --target cuda` plugs into the tuning loop: CUDA source of a
+ * trace (replayed, checked by the GPU postprocessor {@link verifyGpu},
+ * lowered, printed by {@link generateCuda}), the GPU design spaces, the nvcc
+ * builder (reporting each candidate's ptxas resources) and the CUDA runner
+ * (which reports `no_device` for every candidate, once probed, on a machine
+ * without a GPU; the resources of each candidate are appended to its
+ * recorded message so the database keeps them).
+ * @module
+ */
+import { generateCuda } from "../ir/codegen_cuda.ts";
+import { ScheduleError } from "../ir/errors.ts";
+import { createPrng } from "../ir/prng.ts";
+import { type GpuTarget, H100, verifyGpu } from "../ir/target_gpu.ts";
+import { replayTrace, type Trace } from "../ir/trace.ts";
+import type { Workload } from "../ir/workloads.ts";
+import { createCudaRunner, type CudaDeviceStatus } from "../measure/cuda_runner.ts";
+import {
+  createNvccBuilder,
+  formatResources,
+  type KernelResources,
+  type NvccBuildResult,
+} from "../measure/nvcc_builder.ts";
+import type { Runner } from "../measure/runner.ts";
+import { randomSearch } from "../search/random.ts";
+import { createStrategy } from "../search/registry.ts";
+import { gpuSpace } from "../search/sketch_gpu.ts";
+import type { Strategy } from "../search/strategy.ts";
+import { evolutionaryTraceSearch } from "../search/evolutionary_traces.ts";
+import { defaultGpuTemplate, gpuTemplateSpace } from "../search/templates_gpu.ts";
+import type { KernelSource } from "./kernel.ts";
+
+/** CUDA source of a candidate, or why it cannot be a GPU kernel (a ScheduleError's message). */
+export function cudaKernelSource(trace: Trace, target: Readonly<GpuTarget> = H100): KernelSource {
+  try {
+    const { kernel } = verifyGpu(replayTrace(trace, { prng: createPrng(0) }), target);
+    return { source: generateCuda(kernel) };
+  } catch (e) {
+    if (e instanceof ScheduleError) return { error: e.message };
+    throw e;
+  }
+}
+
+/**
+ * The strategy of a CUDA run: `random` and `evolutionary` search the GPU
+ * sketch space; knob strategies search the GPU template (`matmul-gpu`, …).
+ */
+export function cudaStrategy(
+  strategy: string,
+  w: Workload,
+  seed: number,
+  template?: string,
+): Strategy {
+  if (strategy === "random") return randomSearch(gpuSpace(w), { seed });
+  if (strategy === "evolutionary") return evolutionaryTraceSearch(gpuSpace(w), { seed });
+  const name = template ?? defaultGpuTemplate(w);
+  if (!name) throw new RangeError(`No GPU knob template for ${w.name}; use --strategy random`);
+  const t = gpuTemplateSpace(name, w);
+  return createStrategy(strategy, t.space, { seed, candidateOf: t.candidateOf });
+}
+
+/** Options of {@link cudaMeasurement}. */
+export interface CudaMeasurementOptions {
+  cacheDir?: string;
+  timeoutSeconds?: number;
+  repeat?: number;
+  /** Called with one line per built candidate (its ptxas resources or its error). */
+  onBuilt?: (line: string) => void;
+}
+
+/** The nvcc builder and CUDA runner of a session, wired to report resources. */
+export function cudaMeasurement(o: CudaMeasurementOptions = {}): {
+  builder: ReturnType<typeof createNvccBuilder>;
+  runner: Runner & { device(): Promise<CudaDeviceStatus | undefined> };
+} {
+  const resources = new Map<string, KernelResources[]>();
+  let built = 0;
+  const builder = createNvccBuilder({
+    cacheDir: o.cacheDir,
+    onBuilt: (_i: number, r: NvccBuildResult) => {
+      built++;
+      if (r.artifact) resources.set(r.artifact, r.resources);
+      const what = r.errorKind === "none"
+        ? `${formatResources(r.resources)}${
+          r.cached ? " (cached)" : ` (${r.buildSeconds.toFixed(1)} s)`
+        }`
+        : `${r.errorKind}: ${(r.error ?? "").split("\n")[0]}`;
+      o.onBuilt?.(`nvcc #${built}: ${what}`);
+    },
+  });
+  const inner = createCudaRunner({ timeoutSeconds: o.timeoutSeconds, repeat: o.repeat });
+  const runner = {
+    async run(...[inputs, onResult]: Parameters<Runner["run"]>) {
+      const note = (artifact: string) => {
+        const rs = resources.get(artifact);
+        return rs ? `; ptxas: ${formatResources(rs)}` : "";
+      };
+      return await inner.run(inputs, (i, r) => {
+        if (r.errorKind === "no_device") r.error = `${r.error}${note(inputs[i].artifact)}`;
+        onResult?.(i, r);
+      });
+    },
+    close: () => inner.close(),
+    device: () => inner.device(),
+  };
+  return { builder, runner };
+}
