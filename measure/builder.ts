@@ -67,7 +67,8 @@ export function truncateMessage(text: string, max = MAX_ERROR_CHARS): string {
   return `${text.slice(0, max)}\n... [${text.length - max} more characters truncated]`;
 }
 
-async function exists(path: string): Promise<boolean> {
+/** True when `path` exists (any other stat error is thrown). */
+export async function exists(path: string): Promise<boolean> {
   try {
     await Deno.stat(path);
     return true;
@@ -77,7 +78,8 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-async function removeQuietly(path: string): Promise<void> {
+/** Removes `path`, ignoring a missing file. */
+export async function removeQuietly(path: string): Promise<void> {
   try {
     await Deno.remove(path);
   } catch {

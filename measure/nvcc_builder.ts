@@ -24,7 +24,7 @@
  */
 import { join, resolve } from "node:path";
 import { runCompiler } from "./compile.ts";
-import { sha256Hex, truncateMessage } from "./builder.ts";
+import { exists, removeQuietly, sha256Hex, truncateMessage } from "./builder.ts";
 import { Semaphore } from "./semaphore.ts";
 import type { BuildInput, BuildResult } from "./types.ts";
 
@@ -145,24 +145,6 @@ export function formatResources(rs: KernelResources[]): string {
   return rs.map((r) =>
     `${r.kernel} ${r.registers} regs, ${r.sharedBytes} B smem, spills ${r.spillStores}/${r.spillLoads} B`
   ).join("; ");
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return false;
-    throw e;
-  }
-}
-
-async function removeQuietly(path: string): Promise<void> {
-  try {
-    await Deno.remove(path);
-  } catch {
-    // Nothing to clean up.
-  }
 }
 
 /** nvcc's `release` line, e.g. `Cuda compilation tools, release 13.0, V13.0.88`. */
