@@ -90,7 +90,7 @@ Deno.test("nvcc compiles the generated CUDA; ptxas resources come back with the 
     const builder = createNvccBuilder({ cacheDir, parallel: 1 });
     const source = generateCuda(verifyGpu(boundMatmul()).kernel);
     const [r] = await builder.build([{ source }]);
-    assert.equal(r.errorKind, "none", r.error);
+    assert.equal(r.errorKind, "none", r.error ?? "");
     assert.equal(r.cached, false);
     assert.equal(r.resources.length, 1);
     const [res] = r.resources;
@@ -120,7 +120,7 @@ Deno.test("shared tiles: __shared__ arrays, barriers, and ptxas reports the shar
   const cacheDir = await Deno.makeTempDir({ prefix: "tb-cuda-" });
   try {
     const [r] = await createNvccBuilder({ cacheDir }).build([{ source: cu }]);
-    assert.equal(r.errorKind, "none", r.error);
+    assert.equal(r.errorKind, "none", r.error ?? "");
     assert.equal(r.resources[0].sharedBytes, 2048);
   } finally {
     await Deno.remove(cacheDir, { recursive: true });

@@ -33,7 +33,7 @@ async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
 /** Measurement inputs of `artifact` against the C reference built in `dir`. */
 async function inputsFor(dir: string, artifact: string, n: number): Promise<MeasureInput[]> {
   const [ref] = await createBuilder({ cacheDir: dir }).build([{ source: referenceSource(W) }]);
-  assert.equal(ref.errorKind, "none", ref.error);
+  assert.equal(ref.errorKind, "none", ref.error ?? "");
   const { atol, rtol } = toleranceOf(W);
   return Array.from({ length: n }, (_, seed) => ({
     artifact,
@@ -50,7 +50,7 @@ Deno.test("without a driver every candidate is no_device with one clear message,
     const [built] = await createNvccBuilder({ cacheDir: dir }).build([
       { source: generateCuda(lower(schedule())) },
     ]);
-    assert.equal(built.errorKind, "none", built.error);
+    assert.equal(built.errorKind, "none", built.error ?? "");
     const runner = createCudaRunner();
     const results = await runner.run(await inputsFor(dir, built.artifact!, 3));
     assert.equal(results.length, 3);
