@@ -36,6 +36,24 @@ export interface RunnerOptions {
   workers?: number;
   /** Wall seconds a fresh worker may take to start. Default 60. */
   startSeconds?: number;
+  /**
+   * OpenMP threads per worker (`OMP_NUM_THREADS` of the worker process).
+   * Default: `OMP_NUM_THREADS` of this process when set, otherwise
+   * {@link defaultOmpThreads} (the usable cores shared among the workers),
+   * so that parallel workers never oversubscribe the cores. libgomp alone
+   * counts every CPU of the affinity mask, which in a container with a CPU
+   * quota can be many more than the cores it may use.
+   */
+  ompThreads?: number;
+}
+
+/**
+ * OpenMP threads each of `workers` measurement workers gets: the usable cores
+ * (`navigator.hardwareConcurrency`, which honours cgroup CPU quotas) divided
+ * among the workers, at least 1.
+ */
+export function defaultOmpThreads(workers: number): number {
+  return Math.max(1, Math.floor(navigator.hardwareConcurrency / Math.max(1, workers)));
 }
 
 /** Measures built kernels. */
@@ -58,7 +76,7 @@ class Slot {
   worker?: WorkerProcess;
   closed = false;
 
-  constructor(readonly startSeconds: number) {}
+  constructor(readonly startSeconds: number, readonly ompThreads: number) {}
 
   async measure(
     input: MeasureInput,
@@ -68,7 +86,9 @@ class Slot {
     if (!this.worker || this.worker.exited) {
       await this.worker?.kill();
       this.worker = undefined;
-      const fresh = await WorkerProcess.start(this.startSeconds);
+      const fresh = await WorkerProcess.start(this.startSeconds, {
+        OMP_NUM_THREADS: String(this.ompThreads),
+      });
       if (this.closed) {
         await fresh.kill();
         throw new Error("runner is closed");
@@ -113,10 +133,16 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     referenceTimeoutSeconds: options.referenceTimeoutSeconds ?? 600,
   };
   const startSeconds = options.startSeconds ?? 60;
-  const slots = Array.from(
-    { length: Math.max(1, Math.floor(options.workers ?? 1)) },
-    () => new Slot(startSeconds),
+  const workers = Math.max(1, Math.floor(options.workers ?? 1));
+  const fromEnv = Number(Deno.env.get("OMP_NUM_THREADS"));
+  const ompThreads = Math.max(
+    1,
+    Math.floor(
+      options.ompThreads ??
+        (Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : defaultOmpThreads(workers)),
+    ),
   );
+  const slots = Array.from({ length: workers }, () => new Slot(startSeconds, ompThreads));
   const idle = [...slots];
   const waiting: ((slot: Slot) => void)[] = [];
   let closed = false;

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { createBuilder } from "./builder.ts";
-import { createRunner } from "./runner.ts";
+import { createRunner, defaultOmpThreads } from "./runner.ts";
 import {
   SLOW_REFERENCE_SECONDS,
   VADD_GOOD,
   VADD_HANG,
   VADD_NOTHING,
+  VADD_ONE_THREAD,
   VADD_REFERENCE,
   VADD_SEGFAULT,
   VADD_SIGNATURE,
@@ -154,4 +155,30 @@ Deno.test("runner refuses work after close", async () => {
   const runner = createRunner();
   await runner.close();
   await assert.rejects(runner.run([]), /closed/);
+});
+
+Deno.test("runner sets OpenMP threads per worker; by default the cores are shared among workers", async () => {
+  const { dir, reference, artifacts } = await buildAll({ oneThread: VADD_ONE_THREAD });
+  const measure = async (options: { workers: number; ompThreads?: number }) => {
+    const runner = createRunner({ ...options, timing: { repeat: 1 } });
+    try {
+      const [r] = await runner.run([input(artifacts.oneThread, reference)]);
+      return r.errorKind;
+    } finally {
+      await runner.close();
+    }
+  };
+  try {
+    assert.equal(await measure({ workers: 1, ompThreads: 1 }), "none");
+    assert.equal(await measure({ workers: 1, ompThreads: 3 }), "wrong_answer");
+    // As many workers as cores: one thread each, whatever libgomp would pick.
+    const cores = navigator.hardwareConcurrency;
+    assert.equal(defaultOmpThreads(cores), 1);
+    assert.equal(defaultOmpThreads(1), cores);
+    if (Deno.env.get("OMP_NUM_THREADS") === undefined) {
+      assert.equal(await measure({ workers: cores }), "none");
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -59,3 +59,8 @@ export const VADD_SLOW_REFERENCE = `#include <time.h>\n${
   while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9 < ${SLOW_REFERENCE_SECONDS});
   for (int i = 0; i < N; i++) out[i] = a[i] + b[i];`)
 }`;
+
+/** Correct only when OpenMP runs it with exactly one thread: adds `omp_get_max_threads() - 1`. */
+export const VADD_ONE_THREAD = `#include <omp.h>\n${
+  kernel("  for (int i = 0; i < N; i++) out[i] = a[i] + b[i] + (float)(omp_get_max_threads() - 1);")
+}`;

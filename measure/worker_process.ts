@@ -92,9 +92,13 @@ export class WorkerProcess {
 
   /**
    * Spawns a worker and waits for its ready line. Throws (after cleaning up)
-   * when it does not start within `startSeconds`.
+   * when it does not start within `startSeconds`. `env` is added to the
+   * worker's environment (e.g. `OMP_NUM_THREADS`).
    */
-  static async start(startSeconds: number): Promise<WorkerProcess> {
+  static async start(
+    startSeconds: number,
+    env: Record<string, string> = {},
+  ): Promise<WorkerProcess> {
     const child = new Deno.Command(Deno.execPath(), {
       args: [
         "run",
@@ -105,6 +109,7 @@ export class WorkerProcess {
         "--allow-env",
         WORKER_PATH,
       ],
+      env,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
