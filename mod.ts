@@ -65,3 +65,28 @@ export * from "./costmodel/features.ts";
 export * from "./costmodel/metrics.ts";
 export { bandCurveSVG, bestSoFar, svgToPNG, tuningCurveSVG } from "./plots/tuning_curve.ts";
 export { scatterSVG } from "./plots/scatter.ts";
+export {
+  displayCode,
+  displayHTML,
+  displayRecord,
+  displaySVG,
+  displayTrace,
+  htmlTable,
+  inJupyter,
+  JUPYTER_DISPLAY,
+  type LiveProgress,
+  liveProgress,
+  type LiveProgressOptions,
+  show,
+  sparklineSVG,
+} from "./tuner/jupyter.ts";
+export {
+  type HeatCell,
+  heatmapCells,
+  type HeatmapOptions,
+  heatmapSVG,
+  type HeatSample,
+} from "./plots/heatmap.ts";
+export { knobFeaturizer } from "./costmodel/featurizers.ts";
+export { SHARED_CACHE_NAMES } from "./datasets/kerneltuner.ts";
+export { generateCuda } from "./ir/codegen_cuda.ts";

@@ -1,0 +1,245 @@
+/**
+ * `deno task report --db runs.db --out report/`: a static, offline HTML
+ * page (`index.html`: inline SVG and CSS, no script, no external URL) of the
+ * runs of a records database: a table of the runs (strategy, seed,
+ * workload, machine, compiler, tunebook version, counts, best GFLOP/s), and
+ * for each run its tuning curve and its best schedule printed as code.
+ * Ends with one line of JSON on stdout: `{"out", "db", "runs"}`.
+ *
+ * Options: `--runs 1,3` (only these runs), `--title TEXT`.
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { join } from "node:path";
+import { RecordsDB, type RunRow } from "../datasets/db.ts";
+import { printTrace } from "../ir/trace.ts";
+import { bestSoFar, tuningCurveSVG } from "../plots/tuning_curve.ts";
+import { UsageError } from "./args.ts";
+
+/** What the report shows of one run. */
+export interface RunSummary {
+  id: number;
+  status: string;
+  created: string;
+  strategy: string;
+  seed: number;
+  /** `name:shape`, e.g. `matmul:32,32,32`. */
+  workload: string;
+  target: string;
+  /** CPU, cores and OS, from the run's machine description. */
+  machine: string;
+  compiler: string;
+  version: string;
+  trials: number;
+  measured: number;
+  valid: number;
+  errors: number;
+  bestGflops: number | null;
+  /** Best GFLOP/s so far after each trial (NaN before the first valid one). */
+  curve: number[];
+  /** The best candidate's trace printed as schedule code. */
+  bestSchedule?: string;
+  /** Trial of the best candidate. */
+  bestTrial?: number;
+}
+
+function machineLine(m: Record<string, unknown>): string {
+  const parts = [
+    m.cpu,
+    m.cores === undefined ? undefined : `${m.cores} cores`,
+    m.os,
+    m.arch,
+  ].filter((x) => x !== undefined && x !== null && x !== "");
+  return parts.length ? parts.join(", ") : JSON.stringify(m);
+}
+
+/** Summaries of runs of a database (all of them, or those of `ids`), oldest first. */
+export function summarizeRuns(db: RecordsDB, ids?: readonly number[]): RunSummary[] {
+  let runs: RunRow[] = db.runs();
+  if (ids) {
+    const missing = ids.filter((id) => !runs.some((r) => r.id === id));
+    if (missing.length) {
+      throw new UsageError(`No run ${missing.join(", ")} in records database "${db.path}"`);
+    }
+    runs = runs.filter((r) => ids.includes(r.id));
+  }
+  return runs.map((run) => {
+    const w = db.workload(run.workloadId);
+    const counts = db.counts(run.id);
+    const best = db.best(run.id);
+    const curve = bestSoFar(db.candidates(run.id).map((c) => c.result?.gflops ?? NaN));
+    let bestSchedule: string | undefined;
+    if (best) {
+      try {
+        bestSchedule = printTrace(JSON.parse(best.trace));
+      } catch {
+        bestSchedule = best.trace;
+      }
+    }
+    return {
+      id: run.id,
+      status: run.status,
+      created: run.created,
+      strategy: run.strategy,
+      seed: run.seed,
+      workload: w?.key ?? `workload ${run.workloadId}`,
+      target: run.target,
+      machine: machineLine(run.machine),
+      compiler: run.compiler,
+      version: run.tunebookVersion,
+      trials: run.trials,
+      ...counts,
+      bestGflops: best?.result.gflops ?? null,
+      curve,
+      ...(bestSchedule === undefined ? {} : { bestSchedule, bestTrial: best!.trial }),
+    };
+  });
+}
+
+function esc(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(
+    /"/g,
+    "&quot;",
+  );
+}
+
+/** An SVG for inline use in HTML: namespace declarations (URLs, never fetched) dropped. */
+function inlineSVG(svg: string): string {
+  return svg.replace(/\s+xmlns(:\w+)?="[^"]*"/g, "");
+}
+
+const STYLE = `body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1100px; }
+table { border-collapse: collapse; font-size: 13px; }
+th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
+th { background: #f0f0f0; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+pre { background: #f6f6f6; padding: 8px; overflow-x: auto; font-size: 12px; }
+section { margin-top: 2.5em; border-top: 1px solid #ddd; }
+.meta { font-size: 13px; color: #555; }`;
+
+/** The report page of some runs. */
+export function reportHTML(
+  runs: readonly RunSummary[],
+  o: { title: string; db: string; generated?: string },
+): string {
+  const num = (v: number | null, digits = 2) =>
+    `<td class="num">${v === null ? "-" : v.toFixed(digits)}</td>`;
+  const rows = runs.map((r) =>
+    `<tr><td><a href="#run-${r.id}">${r.id}</a></td><td>${
+      esc(r.strategy)
+    }</td><td class="num">${r.seed}</td>` +
+    `<td>${esc(r.workload)}</td><td>${esc(r.target)}</td><td>${esc(r.machine)}</td>` +
+    `<td>${esc(r.compiler)}</td><td>${esc(r.version)}</td><td>${esc(r.status)}</td>` +
+    `<td class="num">${r.trials}</td><td class="num">${r.measured}</td><td class="num">${r.valid}</td>` +
+    `<td class="num">${r.errors}</td>${num(r.bestGflops)}</tr>`
+  ).join("\n");
+  const sections = runs.map((r) => {
+    const curve = r.curve.some((v) => !Number.isNaN(v))
+      ? inlineSVG(tuningCurveSVG([{ label: `run ${r.id} (${r.strategy})`, values: r.curve }], {
+        title: `Run ${r.id}: ${r.workload}, ${r.strategy}, seed ${r.seed}`,
+      }))
+      : "<p>No valid measurement: no tuning curve.</p>";
+    const best = r.bestSchedule === undefined
+      ? "<p>No valid candidate.</p>"
+      : `<h3>Best schedule (trial ${r.bestTrial}, ${r.bestGflops?.toFixed(2)} GFLOP/s)</h3>\n<pre>${
+        esc(r.bestSchedule)
+      }</pre>`;
+    return `<section id="run-${r.id}">\n<h2>Run ${r.id}: ${esc(r.workload)} with ${
+      esc(r.strategy)
+    }</h2>\n<p class="meta">started ${esc(r.created)}; ${esc(r.machine)}; ${esc(r.compiler)}; ` +
+      `tunebook ${esc(r.version)}</p>\n${curve}\n${best}\n</section>`;
+  }).join("\n");
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>${esc(o.title)}</title>
+<style>
+${STYLE}
+</style>
+</head>
+<body>
+<h1>${esc(o.title)}</h1>
+<p class="meta">${runs.length} run${runs.length === 1 ? "" : "s"} of <code>${esc(o.db)}</code>${
+    o.generated ? `, generated ${esc(o.generated)}` : ""
+  }.</p>
+<table>
+<thead><tr><th>run</th><th>strategy</th><th>seed</th><th>workload</th><th>target</th><th>machine</th><th>compiler</th><th>version</th><th>status</th><th>trials</th><th>measured</th><th>valid</th><th>errors</th><th>best GFLOP/s</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+${sections}
+</body>
+</html>
+`;
+}
+
+function runIds(text: string): number[] {
+  const parts = text.split(",").map((s) => s.trim());
+  if (parts.some((p) => !/^\d+$/.test(p) || Number(p) < 1)) {
+    throw new UsageError(`--runs must be run ids separated by commas, got "${text}"`);
+  }
+  return parts.map(Number);
+}
+
+/** Writes the report; returns the JSON summary. */
+export async function report(argv: string[]): Promise<{ out: string; db: string; runs: number }> {
+  let v;
+  try {
+    v = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        db: { type: "string" },
+        out: { type: "string", default: "report" },
+        runs: { type: "string" },
+        title: { type: "string", default: "tunebook report" },
+      },
+    }).values;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (!v.db) throw new UsageError("Missing --db (a records database)");
+  try {
+    if (!(await Deno.stat(v.db)).isFile) throw new UsageError(`--db ${v.db} is not a file`);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new UsageError(`--db ${v.db}: no such records database`);
+  }
+  const ids = v.runs === undefined ? undefined : runIds(v.runs);
+  let db: RecordsDB;
+  try {
+    db = RecordsDB.open(v.db);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  let runs: RunSummary[];
+  try {
+    runs = summarizeRuns(db, ids);
+  } finally {
+    db.close();
+  }
+  const html = reportHTML(runs, {
+    title: v.title!,
+    db: v.db,
+    generated: new Date().toISOString(),
+  });
+  await Deno.mkdir(v.out!, { recursive: true });
+  const out = join(v.out!, "index.html");
+  await Deno.writeTextFile(out, html);
+  console.error(`report of ${runs.length} run(s): ${out}`);
+  return { out, db: v.db, runs: runs.length };
+}
+
+if (import.meta.main) {
+  try {
+    console.log(JSON.stringify(await report(Deno.args)));
+  } catch (e) {
+    if (e instanceof UsageError) {
+      console.error(`report: ${e.message}`);
+      Deno.exit(2);
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,111 @@
+/** End-to-end tests of `deno task reproduce` on a tiny run. */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { RecordsDB } from "../datasets/db.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** Shared kernel cache, so repeated tests don't rebuild the same kernels. */
+const ENV = { TUNEBOOK_CACHE: join(ROOT, ".cache/kernels") };
+
+async function deno(script: string, args: string[], cwd: string) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      "--config",
+      join(ROOT, "deno.json"),
+      join(ROOT, script),
+      ...args,
+    ],
+    cwd,
+    env: ENV,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test("reproduce reruns a run into a new run and compares the curves", async () => {
+  const dir = await Deno.makeTempDir();
+  const db = join(dir, "runs.db");
+  const tune = await deno("cli/tune.ts", [
+    "--workload",
+    "matmul",
+    "--shape",
+    "32,32,32",
+    "--trials",
+    "4",
+    "--seed",
+    "3",
+    "--db",
+    db,
+    "--quiet",
+  ], dir);
+  assert.equal(tune.code, 0, tune.stderr);
+  const r = await deno("cli/reproduce.ts", ["--db", db, "--run", "1", "--quiet"], dir);
+  assert.equal(r.code, 0, r.stderr);
+  const s = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
+  assert.equal(s.run, 1);
+  assert.equal(s.new_run, 2);
+  assert.equal(s.workload, "matmul:32,32,32");
+  assert.equal(s.strategy, "random");
+  assert.equal(s.seed, 3);
+  assert.equal(s.old_trials, 4);
+  assert.equal(s.new_trials, 4);
+  assert.equal(s.identical_candidates, 4, "the same seed proposes the same schedules");
+  assert.equal(s.same_position, 4);
+  assert.equal(s.same_order, true);
+  assert.equal(s.per_trial_ratio.length, 4);
+  for (const x of s.per_trial_ratio) assert.ok(x > 0, `a positive ratio, got ${x}`);
+  assert.ok(Math.abs(s.final_best_ratio - s.new_best_gflops / s.old_best_gflops) < 1e-9);
+  assert.equal(s.per_trial_ratio[3], s.final_best_ratio);
+  assert.match(r.stderr, /\| trial \| old best GFLOP\/s \| new best GFLOP\/s \| new \/ old \|/);
+  assert.match(r.stderr, /identical candidates 4 of 4/);
+
+  const records = RecordsDB.open(db);
+  const [old, fresh] = records.runs();
+  assert.equal(fresh.strategy, old.strategy);
+  assert.equal(fresh.seed, old.seed);
+  assert.equal(fresh.trials, old.trials);
+  assert.deepEqual(fresh.config, old.config);
+  assert.equal(fresh.status, "finished");
+  records.close();
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("reproduce exits with status 2 and names bad arguments", async () => {
+  const dir = await Deno.makeTempDir();
+  const db = join(dir, "runs.db");
+  const records = RecordsDB.open(db);
+  const wl = records.upsertWorkload({ name: "matmul", shape: [8, 8, 8], flops: 1024 });
+  records.startRun({
+    workloadId: wl,
+    strategy: "random",
+    seed: 1,
+    trials: 1,
+    target: "cpu",
+    config: {},
+    machine: {},
+    compiler: "gcc",
+    tunebookVersion: "0",
+  });
+  records.close();
+  const cases: [string[], RegExp][] = [
+    [["--run", "1"], /Missing --db/],
+    [["--db", db], /--run must be a run id/],
+    [["--db", db, "--run", "x"], /--run must be a run id/],
+    [["--db", join(dir, "none.db"), "--run", "1"], /no such records database/],
+    [["--db", db, "--run", "7"], /No run 7 in records database/],
+    [["--db", db, "--run", "1"], /Run 1 stores no reproducible configuration/],
+  ];
+  for (const [args, message] of cases) {
+    const r = await deno("cli/reproduce.ts", args, dir);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+    assert.equal(r.stdout, "");
+  }
+  await Deno.remove(dir, { recursive: true });
+});
