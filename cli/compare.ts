@@ -21,6 +21,9 @@ import {
   compareRows,
   compareTable,
   type Evaluator,
+  type ReachRow,
+  reachRows,
+  reachTable,
   runStrategy,
   type RunTrace,
 } from "../search/compare.ts";
@@ -165,10 +168,24 @@ async function transferSamples(spec: string, target: KnobSpace): Promise<Sample[
   return out;
 }
 
+/** What `compare` prints as its last line of JSON. */
+export interface CompareOutput {
+  space: string;
+  /** Best known seconds (replay) or best measured (live). */
+  optimum: number;
+  results: Omit<CompareRow, "wall_seconds">[];
+  /** Samples each strategy needed to reach 95% of the optimum (null: some seeds never did). */
+  reach: (Omit<ReachRow, "median_samples" | "p25" | "p75"> & {
+    median_samples: number | null;
+    p25: number | null;
+    p75: number | null;
+  })[];
+}
+
 /** Runs the comparison; returns the JSON summary. */
 export async function compare(
   argv: string[],
-): Promise<{ space: string; optimum: number; results: Omit<CompareRow, "wall_seconds">[] }> {
+): Promise<CompareOutput> {
   let v;
   try {
     v = parseArgs({
@@ -249,6 +266,9 @@ export async function compare(
   const rows = compareRows(runs, budgets, optimum);
   console.error(`\n${space.name}: optimum ${(optimum * 1e3).toPrecision(4)} ms, ${seeds} seeds\n`);
   console.error(compareTable(rows));
+  const reach = reachRows(runs, optimum, 0.95);
+  console.error(`\nSamples to reach 95% of the optimum (within ${maxBudget} evaluations):\n`);
+  console.error(reachTable(reach));
   const series = [...runs].map(([label, rs]) => {
     const x = Array.from({ length: maxBudget }, (_, i) => i + 1);
     const at = (i: number) =>
@@ -284,6 +304,12 @@ export async function compare(
     space: space.name,
     optimum,
     results: rows.map(({ wall_seconds: _, ...r }) => r),
+    reach: reach.map((r) => ({
+      ...r,
+      median_samples: Number.isFinite(r.median_samples) ? r.median_samples : null,
+      p25: Number.isFinite(r.p25) ? r.p25 : null,
+      p75: Number.isFinite(r.p75) ? r.p75 : null,
+    })),
   };
 }
 

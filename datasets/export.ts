@@ -57,6 +57,11 @@
  *   "config": {"index", "code_hash", "entity"}, "result": [costs, error_no,
  *   all_cost, timestamp], "version": 0.2, "tvm_version"}` — see
  *   {@link autotvmRecord} — plus a `tunebook` object with the row's identity.
+ * - **Kernel Tuner cache** (`kerneltuner`): one JSON object as Kernel Tuner
+ *   writes its cache files, for the knob-vector records of exactly one
+ *   workload, so that an exhaustively measured space replays with
+ *   `search/replay.ts` (and `compare --space FILE`) like the shared GPU
+ *   caches. See {@link kernelTunerCacheOf}.
  *
  * ## Split
  *
@@ -91,10 +96,16 @@ import { defaultTemplate, templateSpace } from "../search/templates.ts";
 import type { ErrorKind, RecordsDB, RunRow, WorkloadRow } from "./db.ts";
 
 /** Formats {@link exportRecords} writes. */
-export type ExportFormat = "csv" | "jsonl" | "parquet" | "autotvm";
+export type ExportFormat = "csv" | "jsonl" | "parquet" | "autotvm" | "kerneltuner";
 
 /** Every export format. */
-export const EXPORT_FORMATS: readonly ExportFormat[] = ["csv", "jsonl", "parquet", "autotvm"];
+export const EXPORT_FORMATS: readonly ExportFormat[] = [
+  "csv",
+  "jsonl",
+  "parquet",
+  "autotvm",
+  "kerneltuner",
+];
 
 /** How rows are split: named workloads held out, or a seeded fraction of the workloads. */
 export type SplitOptions = { holdout: string[] } | { holdoutFraction: number; seed: number };
@@ -619,6 +630,7 @@ export async function exportRecords(
   if (format === "parquet") data = await parquetBytes(rows);
   else if (format === "csv") data = [csvHeader(), ...rows.map(csvLine)].join("\n") + "\n";
   else if (format === "jsonl") data = rows.map((r) => jsonLine(r) + "\n").join("");
+  else if (format === "kerneltuner") data = JSON.stringify(kernelTunerCacheOf(ctx), null, 1) + "\n";
   else {
     data = ctx.map((c) => JSON.stringify(autotvmRecord(c.row, c.knobs, c.space)) + "\n").join("");
   }
@@ -641,5 +653,119 @@ export async function exportRecords(
     train: rows.length - test.length,
     test: test.length,
     testWorkloads: [...new Set(test.map((r) => r.workload_key))].sort(),
+  };
+}
+
+/** Kernel Tuner's error markers for tunebook's error kinds (the inverse of the importer's map). */
+export const KERNEL_TUNER_MARKERS: Readonly<Record<Exclude<ErrorKind, "none">, string>> = Object
+  .freeze({
+    instantiation_error: "InvalidConfig",
+    compile_host: "CompilationFailedConfig",
+    build_timeout: "CompilationFailedConfig",
+    runtime_crash: "RuntimeFailedConfig",
+    runtime_error: "RuntimeFailedConfig",
+    run_timeout: "RuntimeFailedConfig",
+    wrong_answer: "RuntimeFailedConfig",
+    no_device: "RuntimeFailedConfig",
+    unknown: "RuntimeFailedConfig",
+  });
+
+/** A knob option as a Kernel Tuner parameter value: a split's innermost factor, or the scalar itself. */
+function ktValue(option: unknown, options: readonly unknown[]): number | string | boolean {
+  if (Array.isArray(option)) {
+    const inner = options.map((o) => (o as number[])[(o as number[]).length - 1]);
+    const last = option[option.length - 1] as number;
+    return new Set(inner).size === options.length ? last : option.join("x");
+  }
+  if (typeof option === "number" || typeof option === "string" || typeof option === "boolean") {
+    return option;
+  }
+  return JSON.stringify(option);
+}
+
+/**
+ * Builds a Kernel Tuner cache (as its cache JSON files hold) from the
+ * knob-vector records of one workload: `tune_params` are the knobs of the
+ * records' knob space (a split knob's value is its innermost factor, e.g.
+ * `tile_ic: 16` for the split `[4, 16]`, or `"4x16"` when inner factors
+ * repeat), `time` and `times` are in milliseconds, a failed record's `time`
+ * is Kernel Tuner's marker (see {@link KERNEL_TUNER_MARKERS}), and
+ * `compile_time`/`benchmark_time` are the build and run wall times in ms.
+ * When a configuration was measured more than once, the first record wins.
+ * `device_name` is the CPU model with its thread count; `problem_size` the
+ * workload's shape. A `tunebook` object adds the workload key, the run ids
+ * and the machine description.
+ *
+ * @throws {ExportError} when the rows span several workloads or knob spaces, or have no knob vectors
+ */
+export function kernelTunerCacheOf(ctx: readonly RowContext[]): Record<string, unknown> {
+  const rows = ctx.filter((c) => c.knobs !== null);
+  if (rows.length === 0) {
+    throw new ExportError(
+      "The kerneltuner format needs records with knob vectors (runs of a knob template); none selected",
+    );
+  }
+  const keys = [...new Set(rows.map((c) => c.row.workload_key))];
+  if (keys.length > 1) {
+    throw new ExportError(
+      `The kerneltuner format holds one workload, but the selected runs measure ${keys.length} (${
+        keys.join(", ")
+      }); choose runs with --runs`,
+    );
+  }
+  const space = rows[0].space;
+  if (!space) throw new ExportError(`No knob space is known for the runs of ${keys[0]}`);
+  const names = space.knobs.map((k) => k.name);
+  for (const c of rows) {
+    if (c.space && c.space.knobs.map((k) => k.name).join() !== names.join()) {
+      throw new ExportError(
+        `Runs of ${keys[0]} use different knob spaces (${names.join(",")} and ${
+          c.space.knobs.map((k) => k.name).join(",")
+        }); choose runs with --runs`,
+      );
+    }
+  }
+  const tuneParams: Record<string, (number | string | boolean)[]> = {};
+  for (const k of space.knobs) tuneParams[k.name] = k.options.map((o) => ktValue(o, k.options));
+  const cache: Record<string, Record<string, unknown>> = {};
+  for (const c of rows) {
+    const values = c.knobs!.map((i, j) => tuneParams[names[j]][i]);
+    const key = values.join(",");
+    if (key in cache) continue;
+    const r = c.row;
+    const entry: Record<string, unknown> = {};
+    names.forEach((n, j) => entry[n] = values[j]);
+    const times = (JSON.parse(r.times) as number[]).map((t) => t * 1e3);
+    entry.time = r.error_kind === "none"
+      ? r.seconds! * 1e3
+      : KERNEL_TUNER_MARKERS[r.error_kind as Exclude<ErrorKind, "none">];
+    entry.times = times;
+    entry.compile_time = r.build_seconds * 1e3;
+    entry.verification_time = 0;
+    entry.benchmark_time = r.run_seconds * 1e3;
+    entry.strategy_time = 0;
+    entry.framework_time = 0;
+    entry.timestamp = r.timestamp;
+    cache[key] = entry;
+  }
+  const first = rows[0].row;
+  const machine = JSON.parse(first.machine) as Record<string, unknown>;
+  return {
+    device_name: `${machine.cpu ?? "unknown CPU"} (${
+      machine.ompNumThreads ?? machine.cores
+    } threads)`,
+    kernel_name: first.workload,
+    problem_size: JSON.parse(first.shape),
+    tune_params_keys: names,
+    tune_params: tuneParams,
+    objective: "time",
+    cache,
+    tunebook: {
+      workload_key: first.workload_key,
+      runs: [...new Set(rows.map((c) => c.row.run_id))],
+      machine,
+      compiler: first.compiler,
+      tunebook_version: first.tunebook_version,
+    },
   };
 }

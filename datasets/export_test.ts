@@ -5,6 +5,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { FEATURE_VERSION, FIXED_FEATURE_NAMES } from "../costmodel/features.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { templateSpace } from "../search/templates.ts";
+import { replaySpace } from "../search/replay.ts";
 import { main as exportMain, parseExportArgs, parseHoldout } from "../cli/export.ts";
 import { UsageError } from "../cli/args.ts";
 import { RecordsDB } from "./db.ts";
@@ -419,6 +420,36 @@ Deno.test("parseCSV handles quotes, commas, line breaks and nulls", () => {
   assert.throws(() => parseCSV('a,b"c'), /quote inside/);
 });
 
+Deno.test("a knob-template run exports as a Kernel Tuner cache that replays", async () => {
+  await withFixture(async (db, dir) => {
+    const dense = db.runs().find((r) => r.strategy === "grid")!;
+    const sketch = db.runs().find((r) => r.strategy === "random")!;
+    await assert.rejects(
+      () => exportRecords(db, "kerneltuner", join(dir, "x.json"), { runs: [sketch.id] }),
+      /needs records with knob vectors/,
+    );
+    const out = join(dir, "dense_cpu.json");
+    await exportRecords(db, "kerneltuner", out, { runs: [dense.id] });
+    const cache = await readKernelTunerCache(out);
+    const w = createWorkload("dense", [16, 24, 8]);
+    const knobs = templateSpace("dense", w).space.knobs;
+    assert.deepEqual(cache.tuneParamsKeys, knobs.map((k) => k.name));
+    // A split's value is its inner factor, or all its factors when inner factors repeat.
+    const tile = knobs.find((k) => k.kind === "split")!;
+    const splits = tile.options as number[][];
+    const inner = splits.map((o) => o.at(-1)!);
+    assert.deepEqual(
+      cache.tuneParams[tile.name],
+      new Set(inner).size === inner.length ? inner : splits.map((o) => o.join("x")),
+    );
+    const cands = db.candidates(dense.id);
+    assert.equal(cache.cache.size, cands.length);
+    const best = Math.min(...cands.map((c) => c.result!.seconds ?? Infinity));
+    const replay = replaySpace(cache);
+    assert.ok(Math.abs(replay.optimum - best) < 1e-12, `${replay.optimum} vs ${best}`);
+  });
+});
+
 Deno.test("a Kernel Tuner cache imports as one run with knobs, times and error kinds", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tunebook_kt_import_" });
   try {
@@ -487,6 +518,17 @@ Deno.test("a Kernel Tuner cache imports as one run with knobs, times and error k
       assert.deepEqual(rec.config.entity, [["block_size_x", "ot", 128], ["block_size_y", "ot", 2]]);
       assert.equal(rec.config.index, 5);
       assert.equal(rec.result[1], 4);
+      // Back to a Kernel Tuner cache: same keys, times in ms, markers for the failures.
+      const ktOut = join(dir, "kt_again.json");
+      await exportRecords(db, "kerneltuner", ktOut);
+      const again = await readKernelTunerCache(ktOut);
+      assert.deepEqual(again.tuneParams, cache.tune_params);
+      assert.deepEqual([...again.cache.keys()], ["32,1", "64,1", "128,2", "64,2", "32,2"]);
+      assert.equal(again.cache.get("32,1")!.time, 2);
+      assert.deepEqual(again.cache.get("32,1")!.times, [2, 3, 1]);
+      assert.equal(again.cache.get("128,2")!.time, "RuntimeFailedConfig");
+      assert.equal(again.cache.get("64,2")!.time, "CompilationFailedConfig");
+      assert.equal(again.problemSize.toString(), "1024,2");
       // Unknown flops: gflops is null, not 0.
       const db2 = RecordsDB.open(join(dir, "kt2.db"));
       try {

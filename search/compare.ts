@@ -168,3 +168,68 @@ export function compareTable(rows: CompareRow[]): string {
 export function pointKey(space: KnobSpace, p: Point): string {
   return String(space.index(p));
 }
+
+/**
+ * Evaluations a run needed to reach `fraction` of the optimum (its best time
+ * at most optimum / fraction), or undefined when it never did.
+ */
+export function samplesToReach(
+  run: RunTrace,
+  optimum: number,
+  fraction = 0.95,
+): number | undefined {
+  const limit = optimum / fraction;
+  const i = run.best.findIndex((b) => b <= limit * (1 + 1e-12));
+  return i < 0 ? undefined : i + 1;
+}
+
+/** Per strategy: how many evaluations runs needed to reach a fraction of the optimum. */
+export interface ReachRow {
+  strategy: string;
+  /** The fraction of optimum aimed at, e.g. 0.95. */
+  fraction: number;
+  seeds: number;
+  /** Seeds whose run reached it within its evaluations. */
+  reached: number;
+  /** Median evaluations to reach it over all seeds, a seed that never did counting as Infinity. */
+  median_samples: number;
+  /** Quartiles of the same. */
+  p25: number;
+  p75: number;
+}
+
+/** {@link ReachRow}s of each strategy's runs (one run per seed). */
+export function reachRows(
+  runs: Map<string, RunTrace[]>,
+  optimum: number,
+  fraction = 0.95,
+): ReachRow[] {
+  return [...runs].map(([strategy, list]) => {
+    const n = list.map((r) => samplesToReach(r, optimum, fraction) ?? Infinity);
+    const f = summary(n);
+    return {
+      strategy,
+      fraction,
+      seeds: list.length,
+      reached: n.filter(Number.isFinite).length,
+      median_samples: f.median,
+      p25: f.p25,
+      p75: f.p75,
+    };
+  });
+}
+
+/** Renders {@link ReachRow}s as a Markdown table ("never" for a quantile over seeds that never reached it). */
+export function reachTable(rows: ReachRow[]): string {
+  const cell = (x: number) => Number.isFinite(x) ? String(Math.round(x)) : "never";
+  const pct = rows.length ? Math.round(rows[0].fraction * 100) : 95;
+  return [
+    `| strategy | seeds reaching ${pct}% | median samples to ${pct}% | p25 | p75 |`,
+    "| --- | --- | --- | --- | --- |",
+    ...rows.map((r) =>
+      `| ${r.strategy} | ${r.reached}/${r.seeds} | ${cell(r.median_samples)} | ${cell(r.p25)} | ${
+        cell(r.p75)
+      } |`
+    ),
+  ].join("\n");
+}

@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { compareRows, fractionAt, runStrategy, summary } from "./compare.ts";
+import {
+  compareRows,
+  fractionAt,
+  reachRows,
+  reachTable,
+  runStrategy,
+  samplesToReach,
+  summary,
+} from "./compare.ts";
 import { createStrategy, STRATEGY_NAMES, TRANSFER_STRATEGIES } from "./registry.ts";
 import { replaySpaceFromFile } from "./replay.ts";
 import type { Candidate, Observation, Strategy } from "./strategy.ts";
@@ -56,4 +64,18 @@ Deno.test("fraction of optimum and quartiles", () => {
   assert.equal(rows.length, 2);
   assert.equal(rows[1].mean_fraction, 1);
   assert.equal(rows[0].mean_evals, 2);
+});
+
+Deno.test("samples to reach 95% of the optimum: first evaluation within 1/0.95 of it", () => {
+  const run = (best: number[]) => ({ best, wall: best.map(() => 0), evals: best.length });
+  const a = run([Infinity, 2, 1.2, 1.05, 1]);
+  assert.equal(samplesToReach(a, 1, 0.95), 4); // 1/1.05 = 0.952
+  assert.equal(samplesToReach(a, 1, 1), 5);
+  assert.equal(samplesToReach(run([3, 2]), 1), undefined);
+  const rows = reachRows(new Map([["s", [a, a, run([3, 2])]]]), 1);
+  assert.deepEqual(
+    { reached: rows[0].reached, median: rows[0].median_samples, p75: rows[0].p75 },
+    { reached: 2, median: 4, p75: Infinity },
+  );
+  assert.match(reachTable(rows), /\| s \| 2\/3 \| 4 \| 4 \| never \|/);
 });
