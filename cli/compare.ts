@@ -21,6 +21,7 @@ import {
   compareRows,
   compareTable,
   type Evaluator,
+  fractionOverWall,
   type ReachRow,
   reachRows,
   reachTable,
@@ -299,7 +300,19 @@ export async function compare(
   );
   await Deno.writeTextFile(`${base}.svg`, svg);
   await Deno.writeFile(`${base}.png`, await svgToPNG(svg));
-  console.error(`\ntuning curves: ${base}.svg, ${base}.png`);
+  const until = Math.max(...[...runs.values()].flat().map((r) => r.wall.at(-1) ?? 0), 1e-6);
+  const wallSVG = bandCurveSVG(
+    [...runs].map(([label, rs]) => ({ label, ...fractionOverWall(rs, optimum, until) })),
+    {
+      title: `${space.name}: by wall time, ${seeds} seeds`,
+      x: "wall seconds",
+    },
+  );
+  await Deno.writeTextFile(`${base}_wall.svg`, wallSVG);
+  await Deno.writeFile(`${base}_wall.png`, await svgToPNG(wallSVG));
+  console.error(
+    `\ntuning curves: ${base}.svg, ${base}.png; against wall seconds: ${base}_wall.png`,
+  );
   return {
     space: space.name,
     optimum,

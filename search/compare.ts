@@ -233,3 +233,39 @@ export function reachTable(rows: ReachRow[]): string {
     ),
   ].join("\n");
 }
+
+/** Median and quartiles of the fraction of optimum of a strategy's runs on a grid of x values. */
+export interface FractionBand {
+  x: number[];
+  median: number[];
+  p25: number[];
+  p75: number[];
+}
+
+/**
+ * The fraction of optimum of runs (one per seed) against wall seconds: at
+ * each of `points` times from 0 to `until`, each run's best so far among
+ * the evaluations finished by then (0 before its first valid one), summarised
+ * over the runs. Runs that ended earlier keep their final value.
+ */
+export function fractionOverWall(
+  runs: readonly RunTrace[],
+  optimum: number,
+  until: number,
+  points = 100,
+): FractionBand {
+  const x = Array.from({ length: points }, (_, i) => (until * (i + 1)) / points);
+  const band: FractionBand = { x, median: [], p25: [], p75: [] };
+  for (const t of x) {
+    const f = runs.map((r) => {
+      let n = 0;
+      while (n < r.wall.length && r.wall[n] <= t) n++;
+      return fractionAt(r, n, optimum);
+    });
+    const s = summary(f);
+    band.median.push(s.median);
+    band.p25.push(s.p25);
+    band.p75.push(s.p75);
+  }
+  return band;
+}

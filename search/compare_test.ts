@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   compareRows,
   fractionAt,
+  fractionOverWall,
   reachRows,
   reachTable,
   runStrategy,
@@ -78,4 +79,13 @@ Deno.test("samples to reach 95% of the optimum: first evaluation within 1/0.95 o
     { reached: 2, median: 4, p75: Infinity },
   );
   assert.match(reachTable(rows), /\| s \| 2\/3 \| 4 \| 4 \| never \|/);
+});
+
+Deno.test("fraction of optimum against wall seconds uses only evaluations finished by then", () => {
+  const a = { best: [4, 2, 1], wall: [1, 2, 3], evals: 3 };
+  const b = { best: [1], wall: [0.5], evals: 1 };
+  const band = fractionOverWall([a, b], 1, 3, 3);
+  assert.deepEqual(band.x, [1, 2, 3]);
+  // a: 1/4, 1/2, 1 at t = 1, 2, 3; b: 1 from t = 0.5.
+  assert.deepEqual(band.median, [0.625, 0.75, 1]);
 });
