@@ -65,6 +65,7 @@ export * from "./costmodel/features.ts";
 export * from "./costmodel/metrics.ts";
 export { bandCurveSVG, bestSoFar, svgToPNG, tuningCurveSVG } from "./plots/tuning_curve.ts";
 export { scatterSVG } from "./plots/scatter.ts";
+export { bandCurveSpec, vegaLiteBundle, type VegaLiteSpec, vegaLiteSVG } from "./plots/vegalite.ts";
 export {
   displayCode,
   displayHTML,

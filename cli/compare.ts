@@ -37,6 +37,7 @@ import { defaultTemplate, templateSpace } from "../search/templates.ts";
 import { kernelSource, referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { bandCurveSVG, svgToPNG } from "../plots/tuning_curve.ts";
+import { bandCurveSpec } from "../plots/vegalite.ts";
 import { parseShape, UsageError } from "./args.ts";
 
 /** A space to compare on. */
@@ -299,6 +300,10 @@ export async function compare(
     basename(v.space).replace(/[^A-Za-z0-9_.-]/g, "_").replace(/\.json(\.gz)?$/, ""),
   );
   await Deno.writeTextFile(`${base}.svg`, svg);
+  const vlSpec = bandCurveSpec(series, {
+    title: `${space.name}: median and quartiles over ${seeds} seeds`,
+  });
+  await Deno.writeTextFile(`${base}.vl.json`, JSON.stringify(vlSpec));
   await Deno.writeFile(`${base}.png`, await svgToPNG(svg));
   const until = Math.max(...[...runs.values()].flat().map((r) => r.wall.at(-1) ?? 0), 1e-6);
   const wallSVG = bandCurveSVG(
@@ -311,7 +316,7 @@ export async function compare(
   await Deno.writeTextFile(`${base}_wall.svg`, wallSVG);
   await Deno.writeFile(`${base}_wall.png`, await svgToPNG(wallSVG));
   console.error(
-    `\ntuning curves: ${base}.svg, ${base}.png; against wall seconds: ${base}_wall.png`,
+    `\ntuning curves: ${base}.svg, ${base}.png, ${base}.vl.json (Vega-Lite); against wall seconds: ${base}_wall.png`,
   );
   return {
     space: space.name,
