@@ -692,7 +692,8 @@ function ktValue(option: unknown, options: readonly unknown[]): number | string 
  * is Kernel Tuner's marker (see {@link KERNEL_TUNER_MARKERS}), and
  * `compile_time`/`benchmark_time` are the build and run wall times in ms.
  * When a configuration was measured more than once, the first record wins.
- * `device_name` is the CPU model with its thread count; `problem_size` the
+ * `kernel_name` is the workload key (e.g. `conv2d:1,64,56,56,64,3,3,1,1`),
+ * `device_name` the CPU model with its thread count, `problem_size` the
  * workload's shape. A `tunebook` object adds the workload key, the run ids
  * and the machine description.
  *
@@ -754,7 +755,7 @@ export function kernelTunerCacheOf(ctx: readonly RowContext[]): Record<string, u
     device_name: `${machine.cpu ?? "unknown CPU"} (${
       machine.ompNumThreads ?? machine.cores
     } threads)`,
-    kernel_name: first.workload,
+    kernel_name: first.workload_key,
     problem_size: JSON.parse(first.shape),
     tune_params_keys: names,
     tune_params: tuneParams,

@@ -9,15 +9,8 @@ export const TUNEBOOK_VERSION = "0.1.0";
 
 /** A description of this machine, stored with every run. */
 export function describeMachine(): Record<string, unknown> {
-  let cpu = "unknown";
-  try {
-    const info = Deno.readTextFileSync("/proc/cpuinfo");
-    cpu = info.match(/^model name\s*:\s*(.+)$/m)?.[1]?.trim() ?? cpu;
-  } catch {
-    // Not Linux: leave "unknown".
-  }
   return {
-    cpu,
+    cpu: cpuModel(),
     cores: navigator.hardwareConcurrency,
     os: `${Deno.build.os} ${Deno.osRelease()}`,
     arch: Deno.build.arch,
@@ -40,4 +33,31 @@ export async function tunebookVersion(): Promise<string> {
   } catch {
     return TUNEBOOK_VERSION;
   }
+}
+
+/**
+ * The CPU model name: from /proc/cpuinfo, or from `lscpu` when reading
+ * /proc needs permissions the process lacks (Deno 2.9 asks for
+ * `--allow-all` to read /proc/cpuinfo); "unknown" when neither works.
+ */
+export function cpuModel(): string {
+  try {
+    const info = Deno.readTextFileSync("/proc/cpuinfo");
+    const m = info.match(/^model name\s*:\s*(.+)$/m)?.[1]?.trim();
+    if (m) return m;
+  } catch {
+    // Not readable here: ask lscpu.
+  }
+  try {
+    const out = new Deno.Command("lscpu", {
+      env: { LC_ALL: "C" },
+      stdout: "piped",
+      stderr: "null",
+    }).outputSync();
+    const m = new TextDecoder().decode(out.stdout).match(/^Model name:\s*(.+)$/m)?.[1]?.trim();
+    if (out.success && m) return m;
+  } catch {
+    // No lscpu, or no permission to run it.
+  }
+  return "unknown";
 }
