@@ -68,6 +68,11 @@ export interface Kernel {
    * each becomes one GPU kernel launch.
    */
   roots?: { stage: string; body: Stmt[] }[];
+  /**
+   * Set when the kernel uses a CPU-only feature (a packed `cache_read(...,
+   * "global")` copy): what it is, for the GPU generators' error message.
+   */
+  cpuOnly?: string;
 }
 
 /** An int constant. */

@@ -1,9 +1,30 @@
 /**
- * C code generation from the loop AST: OpenMP `parallel for` for parallel
- * loops, `omp simd` for vectorized loops (checked in tests to produce vector
- * instructions), `GCC unroll` for unrolled ones. The kernel is
+ * C code generation from the loop AST. The kernel is
  * `void tb_kernel(float **bufs)`; identifiers come from lowering, which
  * derives them from checked names only.
+ *
+ * Map of what each loop kind becomes:
+ * - `parallel`: OpenMP `parallel for`.
+ * - `vectorize`: explicit SIMD when the extent is a multiple of 16 floats and
+ *   the body is stores whose accesses are contiguous (unit stride) or
+ *   loop-invariant: GCC vector types (`tb_v16`, 64 bytes), one statement per
+ *   16 lanes, loads and stores through `__builtin_memcpy` (no alignment
+ *   assumed), loop-invariant operands broadcast (`scalar * vector`).
+ *   Otherwise `omp simd` (checked in tests to produce vector instructions).
+ * - `unroll`: written out explicitly when it holds such a vector loop (so
+ *   indices become constants), otherwise `_Pragma("GCC unroll N")`.
+ * - A private buffer (`alloc`) of at most 32 vectors whose every access is a
+ *   vector access at a constant index becomes local vector variables: the
+ *   register tile of `cache_write(..., "local")` (gcc does not promote an
+ *   array to registers on its own). Other private buffers up to 128 KiB are
+ *   stack arrays; larger ones come from a pool allocated once per call (one
+ *   slice per OpenMP thread), never per tile.
+ *
+ * One file (past 400 lines) because the scalar and the vector emitters share
+ * one context (constants of written-out loops, buffers in vector variables)
+ * and fall back on each other statement by statement. Map: `generateC` ->
+ * `emitStmt` / `emitAlloc` (register tiles, pools) -> `emitVectorLoop`
+ * (chunks, edge lanes) -> `vexpr` / `sexpr`.
  *
  * @example
  * ```ts
@@ -17,73 +38,526 @@
  * ```
  * @module
  */
-import type { AExpr, Kernel, Stmt } from "./ast.ts";
+import { coefOf, linearize, nondecreasing, substitute } from "./affine.ts";
+import { type AExpr, int, type Kernel, type Stmt, varsOf } from "./ast.ts";
+
+/** Floats per vector of the explicit SIMD code (a 64-byte AVX-512 register). */
+export const VECTOR_LANES = 16;
+/** Largest register tile (in vectors) kept in local vector variables. */
+const MAX_TILE_VECTORS = 32;
+/** Largest unrolled loop written out explicitly. */
+const MAX_EXPLICIT_UNROLL = 64;
+
+const VECTOR_PRELUDE = [
+  "typedef float tb_v16 __attribute__((vector_size(64)));",
+  "static inline tb_v16 tb_loadu(const float *p) {",
+  "  tb_v16 v;",
+  "  __builtin_memcpy(&v, p, 64);",
+  "  return v;",
+  "}",
+  "static inline void tb_storeu(float *p, tb_v16 v) { __builtin_memcpy(p, &v, 64); }",
+  "",
+];
+
+/** A buffer in local vector variables was accessed in a way that needs memory. */
+class NeedsMemory extends Error {
+  constructor(readonly buf: string) {
+    super(buf);
+  }
+}
+
+interface Ctx {
+  out: string[];
+  /** Loop variables with a constant value here (explicitly unrolled). */
+  consts: Map<string, number>;
+  /** Buffers held in local vector variables. */
+  tiles: Set<string>;
+  /**
+   * Real (not written-out) loops around here inside the innermost buffer held
+   * in vector variables; undefined outside such buffers.
+   */
+  tileLoops?: number;
+  /** Values of the `let` variables emitted so far. */
+  lets: Map<string, AExpr>;
+  /** An attempt to keep a loop's accumulations into `buf` in vector variables. */
+  promote?: Promotion;
+  /** Pools of large private buffers: buffer -> bytes per thread. */
+  pools: Map<string, number>;
+  vectors: boolean;
+}
+
+/**
+ * Accumulator promotion of a reduction loop whose body only adds vectors into
+ * `buf` at indices that do not change in the loop: loaded into vector
+ * variables before it, stored after it (the register tile of a schedule that
+ * accumulates into its output across KC blocks).
+ */
+interface Promotion {
+  buf: string;
+  /** Variables that change inside the loop (its own, inner loops', inner lets). */
+  inner: Set<string>;
+  /** Accumulators by the C text of their index. */
+  accs: Map<string, string>;
+  ok: boolean;
+}
 
 /** C source of a kernel. */
 export function generateC(kernel: Kernel): string {
-  const out: string[] = [
-    "#include <stdlib.h>",
-    "#include <string.h>",
-    "",
-    "void tb_kernel(float **bufs) {",
+  const ctx: Ctx = {
+    out: [],
+    consts: new Map(),
+    tiles: new Set(),
+    lets: new Map(),
+    pools: new Map(),
+    vectors: false,
+  };
+  emitBlock(kernel.body, 1, ctx);
+  const head: string[] = ["#include <stdlib.h>", "#include <string.h>"];
+  if (ctx.pools.size > 0) head.push("#include <omp.h>");
+  head.push("");
+  if (ctx.vectors) head.push(...VECTOR_PRELUDE);
+  head.push("void tb_kernel(float **bufs) {");
+  kernel.params.forEach((p, i) => head.push(`  float *restrict ${p.buf} = bufs[${i}];`));
+  const allocs: [string, number][] = [
+    ...kernel.temps.map((t): [string, number] => [t.buf, alignedBytes(t.size)]),
   ];
-  kernel.params.forEach((p, i) => out.push(`  float *restrict ${p.buf} = bufs[${i}];`));
-  for (const t of kernel.temps) {
-    out.push(`  float *restrict ${t.buf} = (float *)aligned_alloc(64, ${alignedBytes(t.size)});`);
+  for (const t of allocs) {
+    head.push(`  float *restrict ${t[0]} = (float *)aligned_alloc(64, ${t[1]});`);
   }
-  emitBlock(kernel.body, 1, out);
-  for (const t of kernel.temps) out.push(`  free(${t.buf});`);
-  out.push("}", "");
-  return out.join("\n");
+  for (const [buf, bytes] of ctx.pools) {
+    head.push(
+      `  float *restrict ${buf}_pool = (float *)aligned_alloc(64, (size_t)omp_get_max_threads() * ${bytes});`,
+    );
+  }
+  const tail = [...allocs.map(([buf]) => buf), ...[...ctx.pools.keys()].map((b) => `${b}_pool`)]
+    .map((b) => `  free(${b});`);
+  return [...head, ...ctx.out, ...tail, "}", ""].join("\n");
 }
 
 function alignedBytes(size: number): number {
   return Math.ceil((size * 4) / 64) * 64;
 }
 
-function emitBlock(body: Stmt[], depth: number, out: string[]): void {
-  for (const s of body) emitStmt(s, depth, out);
+function emitBlock(body: Stmt[], depth: number, ctx: Ctx): void {
+  for (const s of body) emitStmt(s, depth, ctx);
 }
 
-function emitStmt(s: Stmt, depth: number, out: string[]): void {
+function emitStmt(s: Stmt, depth: number, ctx: Ctx): void {
   const pad = "  ".repeat(depth);
+  const out = ctx.out;
   switch (s.k) {
     case "for":
+      if (s.kind === "vectorize" && emitVectorLoop(s, depth, ctx)) return;
+      if (s.kind === "unroll" && s.extent <= MAX_EXPLICIT_UNROLL && hasVectorLoop(s.body)) {
+        for (let c = 0; c < s.extent; c++) {
+          out.push(`${pad}{`, `${pad}  const int ${s.v} = ${c};`);
+          ctx.consts.set(s.v, c);
+          emitBlock(s.body, depth + 1, ctx);
+          ctx.consts.delete(s.v);
+          out.push(`${pad}}`);
+        }
+        return;
+      }
+      if (s.kind === "serial" && !ctx.promote && hasVectorLoop(s.body)) {
+        const buf = accumulated(s.body);
+        if (buf && !ctx.tiles.has(buf) && promoteLoop(s, depth, ctx, buf)) return;
+      }
+      if (ctx.promote) {
+        ctx.promote.inner.add(s.v);
+        if (s.kind === "parallel") ctx.promote.ok = false;
+      }
       if (s.kind === "parallel") out.push(`${pad}#pragma omp parallel for schedule(static)`);
       if (s.kind === "vectorize") out.push(`${pad}#pragma omp simd`);
       if (s.kind === "unroll") out.push(`${pad}_Pragma("GCC unroll ${s.extent}")`);
       out.push(`${pad}for (int ${s.v} = 0; ${s.v} < ${s.extent}; ++${s.v}) {`);
-      emitBlock(s.body, depth + 1, out);
+      if (ctx.tileLoops !== undefined) ctx.tileLoops++;
+      emitBlock(s.body, depth + 1, ctx);
+      if (ctx.tileLoops !== undefined) ctx.tileLoops--;
       out.push(`${pad}}`);
       return;
     case "if":
       out.push(`${pad}if (${expr(s.cond)}) {`);
-      emitBlock(s.body, depth + 1, out);
+      emitBlock(s.body, depth + 1, ctx);
       out.push(`${pad}}`);
       return;
     case "let":
+      ctx.lets.set(s.name, s.value);
+      ctx.promote?.inner.add(s.name);
       out.push(`${pad}const int ${s.name} = ${expr(s.value)};`);
       return;
     case "store":
+      if (ctx.tiles.has(s.buf)) throw new NeedsMemory(s.buf);
+      if (ctx.promote?.buf === s.buf) ctx.promote.ok = false;
+      checkLoads(s.value, ctx);
       out.push(`${pad}${s.buf}[${expr(s.index)}] ${s.accumulate ? "+=" : "="} ${expr(s.value)};`);
       return;
     case "alloc":
-      out.push(`${pad}{`);
-      if (s.heap) {
-        out.push(
-          `${pad}  float *restrict ${s.buf} = (float *)aligned_alloc(64, ${alignedBytes(s.size)});`,
-        );
-        emitBlock(s.body, depth + 1, out);
-        out.push(`${pad}  free(${s.buf});`);
-      } else {
-        out.push(`${pad}  float ${s.buf}[${s.size}] __attribute__((aligned(64)));`);
-        emitBlock(s.body, depth + 1, out);
-      }
-      out.push(`${pad}}`);
+      emitAlloc(s, depth, ctx);
       return;
     case "sync":
       // A GPU block barrier: serial C runs one thread at a time, nothing to wait for.
       return;
+  }
+}
+
+function emitAlloc(s: Stmt & { k: "alloc" }, depth: number, ctx: Ctx): void {
+  const pad = "  ".repeat(depth);
+  const out = ctx.out;
+  out.push(`${pad}{`);
+  if (s.heap) {
+    const bytes = alignedBytes(s.size);
+    ctx.pools.set(s.buf, bytes);
+    out.push(
+      `${pad}  float *restrict ${s.buf} = ${s.buf}_pool + (size_t)omp_get_thread_num() * ${
+        bytes / 4
+      };`,
+    );
+    emitBlock(s.body, depth + 1, ctx);
+    out.push(`${pad}}`);
+    return;
+  }
+  const vectors = s.size / VECTOR_LANES;
+  if (Number.isInteger(vectors) && vectors <= MAX_TILE_VECTORS && hasVectorLoop(s.body)) {
+    const mark = out.length;
+    const loops = ctx.tileLoops;
+    ctx.tiles.add(s.buf);
+    ctx.tileLoops = 0;
+    try {
+      const names = Array.from({ length: vectors }, (_, i) => `${s.buf}_v${i}`);
+      out.push(`${pad}  tb_v16 ${names.join(", ")};`);
+      emitBlock(s.body, depth + 1, ctx);
+      out.push(`${pad}}`);
+      ctx.vectors = true;
+      return;
+    } catch (e) {
+      if (!(e instanceof NeedsMemory) || e.buf !== s.buf) throw e;
+      out.length = mark;
+    } finally {
+      ctx.tiles.delete(s.buf);
+      ctx.tileLoops = loops;
+    }
+  }
+  out.push(`${pad}  float ${s.buf}[${s.size}] __attribute__((aligned(64)));`);
+  emitBlock(s.body, depth + 1, ctx);
+  out.push(`${pad}}`);
+}
+
+/** True when `body` holds a vectorized loop whose extent is a multiple of the vector width. */
+function hasVectorLoop(body: Stmt[]): boolean {
+  return body.some((s) =>
+    s.k === "for"
+      ? (s.kind === "vectorize" && s.extent % VECTOR_LANES === 0) || hasVectorLoop(s.body)
+      : (s.k === "if" || s.k === "alloc") && hasVectorLoop(s.body)
+  );
+}
+
+/**
+ * Writes loop `s` with its accumulations into `buf` in vector variables;
+ * returns false (nothing written) when the loop does not qualify.
+ */
+function promoteLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx, buf: string): boolean {
+  const pad = "  ".repeat(depth);
+  const mark = ctx.out.length;
+  const p: Promotion = { buf, inner: new Set([s.v]), accs: new Map(), ok: true };
+  ctx.promote = p;
+  try {
+    emitStmt(s, depth + 1, ctx);
+  } finally {
+    ctx.promote = undefined;
+  }
+  if (!p.ok || p.accs.size === 0 || p.accs.size > MAX_TILE_VECTORS) {
+    ctx.out.length = mark;
+    return false;
+  }
+  const body = ctx.out.splice(mark);
+  ctx.out.push(`${pad}{`);
+  for (const [index, name] of p.accs) {
+    ctx.out.push(`${pad}  tb_v16 ${name} = tb_loadu(&${buf}[${index}]);`);
+  }
+  ctx.out.push(...body);
+  for (const [index, name] of p.accs) {
+    ctx.out.push(`${pad}  tb_storeu(&${buf}[${index}], ${name});`);
+  }
+  ctx.out.push(`${pad}}`);
+  ctx.vectors = true;
+  return true;
+}
+
+/** The one buffer that `body` accumulates into (`+=`), if exactly one. */
+function accumulated(body: Stmt[]): string | undefined {
+  const bufs = new Set<string>();
+  const visit = (b: Stmt[]) => {
+    for (const s of b) {
+      if (s.k === "store" && s.accumulate) bufs.add(s.buf);
+      if (s.k === "for" || s.k === "if" || s.k === "alloc") visit(s.body);
+    }
+  };
+  visit(body);
+  return bufs.size === 1 ? [...bufs][0] : undefined;
+}
+
+/** The accumulator of a vector `+=` into the promoted buffer, or undefined (promotion fails). */
+function accumulator(st: Stmt & { k: "store" }, at: Map<string, number>, ctx: Ctx) {
+  const p = ctx.promote!;
+  const consts = new Map([...at].map(([v, c]) => [v, int(c)]));
+  const index = substitute(st.index, consts);
+  if (!st.accumulate || [...varsOf(index)].some((v) => p.inner.has(v))) {
+    p.ok = false;
+    return undefined;
+  }
+  const key = expr(index);
+  if (!p.accs.has(key)) p.accs.set(key, `${p.buf}_acc${p.accs.size}`);
+  return p.accs.get(key);
+}
+
+/** Throws NeedsMemory when `e` reads a buffer held in vector variables. */
+function checkLoads(e: AExpr, ctx: Ctx): void {
+  switch (e.k) {
+    case "load":
+      if (ctx.tiles.has(e.buf)) throw new NeedsMemory(e.buf);
+      if (ctx.promote?.buf === e.buf) ctx.promote.ok = false;
+      checkLoads(e.index, ctx);
+      return;
+    case "bin":
+    case "cmp":
+    case "and":
+      checkLoads(e.a, ctx);
+      checkLoads(e.b, ctx);
+      return;
+    case "select":
+      checkLoads(e.cond, ctx);
+      checkLoads(e.t, ctx);
+      checkLoads(e.f, ctx);
+      return;
+  }
+}
+
+/** A vector or scalar C expression. */
+interface VCode {
+  code: string;
+  vec: boolean;
+}
+
+/** A store of a vectorized loop's body, with the guard around it (if any). */
+interface LaneStore {
+  st: Stmt & { k: "store" };
+  guard?: AExpr;
+  /** The value when every condition holds (a `select` zero-padding unwrapped). */
+  value: AExpr;
+  /** Conditions of the full-chunk fast path. */
+  conds: AExpr[];
+}
+
+/**
+ * Writes a vectorized loop as explicit vector statements, 16 lanes at a
+ * time; returns false (nothing written) when its body does not fit. Guards
+ * and zero-padding selects that grow monotonically with the lane become one
+ * test per chunk: full chunks run vector code, a chunk at an edge runs its
+ * lanes one by one.
+ */
+function emitVectorLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolean {
+  if (s.extent % VECTOR_LANES !== 0 || s.body.length === 0) return false;
+  const items: LaneStore[] = [];
+  for (const b of s.body) {
+    if (b.k === "store") items.push(laneStore(b));
+    else if (b.k === "if" && b.body.every((x) => x.k === "store")) {
+      for (const st of b.body as (Stmt & { k: "store" })[]) {
+        const it = laneStore(st);
+        items.push({ ...it, guard: b.cond, conds: [b.cond, ...it.conds] });
+      }
+    } else return false;
+  }
+  if (!items.every((it) => coefOf(it.st.index, s.v, ctx.consts) === 1)) return false;
+  // Lane-by-lane edge chunks inside a loop of a register tile would bloat its
+  // hot loop (the guarded copy of an edge tile): keep that copy in memory.
+  if (items.some((it) => it.conds.length > 0) && (ctx.tileLoops ?? 0) > 0) return false;
+  const pad = "  ".repeat(depth);
+  const lines: string[] = [];
+  for (let base = 0; base < s.extent; base += VECTOR_LANES) {
+    lines.push(`${pad}{`, `${pad}  const int ${s.v} = ${base};`);
+    const at = new Map(ctx.consts).set(s.v, base);
+    const full = items.flatMap((it) => it.conds).map((c) =>
+      chunkCondition(c, s.v, base, base + VECTOR_LANES - 1)
+    );
+    if (full.some((c) => c === undefined)) return false;
+    const vector: string[] = [];
+    for (const it of items) {
+      const v = vexpr(it.value, s.v, ctx, at);
+      if (!v) return false;
+      const value = v.vec ? v.code : `((tb_v16){0} + ${v.code})`;
+      const op = it.st.accumulate ? "+=" : "=";
+      const acc = ctx.promote?.buf === it.st.buf ? accumulator(it.st, at, ctx) : undefined;
+      if (ctx.tiles.has(it.st.buf)) {
+        vector.push(`${tileVar(it.st.buf, it.st.index, at, ctx)} ${op} ${value};`);
+      } else if (acc) {
+        vector.push(`${acc} += ${value};`);
+      } else {
+        const p = `&${it.st.buf}[${expr(it.st.index)}]`;
+        vector.push(
+          it.st.accumulate
+            ? `tb_storeu(${p}, tb_loadu(${p}) + ${value});`
+            : `tb_storeu(${p}, ${value});`,
+        );
+      }
+    }
+    if (full.length === 0) lines.push(...vector.map((l) => `${pad}  ${l}`));
+    else {
+      lines.push(`${pad}  if (${full.map((c) => expr(c!)).join(" && ")}) {`);
+      lines.push(...vector.map((l) => `${pad}    ${l}`), `${pad}  } else {`);
+      const scalar = (la: Map<string, number>) =>
+        items.map((it) => {
+          const store = `${lvalue(it.st, la, ctx)} ${it.st.accumulate ? "+=" : "="} ${
+            sexpr(it.st.value, la, ctx)
+          };`;
+          return `${it.guard ? `if (${expr(it.guard)}) ` : ""}${store}`;
+        });
+      if (!items.some((it) => usesTile(it.st, ctx))) {
+        // No register tile involved: the edge chunk is a plain loop over its lanes.
+        const end = base + VECTOR_LANES;
+        lines.push(`${pad}    for (int ${s.v} = ${base}; ${s.v} < ${end}; ++${s.v}) {`);
+        lines.push(...scalar(at).map((l) => `${pad}      ${l}`), `${pad}    }`);
+      } else {
+        for (let lane = 0; lane < VECTOR_LANES; lane++) {
+          const la = new Map(at).set(s.v, base + lane);
+          lines.push(`${pad}    {`, `${pad}      const int ${s.v} = ${base + lane};`);
+          lines.push(...scalar(la).map((l) => `${pad}      ${l}`), `${pad}    }`);
+        }
+      }
+      lines.push(`${pad}  }`);
+    }
+    lines.push(`${pad}}`);
+  }
+  ctx.out.push(...lines);
+  ctx.vectors = true;
+  return true;
+}
+
+/** True when a store writes or reads a buffer held in vector variables. */
+function usesTile(st: Stmt & { k: "store" }, ctx: Ctx): boolean {
+  try {
+    checkLoads(st.value, ctx);
+    return ctx.tiles.has(st.buf);
+  } catch (e) {
+    if (e instanceof NeedsMemory) return true;
+    throw e;
+  }
+}
+
+function laneStore(st: Stmt & { k: "store" }): LaneStore {
+  const v = st.value;
+  if (v.k === "select" && v.f.k === "float" && v.f.v === 0) {
+    return { st, value: v.t, conds: [v.cond] };
+  }
+  return { st, value: v, conds: [] };
+}
+
+/**
+ * A condition that holds for lanes `lo..hi` of `v` when it holds here, or
+ * undefined when the condition is not monotone in `v`.
+ */
+function chunkCondition(c: AExpr, v: string, lo: number, hi: number): AExpr | undefined {
+  const at = (x: number) => new Map([[v, { k: "int", v: x } as AExpr]]);
+  if (coefOf(c, v) === 0) return c;
+  if (c.k === "and") {
+    const a = chunkCondition(c.a, v, lo, hi), b = chunkCondition(c.b, v, lo, hi);
+    return a && b ? { k: "and", a, b } : undefined;
+  }
+  if (c.k !== "cmp" || coefOf(c.b, v) !== 0 || !nondecreasing(c.a, new Set([v]))) return undefined;
+  if (c.op === "<" || c.op === "<=") return substitute(c, at(hi));
+  if (c.op === ">=" || c.op === ">") return substitute(c, at(lo));
+  return undefined;
+}
+
+/** The C lvalue of a scalar store (one lane of a tile buffer, or memory). */
+function lvalue(st: Stmt & { k: "store" }, at: Map<string, number>, ctx: Ctx): string {
+  if (ctx.promote?.buf === st.buf) ctx.promote.ok = false;
+  if (!ctx.tiles.has(st.buf)) return `${st.buf}[${expr(st.index)}]`;
+  return laneOf(st.buf, st.index, at, ctx);
+}
+
+function laneOf(buf: string, index: AExpr, at: Map<string, number>, ctx: Ctx): string {
+  const i = constIndex(index, at, ctx);
+  if (i === undefined) throw new NeedsMemory(buf);
+  return `${buf}_v${Math.floor(i / VECTOR_LANES)}[${i % VECTOR_LANES}]`;
+}
+
+/** A scalar expression in which tile buffers are read lane by lane. */
+function sexpr(e: AExpr, at: Map<string, number>, ctx: Ctx): string {
+  switch (e.k) {
+    case "load":
+      if (ctx.promote?.buf === e.buf) ctx.promote.ok = false;
+      return ctx.tiles.has(e.buf) ? laneOf(e.buf, e.index, at, ctx) : expr(e);
+    case "bin":
+      if (e.op === "max" || e.op === "min") {
+        const a = sexpr(e.a, at, ctx), b = sexpr(e.b, at, ctx);
+        return `((${a}) ${e.op === "max" ? ">" : "<"} (${b}) ? (${a}) : (${b}))`;
+      }
+      return `(${sexpr(e.a, at, ctx)} ${e.op} ${sexpr(e.b, at, ctx)})`;
+    case "select":
+      return `(${sexpr(e.cond, at, ctx)} ? ${sexpr(e.t, at, ctx)} : ${sexpr(e.f, at, ctx)})`;
+    case "cmp":
+      return `(${sexpr(e.a, at, ctx)} ${e.op} ${sexpr(e.b, at, ctx)})`;
+    case "and":
+      return `(${sexpr(e.a, at, ctx)} && ${sexpr(e.b, at, ctx)})`;
+    default:
+      return expr(e);
+  }
+}
+
+/** The vector variable of a tile buffer at a constant index (a multiple of 16). */
+function tileVar(buf: string, index: AExpr, at: Map<string, number>, ctx: Ctx): string {
+  const i = constIndex(index, at, ctx);
+  if (i === undefined || i % VECTOR_LANES !== 0) throw new NeedsMemory(buf);
+  return `${buf}_v${i / VECTOR_LANES}`;
+}
+
+/** The value of an index when it is constant here (lets expanded, terms cancelled). */
+function constIndex(e: AExpr, at: Map<string, number>, ctx: Ctx): number | undefined {
+  const l = linearize(e, ctx.lets);
+  if (!l) return undefined;
+  let v = l.c;
+  for (const [name, c] of l.terms) {
+    const x = at.get(name);
+    if (x === undefined) return undefined;
+    v += c * x;
+  }
+  return v;
+}
+
+/**
+ * The expression `e` over 16 lanes of loop variable `v` (at its value in
+ * `at`): contiguous loads are vectors, loop-invariant ones scalars that GCC
+ * broadcasts. Undefined when `e` needs anything else (a gather, a compare).
+ */
+function vexpr(e: AExpr, v: string, ctx: Ctx, at: Map<string, number>): VCode | undefined {
+  switch (e.k) {
+    case "float":
+    case "int":
+      return { code: expr(e), vec: false };
+    case "load": {
+      if (ctx.promote?.buf === e.buf) ctx.promote.ok = false;
+      const c = coefOf(e.index, v, ctx.consts);
+      if (c === 0) {
+        if (!ctx.tiles.has(e.buf)) return { code: `${e.buf}[${expr(e.index)}]`, vec: false };
+        return { code: laneOf(e.buf, e.index, at, ctx), vec: false };
+      }
+      if (c !== 1) return undefined;
+      if (ctx.tiles.has(e.buf)) return { code: tileVar(e.buf, e.index, at, ctx), vec: true };
+      return { code: `tb_loadu(&${e.buf}[${expr(e.index)}])`, vec: true };
+    }
+    case "bin": {
+      const a = vexpr(e.a, v, ctx, at), b = vexpr(e.b, v, ctx, at);
+      if (!a || !b) return undefined;
+      const vec = a.vec || b.vec;
+      if (e.op === "max" || e.op === "min" || e.op === "%") {
+        return vec ? undefined : { code: expr(e), vec: false };
+      }
+      return { code: `(${a.code} ${e.op} ${b.code})`, vec };
+    }
+    default:
+      if (coefOf(e, v, ctx.consts) !== 0) return undefined;
+      checkLoads(e, ctx);
+      return { code: expr(e), vec: false };
   }
 }
 

@@ -7,7 +7,13 @@
  * innermost loop they depend on, and attached producers (compute_at) emitted
  * at the top of their loop's body over the region bound inference finds.
  * Bound inference is symbolic: a region's start is an expression of the
- * enclosing loop variables and its extent a constant.
+ * enclosing loop variables and its extent a constant. A packed copy
+ * (`cache_read(..., "global")`) may be computed outside its reader's own
+ * attach loop (`heldRegionOf`), covers all indices its readers form (zeros
+ * outside the tensor) and is indexed panel-first (`layoutIndex`). An attached
+ * CPU stage with guards is versioned: one nest without its spatial guards for
+ * full tiles, the guarded nest for edge tiles (`fullTileCondition`); the full
+ * version of a register tile also drops the tensor guards of its copy.
  * @module
  */
 import {
@@ -26,9 +32,10 @@ import {
   varsOf,
   vr,
 } from "./ast.ts";
+import { divModExact, nondecreasing, substitute } from "./affine.ts";
 import { ScheduleError } from "./errors.ts";
 import type { Schedule } from "./schedule.ts";
-import type { Loop, Stage } from "./stage.ts";
+import { holderIn, type Loop, padToLayout, type Stage } from "./stage.ts";
 import { Expr, type IterVar, type Reduce, rewrite } from "./te.ts";
 
 /** Attached buffers up to this many bytes live on the stack. */
@@ -38,6 +45,8 @@ interface Region {
   buf: string;
   mins: AExpr[];
   extents: number[];
+  /** Tiled dimensions of a packed copy (see `Stage.layout`); row-major when absent. */
+  layout?: readonly { axis: number; factor: number }[];
 }
 
 /**
@@ -63,8 +72,14 @@ class Lowering {
   private readonly threadVars = new Map<string, number>();
   /** Values of the `let` variables emitted so far (region starts). */
   private readonly letValues = new Map<string, AExpr>();
+  /** Counter of symbolic variables (bound inference only, never emitted). */
+  private symbols = 0;
+  /** A GPU schedule (bound loops or shared memory): no loop versioning. */
+  private readonly gpu: boolean;
 
-  constructor(private readonly sch: Schedule) {}
+  constructor(private readonly sch: Schedule) {
+    this.gpu = sch.stages.some((s) => s.bindings.size > 0 || s.scope === "shared");
+  }
 
   run(): Kernel {
     const { sch } = this;
@@ -79,7 +94,14 @@ class Lowering {
       if (s.attach.k === "inline") continue;
       if (s.attach.k === "at") {
         const consumers = sch.consumers(s);
-        if (consumers.length !== 1 || consumers[0] !== s.attach.stage) {
+        const c = s.attach.stage;
+        const held = s.packed && consumers.length === 1 && holderIn(consumers[0], c);
+        if (held && c.leaves.indexOf(held.loop) < c.leaves.indexOf(s.attach.loop)) {
+          throw new ScheduleError(
+            `Stage "${s.name}" is computed at loop "${s.attach.loop.name}" of "${c.name}", inside loop "${held.loop.name}" where its reader "${held.stage.name}" is computed`,
+          );
+        }
+        if (!held && (consumers.length !== 1 || consumers[0] !== c)) {
           throw new ScheduleError(
             `Stage "${s.name}" is computed at "${s.attach.stage.name}" but read by ${
               consumers.map((c) => `"${c.name}"`).join(", ")
@@ -89,8 +111,9 @@ class Lowering {
         continue;
       }
       const buf = this.fresh(`T_${s.name}`);
-      this.regions.set(s.name, { buf, mins: s.shape.map(() => int(0)), extents: s.shape });
-      const size = s.shape.reduce((a, b) => a * b, 1);
+      const extents = s.fullExtents;
+      this.regions.set(s.name, { buf, mins: s.shape.map(() => int(0)), extents, layout: s.layout });
+      const size = extents.reduce((a, b) => a * b, 1);
       if (s.isOutput) params.push({ buf, tensor: s.name, size, role: "output" });
       else temps.push({ buf, size });
     }
@@ -103,7 +126,9 @@ class Lowering {
       body.push(...nest);
     }
     this.checkParallel(body, false);
-    return { params, temps, body, roots };
+    const packed = sch.stages.find((s) => s.packed && s.attach.k !== "inline");
+    const cpuOnly = packed ? `cache_read("${packed.name.replace(/_global$/, "")}", "global")` : "";
+    return { params, temps, body, roots, ...(cpuOnly ? { cpuOnly } : {}) };
   }
 
   /** A C identifier derived from `base`, unique in this kernel. */
@@ -139,8 +164,17 @@ class Lowering {
     return b instanceof Expr ? inline(b) : { ...b, body: inline(b.body) };
   }
 
-  /** Emits the nest of `s`, whose spatial roots start at `bases`. */
-  private emitStage(s: Stage, bases: AExpr[]): Stmt[] {
+  /**
+   * Emits the nest of `s`, whose spatial roots start at `bases`. With
+   * `version`, the conditions of the guards on spatial loops are pushed to
+   * `version.spatial` and the loop variables' extents to `version.vars`; with
+   * `version.drop` those guards are left out (a nest for full tiles).
+   */
+  private emitStage(
+    s: Stage,
+    bases: AExpr[],
+    version?: { drop: boolean; spatial: AExpr[]; vars: Map<string, number> },
+  ): Stmt[] {
     const region = this.regions.get(s.name)!;
     const leafVar = new Map<Loop, AExpr>();
     for (const l of s.leaves) {
@@ -148,6 +182,7 @@ class Lowering {
       leafVar.set(l, vr(v));
       this.env.set(v, [0, l.extent - 1]);
       this.loopOf.set(v, { stage: s, loop: l });
+      version?.vars.set(v, l.extent);
       if (s.bindings.get(l)?.startsWith("threadIdx")) this.threadVars.set(v, l.extent);
     }
     const rel = s.roots.map((r) => loopValue(s, r, leafVar));
@@ -165,20 +200,35 @@ class Lowering {
       return d;
     };
     // Guards: the iteration is inside the stage's region and inside the tensor.
-    const guards: { cond: AExpr; depth: number; spatial: boolean }[] = [];
+    // A packed copy stores zeros outside the tensor instead of skipping those positions.
+    const guards: { cond: AExpr; depth: number; spatial: boolean; tensor?: boolean }[] = [];
+    const zeroOutside: AExpr[] = [];
     s.roots.forEach((r, i) => {
       const [, relHi] = bounds(rel[i], this.env);
       const ext = i < spatial ? region.extents[i] : r.extent;
       const conds: AExpr[] = [];
-      if (relHi >= ext) conds.push({ k: "cmp", op: "<", a: rel[i], b: int(ext) });
+      // At the root, the region is the tensor: its bound is a tensor bound.
+      const atRoot = i < spatial && ext === s.shape[i] && bases[i].k === "int" && bases[i].v === 0;
+      if (relHi >= ext) {
+        const cond: AExpr = { k: "cmp", op: "<", a: rel[i], b: int(ext) };
+        if (atRoot) guards.push({ cond, depth: depthOf(cond), spatial: true, tensor: true });
+        else conds.push(cond);
+      }
       if (i < spatial) {
         const [bLo, bHi] = bounds(bases[i], this.env);
         const full = s.shape[i];
         const v = add(bases[i], rel[i]);
+        const outside: AExpr[] = [];
         if (bHi + Math.min(relHi, ext - 1) >= full) {
-          conds.push({ k: "cmp", op: "<", a: v, b: int(full) });
+          outside.push({ k: "cmp", op: "<", a: v, b: int(full) });
         }
-        if (bLo < 0) conds.push({ k: "cmp", op: ">=", a: v, b: int(0) });
+        if (bLo < 0) outside.push({ k: "cmp", op: ">=", a: v, b: int(0) });
+        if (s.packed) zeroOutside.push(...outside);
+        else {
+          for (const cond of outside) {
+            guards.push({ cond, depth: depthOf(cond), spatial: true, tensor: true });
+          }
+        }
       }
       for (const cond of conds) guards.push({ cond, depth: depthOf(cond), spatial: i < spatial });
     });
@@ -192,21 +242,23 @@ class Lowering {
       const cond: AExpr = { k: "cmp", op: "<", a: v, b: int(r.parent.extent) };
       guards.push({ cond, depth: depthOf(cond), spatial: r.parent.kind === "spatial" });
     }
+    if (version) {
+      version.spatial.push(...guards.filter((g) => g.spatial).map((g) => g.cond), ...zeroOutside);
+      if (version.drop) {
+        guards.splice(0, guards.length, ...guards.filter((g) => !g.spatial));
+        zeroOutside.length = 0;
+      }
+    }
     const kinds = this.loopKinds(s);
     const body = this.bodyOf(s);
-    const strides = stridesOf(region.extents);
-    const index = rel.slice(0, spatial).reduce(
-      (acc: AExpr, r, i) => add(acc, mul(r, int(strides[i]))),
-      int(0),
-    );
+    const index = this.layoutIndex(region, rel.slice(0, spatial));
     const isReduce = !(body instanceof Expr);
-    const store = (): Stmt => ({
-      k: "store",
-      buf: region.buf,
-      index,
-      value: this.convert(isReduce ? body.body : body, rootVal, "float"),
-      accumulate: isReduce,
-    });
+    const store = (): Stmt => {
+      let value = this.convert(isReduce ? body.body : body, rootVal, "float");
+      const inside = andAll(zeroOutside);
+      if (inside) value = { k: "select", cond: inside, t: value, f: { k: "float", v: 0 } };
+      return { k: "store", buf: region.buf, index, value, accumulate: isReduce };
+    };
     const p = isReduce ? s.leaves.findIndex((l) => l.kind === "reduce") : -1;
 
     const forOf = (l: Loop, inner: Stmt[]): Stmt => {
@@ -248,7 +300,12 @@ class Lowering {
       this.sch.stages.filter((a) =>
         l && a.attach.k === "at" && a.attach.stage === s && a.attach.loop === l
       );
-    const build = (i: number): Stmt[] => {
+    // The copy of a cache_write stage: inside a full register tile (loop
+    // versioning of the tile), its tensor guards below the tile loop hold.
+    const copyOf = s.body instanceof Expr && s.body.node.k === "load"
+      ? s.body.node.tensor.name
+      : undefined;
+    const build = (i: number, fullFrom = Infinity): Stmt[] => {
       const here = s.leaves[i - 1];
       // Producers first: their regions must exist before the consumer's loads are lowered.
       const producers = attachedAt(here).map((a) => {
@@ -259,10 +316,21 @@ class Lowering {
         }
         return this.emitAttached(a, s, i, rootVal, leafVar);
       });
-      let inner: Stmt[] = i === s.leaves.length ? [store()] : [forOf(s.leaves[i], build(i + 1))];
-      if (isReduce && i === p) inner = [...initNest(), ...inner];
-      for (const wrap of producers.reverse()) inner = wrap(inner);
-      return wrapGuards(inner, guards.filter((g) => g.depth === i - 1).map((g) => g.cond));
+      const nest = (from: number): Stmt[] => {
+        const x = i === s.leaves.length ? [store()] : [forOf(s.leaves[i], build(i + 1, from))];
+        return isReduce && i === p ? [...initNest(), ...x] : x;
+      };
+      let inner = nest(fullFrom);
+      const tile = attachedAt(here).some((a) => a.scope === "local" && a.name === copyOf);
+      let full = tile && i < s.leaves.length ? nest(Math.min(fullFrom, i)) : inner;
+      for (const wrap of producers.reverse()) {
+        [inner, full] = [wrap(inner, full), wrap(full, full)];
+      }
+      return wrapGuards(
+        inner,
+        guards.filter((g) => g.depth === i - 1 && !(g.tensor && g.depth >= fullFrom))
+          .map((g) => g.cond),
+      );
     };
     s.leaves.forEach((l, i) => {
       if (kinds.get(l) === "vectorize" && i !== s.leaves.length - 1) {
@@ -286,7 +354,7 @@ class Lowering {
     i: number,
     rootVal: Map<IterVar, AExpr>,
     leafVar: Map<Loop, AExpr>,
-  ): (rest: Stmt[]) => Stmt[] {
+  ): (rest: Stmt[], restFull: Stmt[]) => Stmt[] {
     const region = this.regionOf(a, s, i, rootVal, leafVar);
     const lets: Stmt[] = [];
     const mins: AExpr[] = [];
@@ -309,8 +377,36 @@ class Lowering {
     });
     const size = extents.reduce((x, y) => x * y, 1);
     const buf = this.fresh(`T_${a.name}`);
-    this.regions.set(a.name, { buf, mins, extents });
-    const nest = this.emitStage(a, mins);
+    this.regions.set(a.name, { buf, mins, extents, layout: a.layout });
+    const probe = { drop: false, spatial: [] as AExpr[], vars: new Map<string, number>() };
+    const nest = this.emitStage(a, mins, probe);
+    // Loop versioning: a second nest without the spatial guards, run when the
+    // whole region is inside the tensor (the full tiles: all but the edges).
+    const full = a.scope !== "shared" && !this.gpu ? fullTileCondition(probe) : undefined;
+    if (full) {
+      const fast = this.emitStage(a, mins, { ...probe, drop: true, spatial: [] });
+      const not: AExpr = { k: "select", cond: full, t: int(0), f: int(1) };
+      const heap = size * 4 > STACK_LIMIT_BYTES;
+      const alloc = (body: Stmt[]): Stmt => ({ k: "alloc", buf, size, heap, body });
+      if (a.scope === "local") {
+        // The register tile: each version gets its own accumulators (constant indices).
+        // The consumer's guards hold in a full tile unless the region was clipped to the tensor.
+        const exact = (region.widths ?? []).every((w, d) => w === extents[d]);
+        return (rest, restFull) => [
+          ...lets,
+          { k: "if", cond: full, body: [alloc([...fast, ...(exact ? restFull : rest)])] },
+          { k: "if", cond: not, body: [alloc([...nest, ...rest])] },
+        ];
+      }
+      return (rest) => [
+        ...lets,
+        alloc([
+          { k: "if", cond: full, body: fast },
+          { k: "if", cond: not, body: nest },
+          ...rest,
+        ]),
+      ];
+    }
     if (a.scope === "shared") {
       // A block-wide copy: wait until every thread is done with the previous
       // contents, fetch cooperatively, wait until the copy is complete.
@@ -336,8 +432,9 @@ class Lowering {
     i: number,
     rootVal: Map<IterVar, AExpr>,
     leafVar: Map<Loop, AExpr>,
-  ): { los: AExpr[]; extents: number[] } {
-    const ranging = new Map<string, number>();
+    outerRanging: ReadonlyMap<string, number> = new Map(),
+  ): { los: AExpr[]; extents: number[]; widths?: number[] } {
+    const ranging = new Map<string, number>(outerRanging);
     // A shared copy serves the whole thread block: thread indices range too,
     // seen through the region starts (lets) that depend on them.
     const shared = a.scope === "shared";
@@ -356,8 +453,8 @@ class Lowering {
       }
       return undefined;
     });
-    if (loads.length === 0) throw new Error(`internal: "${s.name}" does not read "${a.name}"`);
-    const los: AExpr[] = [], extents: number[] = [];
+    if (loads.length === 0) return this.heldRegionOf(a, s, i, rootVal, leafVar, outerRanging);
+    const los: AExpr[] = [], extents: number[] = [], widths: number[] = [];
     a.shape.forEach((full, d) => {
       const ivs = loads.map((ix) => symInterval(ix[d], ranging));
       const lo = ivs[0].lo;
@@ -367,9 +464,51 @@ class Lowering {
         );
       }
       los.push(lo);
-      extents.push(Math.min(Math.max(...ivs.map((iv) => iv.w)) + 1, full));
+      // A packed copy covers every index its readers form (a start below zero, say,
+      // with padding) and holds zeros outside the tensor; other stages are clipped.
+      const width = Math.max(...ivs.map((iv) => iv.w)) + 1;
+      widths.push(width);
+      extents.push(a.packed ? width : Math.min(width, full));
     });
-    return { los, extents };
+    return { los, extents: padToLayout(extents, a.layout), widths };
+  }
+
+  /**
+   * The region of a packed copy `a` computed at depth `i` of `s` but read by
+   * a stage `x` computed (possibly through others) inside `s`: `x`'s region
+   * start as expressions of `s`'s loops, every loop of `x` ranging.
+   */
+  private heldRegionOf(
+    a: Stage,
+    s: Stage,
+    i: number,
+    rootVal: Map<IterVar, AExpr>,
+    leafVar: Map<Loop, AExpr>,
+    outerRanging: ReadonlyMap<string, number>,
+  ): { los: AExpr[]; extents: number[] } {
+    const reader = this.sch.consumers(a);
+    const held = a.packed && reader.length === 1 ? holderIn(reader[0], s) : undefined;
+    if (!held) throw new Error(`internal: "${s.name}" does not read "${a.name}"`);
+    const depth = s.leaves.indexOf(held.loop) + 1;
+    if (depth < i) {
+      throw new ScheduleError(
+        `Stage "${a.name}" is computed at loop "${
+          s.leaves[i - 1].name
+        }" of "${s.name}", inside loop "${held.loop.name}" where its reader "${held.stage.name}" is computed`,
+      );
+    }
+    const x = held.stage;
+    const bases = this.regionOf(x, s, depth, rootVal, leafVar, outerRanging).los;
+    const ranging = new Map(outerRanging);
+    s.leaves.slice(i).forEach((l) =>
+      ranging.set((leafVar.get(l) as { name: string }).name, l.extent)
+    );
+    const xVar = new Map<Loop, AExpr>(x.leaves.map((l) => [l, vr(`@${this.symbols++}`)]));
+    const rel = x.roots.map((r) => loopValue(x, r, xVar));
+    const xRoot = new Map<IterVar, AExpr>(
+      x.rootAxes.map((ax, d) => [ax, d < x.axes.length ? add(bases[d], rel[d]) : rel[d]]),
+    );
+    return this.regionOf(a, x, 0, xRoot, xVar, ranging);
   }
 
   /** `e` with every `let` variable replaced by its value (recursively). */
@@ -451,6 +590,30 @@ class Lowering {
     return this.regionOf(a, s, s.leaves.indexOf(loop) + 1, rootVal, leafVar).extents;
   }
 
+  /**
+   * The flat index of a position (per dimension, relative to the region's
+   * start) in a region's buffer: row-major, or for a packed copy its panels
+   * first, then the other dimensions, then the positions within the panels.
+   * Panel index and position are plain affine expressions when the
+   * variables' ranges prove it (so the C generator sees unit strides).
+   */
+  private layoutIndex(region: Region, rels: AExpr[]): AExpr {
+    const dims: { e: AExpr; extent: number }[] = [];
+    const inner: { e: AExpr; extent: number }[] = [];
+    const tiled = new Set((region.layout ?? []).map((t) => t.axis));
+    for (const { axis, factor } of region.layout ?? []) {
+      const dm = divModExact(rels[axis], factor, this.env, this.letValues);
+      dims.push({ e: dm?.div ?? div(rels[axis], factor), extent: region.extents[axis] / factor });
+      inner.push({ e: dm?.mod ?? mod(rels[axis], factor), extent: factor });
+    }
+    rels.forEach((e, d) => {
+      if (!tiled.has(d)) dims.push({ e, extent: region.extents[d] });
+    });
+    dims.push(...inner);
+    const strides = stridesOf(dims.map((x) => x.extent));
+    return dims.reduce((acc: AExpr, x, d) => add(acc, mul(x.e, int(strides[d]))), int(0));
+  }
+
   /** Loop kinds of a stage's leaves from annotations and auto-unroll. */
   private loopKinds(s: Stage): Map<Loop, ForKind> {
     const kinds = new Map<Loop, ForKind>(s.annotations);
@@ -481,13 +644,8 @@ class Lowering {
       case "load": {
         const r = this.regions.get(n.tensor.name);
         if (!r) throw new Error(`internal: tensor "${n.tensor.name}" is not available`);
-        const strides = stridesOf(r.extents);
-        const index = n.index.reduce(
-          (acc: AExpr, ix, d) =>
-            add(acc, mul(sub(this.convert(ix, rootVal, "int"), r.mins[d]), int(strides[d]))),
-          int(0),
-        );
-        return { k: "load", buf: r.buf, index };
+        const rels = n.index.map((ix, d) => sub(this.convert(ix, rootVal, "int"), r.mins[d]));
+        return { k: "load", buf: r.buf, index: this.layoutIndex(r, rels) };
       }
       case "bin": {
         const a = this.convert(n.a, rootVal, ctx), b = this.convert(n.b, rootVal, ctx);
@@ -538,6 +696,28 @@ class Lowering {
       } else if (st.k === "if" || st.k === "alloc") this.checkParallel(st.body, inParallel);
     }
   }
+}
+
+/**
+ * A condition under which every spatial guard of a nest holds (all guards
+ * are monotone in the nest's loop variables, checked at their extremes), or
+ * undefined when there is no guard or one is not monotone.
+ */
+function fullTileCondition(
+  probe: { spatial: AExpr[]; vars: Map<string, number> },
+): AExpr | undefined {
+  if (probe.spatial.length === 0) return undefined;
+  const vars = new Set(probe.vars.keys());
+  const hi = new Map([...probe.vars].map(([v, e]) => [v, int(e - 1)]));
+  const lo = new Map([...probe.vars].map(([v]) => [v, int(0)]));
+  const conds: AExpr[] = [];
+  for (const c of probe.spatial) {
+    if (c.k !== "cmp" || c.b.k !== "int" || !nondecreasing(c.a, vars)) return undefined;
+    if (c.op === "<") conds.push({ ...c, a: substitute(c.a, hi) });
+    else if (c.op === ">=") conds.push({ ...c, a: substitute(c.a, lo) });
+    else return undefined;
+  }
+  return andAll(conds);
 }
 
 function hasLoad(e: Expr): boolean {

@@ -1,7 +1,8 @@
 /**
  * A schedule of a workload: the stages' loop nests transformed eagerly by
  * primitives (split, fuse, reorder, parallel, vectorize, unroll,
- * cache_write, cache_read into GPU shared memory, compute_at, compute_inline,
+ * cache_write, cache_read into GPU shared memory or a packed CPU buffer,
+ * transform_layout of such a buffer into panels, compute_at, compute_inline,
  * bind to GPU thread axes) and sampling instructions
  * (sample_perfect_tile, sample_categorical, sample_compute_location).
  *
@@ -26,7 +27,7 @@ import { ScheduleError } from "./errors.ts";
 import { attachedExtents } from "./lower.ts";
 import type { Prng } from "./prng.ts";
 import { checkPerfectTile, sampleCategorical, samplePerfectTile } from "./sampling.ts";
-import { type Annotation, Loop, Stage } from "./stage.ts";
+import { type Annotation, holderIn, Loop, Stage } from "./stage.ts";
 import { compute, Expr, placeholder, rewrite, visitLoads } from "./te.ts";
 import { computeStages, type Workload } from "./workloads.ts";
 
@@ -36,7 +37,7 @@ export interface RV {
 }
 
 /** An instruction argument. */
-export type Arg = string | number | (number | null)[] | string[] | number[] | RV;
+export type Arg = string | number | (number | null | RV)[] | string[] | number[] | RV;
 
 /** One recorded instruction: an op, its arguments, and a sampler's decision. */
 export interface Inst {
@@ -107,7 +108,7 @@ export class Schedule {
    * factor may be `null` (inferred). A product above the extent is allowed:
    * the extra iterations are guarded (an imperfect tile).
    */
-  split(stage: string, loop: string, factors: (number | null)[] | RV): string[] {
+  split(stage: string, loop: string, factors: (number | null | RV)[] | RV): string[] {
     return this.apply({ op: "split", args: { stage, loop, factors } }) as string[];
   }
   /** Fuses consecutive leaf loops of one kind into one. */
@@ -158,20 +159,43 @@ export class Schedule {
     return this.apply({ op: "cache_write", args: { stage, scope: "local" } }) as string;
   }
   /**
-   * Reads `tensor` (an input or a stage) through a GPU shared-memory copy
-   * (`cache_read(..., "shared", readers)`): a new stage `<tensor>_shared`
-   * that the `readers` load from instead. Compute it at a loop of its reader
-   * (outside that reader's thread loops, or inside them: thread indices are
-   * relaxed, so the copy covers the whole thread block), then bind its loops
-   * to threadIdx axes so the block loads it cooperatively; lowering adds the
-   * barriers. Returns the new stage's name.
+   * Reads `tensor` (an input or a stage) through a copy that the `readers`
+   * load from instead; returns the new stage's name.
+   *
+   * - `"shared"` (GPU): a stage `<tensor>_shared` in shared memory. Compute it
+   *   at a loop of its reader (outside that reader's thread loops, or inside
+   *   them: thread indices are relaxed, so the copy covers the whole thread
+   *   block), then bind its loops to threadIdx axes so the block loads it
+   *   cooperatively; lowering adds the barriers.
+   * - `"global"` (CPU packing): a stage `<tensor>_global`, a private buffer
+   *   (64-byte aligned, allocated once per kernel call and per thread, never
+   *   per tile) holding the region its readers use where it is computed.
+   *   Positions outside the tensor hold zeros. With {@link transformLayout} it
+   *   becomes a packed panel (e.g. B's `[N/NR][K][NR]`). It may be computed at
+   *   a loop of any stage its reader is computed in (e.g. the output tile
+   *   loop that holds the register tile), so one packed block serves many
+   *   register tiles. Not supported by the GPU code generators.
    */
-  cacheRead(tensor: string, scope: "shared", readers: string[]): string {
+  cacheRead(tensor: string, scope: "shared" | "global", readers: string[]): string {
     return this.apply({ op: "cache_read", args: { stage: tensor, scope, readers } }) as string;
   }
   /**
-   * Computes a producer inside a leaf loop of its consumer. `loop` may be a
-   * location sampled by {@link sampleComputeLocation} (`"root"`, `"inline"`).
+   * Stores dimension `axis` of a `cache_read(..., "global")` copy in panels of
+   * `factor` (TVM's `transform_layout` with the index map
+   * `(…, x, …) -> (x // factor, …, x % factor)`): the panel index moves to the
+   * front, the position within the panel to the innermost place. A(M, K)
+   * tiled on axis 0 by MR becomes `[M/MR][K][MR]`; B(K, N) tiled on axis 1 by
+   * NR becomes `[N/NR][K][NR]` (k-major panels). The extent is padded to a
+   * multiple of `factor` with zeros. Apply before transforming its loops.
+   */
+  transformLayout(stage: string, axis: number, factor: number | RV): void {
+    this.apply({ op: "transform_layout", args: { stage, axis, factor } });
+  }
+  /**
+   * Computes a producer inside a leaf loop of its consumer, or of a stage its
+   * consumer is computed in (a `cache_read(..., "global")` copy only). `loop`
+   * may be a location sampled by {@link sampleComputeLocation} (`"root"`,
+   * `"inline"`).
    */
   computeAt(stage: string, consumer: string, loop: string | RV): void {
     this.apply({ op: "compute_at", args: { stage, consumer, loop } });
@@ -228,7 +252,13 @@ export class Schedule {
   }
 
   private resolve(v: Arg, op: string): unknown {
-    if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+    // Split factors may each be a sampled value (e.g. a register tile size).
+    if (Array.isArray(v)) {
+      return v.some((x) => typeof x === "object" && x !== null)
+        ? (v as Arg[]).map((x) => this.resolve(x, op))
+        : v;
+    }
+    if (typeof v === "object" && v !== null) {
       const ref = (v as RV).$ref;
       if (!Number.isInteger(ref) || ref < 0 || ref >= this.values.length) {
         throw new ScheduleError(`Instruction "${op}" refers to missing value $${ref}`);
@@ -471,15 +501,22 @@ const HANDLERS: Record<string, Handler> = {
 
   cache_read(sch, a) {
     const name = String(a.stage);
+    const scope = a.scope === "global" ? "global" : "shared";
     const why = (reason: string) =>
-      new ScheduleError(`Cannot cache_read "${name}" into shared memory: ${reason}`);
-    if (a.scope !== "shared") throw why(`unknown scope ${JSON.stringify(a.scope)}`);
+      new ScheduleError(
+        `Cannot cache_read "${name}" into ${
+          scope === "global" ? "a packed" : "shared"
+        } memory: ${reason}`,
+      );
+    if (a.scope !== "shared" && a.scope !== "global") {
+      throw why(`unknown scope ${JSON.stringify(a.scope)}`);
+    }
     const input = sch.workload.inputs.find((t) => t.name === name);
     const stage = sch.stages.find((x) => x.name === name);
     const shape = input?.shape ?? stage?.shape;
     if (!shape) throw why("no such input or stage");
     if (stage && stage.attach.k === "inline") throw why("it is inlined");
-    const cacheName = `${name}_shared`;
+    const cacheName = `${name}_${scope}`;
     if (
       sch.stages.some((x) => x.name === cacheName) ||
       sch.workload.inputs.some((t) => t.name === cacheName)
@@ -495,7 +532,8 @@ const HANDLERS: Record<string, Handler> = {
     const axes = shape.map((_, i) => `ax${i}`);
     const t = compute(shape, (...ax) => source.at(...ax), cacheName, axes);
     if (t.op.kind !== "compute") throw new Error("unreachable");
-    const copy = new Stage(cacheName, shape, t.op.axes, t.op.body, false, "shared");
+    const copy = new Stage(cacheName, shape, t.op.axes, t.op.body, false, scope);
+    copy.packed = scope === "global";
     for (const r of readers) {
       const redirect = (e: Expr) =>
         rewrite(
@@ -512,6 +550,26 @@ const HANDLERS: Record<string, Handler> = {
     return { value: cacheName };
   },
 
+  transform_layout(sch, a) {
+    const s = sch.stage(String(a.stage));
+    const axis = int(a.axis, "transform_layout axis");
+    const factor = int(a.factor, "transform_layout factor");
+    const why = (reason: string) =>
+      new ScheduleError(`Cannot transform_layout stage "${s.name}": ${reason}`);
+    if (!s.packed) throw why('it is not a cache_read(..., "global") copy');
+    if (axis < 0 || axis >= s.shape.length) {
+      throw why(`axis ${axis} not in [0, ${s.shape.length - 1}]`);
+    }
+    if (factor < 1 || factor > 4096) throw why(`factor ${factor} not in [1, 4096]`);
+    if (s.layout.some((t) => t.axis === axis)) throw why(`axis ${axis} is tiled already`);
+    if (s.touched) throw why("apply transform_layout before transforming its loops");
+    s.layout.push({ axis, factor });
+    if (s.attach.k === "at") {
+      s.resize(attachedExtents(sch, s, s.attach.stage, s.attach.loop));
+    } else s.resize(s.fullExtents);
+    return { value: undefined };
+  },
+
   compute_at(sch, a) {
     const s = sch.stage(String(a.stage));
     if (a.loop === "root") return HANDLERS.compute_root(sch, { stage: s.name }, undefined, NO);
@@ -524,8 +582,18 @@ const HANDLERS: Record<string, Handler> = {
       );
     if (s.isOutput) throw why("it is an output");
     const consumers = sch.consumers(s);
-    if (consumers.length !== 1 || consumers[0] !== c) {
+    const direct = consumers.length === 1 && consumers[0] === c;
+    // A packed copy may sit further out: at a loop of a stage its reader is computed in.
+    const holder = !direct && s.packed && consumers.length === 1
+      ? holderIn(consumers[0], c)
+      : undefined;
+    if (!direct && !holder) {
       throw why(`its consumers are ${consumers.map((x) => `"${x.name}"`).join(", ") || "none"}`);
+    }
+    if (holder && c.leaves.indexOf(l) > c.leaves.indexOf(holder.loop)) {
+      throw why(
+        `its reader "${consumers[0].name}" is computed at loop "${holder.loop.name}", outside it`,
+      );
     }
     if (c.attach.k === "inline") throw why(`"${c.name}" is inlined`);
     if (attachedWithin(c, s)) throw why(`"${c.name}" is computed inside "${s.name}"`);
@@ -552,7 +620,7 @@ const HANDLERS: Record<string, Handler> = {
       throw why("another stage is attached to it");
     }
     // Undo compute_at's resize, so that a later compute_root computes the whole tensor.
-    if (s.attach.k === "at") s.resize(s.shape);
+    if (s.attach.k === "at") s.resize(s.fullExtents);
     s.attach = { k: "inline" };
     return { value: undefined };
   },
@@ -571,7 +639,7 @@ const HANDLERS: Record<string, Handler> = {
           `Cannot compute_root stage "${s.name}": stage "${inner.name}" is computed at one of its loops`,
         );
       }
-      s.resize(s.shape);
+      s.resize(s.fullExtents);
     }
     s.attach = { k: "root" };
     return { value: undefined };

@@ -47,6 +47,18 @@ export class Stage {
   attach: Attach = { k: "root" };
   /** `pragma auto_unroll_max_step`: unroll inner loops up to this product (0: off). */
   autoUnrollMaxStep = 0;
+  /**
+   * Dimensions stored in panels (`transform_layout`), in the order applied:
+   * the buffer is indexed `[d0 / f0, …, other dims …, d0 % f0, …]`. Only for
+   * a CPU `cache_read` copy ({@link Stage.packed}).
+   */
+  readonly layout: { axis: number; factor: number }[] = [];
+  /**
+   * A CPU `cache_read` copy (scope `"global"`): positions outside the source
+   * tensor are stored as zeros and tiled dimensions are padded to a multiple
+   * of their factor.
+   */
+  packed = false;
 
   /** Creates a stage for a compute op. */
   constructor(
@@ -72,6 +84,11 @@ export class Stage {
       i < extents.length ? new Loop(l.name, extents[i], l.kind) : l
     );
     this.leaves = [...this.roots];
+  }
+
+  /** The stage's full extents: its shape, tiled dimensions rounded up to their factor. */
+  get fullExtents(): number[] {
+    return padToLayout(this.shape, this.layout);
   }
 
   /** The reduction axes (empty for an element-wise stage). */
@@ -100,4 +117,26 @@ export class Stage {
     for (const l of all) if (l.name === name) return l;
     return undefined;
   }
+}
+
+/** Extents with each tiled dimension rounded up to a multiple of its factor. */
+export function padToLayout(
+  extents: number[],
+  layout: readonly { axis: number; factor: number }[],
+): number[] {
+  const out = [...extents];
+  for (const { axis, factor } of layout) out[axis] = Math.ceil(out[axis] / factor) * factor;
+  return out;
+}
+
+/**
+ * Where `reader` is computed inside stage `c`, directly or through the stages
+ * it is computed in: the stage attached to `c` on that chain and its loop.
+ */
+export function holderIn(reader: Stage, c: Stage): { stage: Stage; loop: Loop } | undefined {
+  for (let x: Stage = reader; x.attach.k === "at";) {
+    if (x.attach.stage === c) return { stage: x, loop: x.attach.loop };
+    x = x.attach.stage;
+  }
+  return undefined;
 }

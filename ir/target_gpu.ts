@@ -94,9 +94,15 @@ const DIM: Record<string, number> = { x: 0, y: 1, z: 2 };
 /**
  * The launches of a lowered GPU kernel: per root stage, grid and block from
  * the largest extent bound to each axis (loops with smaller extents are
- * guarded by the code generators).
+ * guarded by the code generators). Throws ScheduleError for a kernel with a
+ * CPU-only feature (`Kernel.cpuOnly`).
  */
 export function gpuLaunches(kernel: Kernel, prefix = "tb"): GpuLaunch[] {
+  if (kernel.cpuOnly) {
+    throw new ScheduleError(
+      `Cannot generate GPU code: the schedule uses ${kernel.cpuOnly}, a CPU packing copy (use cache_read(..., "shared") on GPUs)`,
+    );
+  }
   const roots = kernel.roots ?? [{ stage: "kernel", body: kernel.body }];
   return roots.map((r, i) => {
     const grid: [number, number, number] = [1, 1, 1], block: [number, number, number] = [1, 1, 1];

@@ -19,8 +19,8 @@ import { generateC } from "./codegen_c.ts";
 import { ScheduleError } from "./errors.ts";
 import { lower } from "./lower.ts";
 import { createPrng, type Prng } from "./prng.ts";
-import { MAX_VECTOR_EXTENT, Schedule } from "./schedule.ts";
-import type { Stage } from "./stage.ts";
+import { MAX_VECTOR_EXTENT, readsOf, Schedule } from "./schedule.ts";
+import { holderIn, type Stage } from "./stage.ts";
 import { Expr } from "./te.ts";
 import { canonicalJSON, parseTrace, replayTrace, traceOf } from "./trace.ts";
 import type { Workload } from "./workloads.ts";
@@ -68,6 +68,7 @@ const KINDS: [Kind, number][] = [
   ["computeAt", 3],
   ["computeInline", 1],
   ["computeRoot", 0.4],
+  ["cacheRead", 0.7],
 ];
 type Kind =
   | "split"
@@ -79,7 +80,8 @@ type Kind =
   | "autoUnroll"
   | "computeAt"
   | "computeInline"
-  | "computeRoot";
+  | "computeRoot"
+  | "cacheRead";
 
 /** Largest extent `randomSchedule` unrolls explicitly (keeps compile times small). */
 const MAX_RANDOM_UNROLL = 16;
@@ -92,7 +94,10 @@ const TRIES_PER_STEP = 6;
  * levels, factors that need not divide the extent, sometimes a `null` factor),
  * fuses of adjacent loops of one kind, reorders, `parallel`, `vectorize` of
  * the innermost loop, `unroll` of small loops, `autoUnroll`, `computeAt` into
- * a random leaf loop of the consumer, `computeInline` and `computeRoot`.
+ * a random leaf loop of the consumer (for a packed copy, sometimes of a stage
+ * its reader is computed in), `computeInline`, `computeRoot`, and
+ * `cacheRead(..., "global")` of a tensor a stage reads, often followed by
+ * `transformLayout` of one dimension.
  * A primitive that throws ScheduleError is skipped and another one tried. The
  * result always lowers: when `lower()` throws ScheduleError, a new schedule is
  * drawn (counted in `options.stats.lowerRetries`). Deterministic in `prng`.
@@ -233,6 +238,13 @@ function primitive(sch: Schedule, kind: Kind, prng: Prng): (() => void) | undefi
       const consumers = sch.consumers(p);
       if (consumers.length !== 1) return undefined;
       const c = consumers[0];
+      if (p.packed && c.attach.k === "at" && prng.next() < 0.6) {
+        // A packed copy further out: at a loop of a stage its reader is computed in.
+        const outer = c.attach.stage;
+        const held = holderIn(c, outer)!;
+        const l = prng.pick(outer.leaves.slice(0, outer.leaves.indexOf(held.loop) + 1));
+        return () => sch.computeAt(p.name, outer.name, l.name);
+      }
       if (prng.next() < 0.3) {
         // A sampled location: root, inline (if legal) or a loop of the consumer.
         return () => sch.computeAt(p.name, c.name, sch.sampleComputeLocation(p.name));
@@ -245,6 +257,19 @@ function primitive(sch: Schedule, kind: Kind, prng: Prng): (() => void) | undefi
       if (ew.length === 0) return undefined;
       const p = prng.pick(ew);
       return () => sch.computeInline(p.name);
+    }
+    case "cacheRead": {
+      const reads = readsOf(s);
+      if (reads.length === 0 || s.scope === "shared") return undefined;
+      const t = prng.pick(reads);
+      const tile = prng.next() < 0.7;
+      const rank = sch.workload.inputs.find((x) => x.name === t)?.shape.length ??
+        sch.stage(t).shape.length;
+      const axis = prng.int(rank), factor = prng.pick([2, 3, 4, 6, 8, 16]);
+      return () => {
+        const copy = sch.cacheRead(t, "global", [s.name]);
+        if (tile) sch.transformLayout(copy, axis, factor);
+      };
     }
     case "computeRoot": {
       const placed = sch.stages.filter((p: Stage) => p.attach.k !== "root");

@@ -21,7 +21,7 @@
  */
 import { ScheduleError, TraceError } from "./errors.ts";
 import type { Prng } from "./prng.ts";
-import { type Arg, type Inst, Schedule } from "./schedule.ts";
+import { type Arg, type Inst, type RV, Schedule } from "./schedule.ts";
 import { createWorkload, WORKLOADS } from "./workloads.ts";
 
 /** Version of the trace format. */
@@ -123,6 +123,7 @@ const SIGNATURES: Record<string, Record<string, ArgKind>> = {
   parallel_outer: { stage: "name", loops: "names", count: "int" },
   cache_write: { stage: "name", scope: "name" },
   cache_read: { stage: "name", scope: "name", readers: "names" },
+  transform_layout: { stage: "name", axis: "int", factor: "int" },
   compute_at: { stage: "name", consumer: "name", loop: "name" },
   compute_inline: { stage: "name" },
   compute_root: { stage: "name" },
@@ -235,10 +236,12 @@ function parseArg(v: unknown, kind: ArgKind, where: string, at: number): Arg {
       }
       return [...v];
     case "factors":
-      if (!Array.isArray(v) || !v.every((x) => x === null || Number.isInteger(x))) {
+      if (!Array.isArray(v)) throw bad("a list of integers (or null)");
+      return v.map((x, j) => {
+        if (x === null || Number.isInteger(x)) return x as number | null;
+        if (x && typeof x === "object") return parseArg(x, "int", `${where}[${j}]`, at) as RV;
         throw bad("a list of integers (or null)");
-      }
-      return [...v];
+      });
   }
 }
 
@@ -268,9 +271,13 @@ export function printTrace(trace: Trace): string {
   ];
   trace.insts.forEach((inst, i) => {
     const args = Object.entries(inst.args).map(([k, v], j) => {
-      const text = typeof v === "object" && v !== null && !Array.isArray(v)
-        ? `v${v.$ref}`
-        : JSON.stringify(v);
+      const ref = (x: unknown) =>
+        typeof x === "object" && x !== null && !Array.isArray(x)
+          ? `v${(x as RV).$ref}`
+          : JSON.stringify(x);
+      const text = Array.isArray(v) && v.some((x) => typeof x === "object" && x !== null)
+        ? `[${(v as unknown[]).map(ref).join(",")}]`
+        : ref(v);
       return j < positional(inst.op) ? text : `${k}=${text}`;
     });
     const call = `sch.${inst.op}(${args.join(", ")})`;

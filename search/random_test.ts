@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { canonicalJSON } from "../ir/trace.ts";
 import { createPrng } from "../ir/prng.ts";
+import { assertTraceRoundTrip } from "../ir/testing.ts";
 import { lower } from "../ir/lower.ts";
-import { replayTrace } from "../ir/trace.ts";
+import { replayTrace, withDecision } from "../ir/trace.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { randomSearch } from "./random.ts";
 import { defaultSpace } from "./sketch.ts";
@@ -27,11 +28,34 @@ Deno.test("every sketch of the default space gives legal schedules on every work
   ];
   for (const w of workloads) {
     const space = defaultSpace(w);
-    assert.deepEqual(space.sketches, ["tile", "tile+cache"]);
+    assert.deepEqual(
+      space.sketches,
+      w.name === "matmul"
+        ? ["tile", "tile+cache", "tile+pack", "tile+pack+kc"]
+        : ["tile", "tile+cache"],
+    );
     const prng = createPrng(1);
     for (let i = 0; i < 60; i++) {
       const t = space.sample(prng);
       assert.doesNotThrow(() => lower(replayTrace(t, { prng: createPrng(0) })), `${w.name} #${i}`);
     }
   }
+});
+
+Deno.test("the tile+pack sketch samples packed register tiles; its decisions can change", () => {
+  const space = defaultSpace(createWorkload("matmul", [100, 70, 50]));
+  const prng = createPrng(3);
+  let packed = 0;
+  for (let i = 0; i < 30; i++) {
+    const t = space.sample(prng);
+    if (!t.insts.some((inst) => inst.op === "transform_layout")) continue;
+    packed++;
+    assertTraceRoundTrip(replayTrace(t, { prng: createPrng(0) }));
+    // Another register tile height (a sampled decision) still gives a legal schedule.
+    const mr = t.insts.findIndex((inst) => inst.op === "sample_categorical");
+    const n = (t.insts[mr].args.candidates as number[]).length;
+    const other = withDecision(t, mr, ((t.insts[mr].decision as number) + 1) % n);
+    assert.doesNotThrow(() => lower(replayTrace(other, { prng: createPrng(0) })));
+  }
+  assert.ok(packed >= 5, `${packed} packed samples of 30`);
 });

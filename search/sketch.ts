@@ -3,7 +3,9 @@
  * "SSRSRS" of the reduction stage, optionally with a local cache of the
  * output (the register tile) or the element-wise consumer fused on top,
  * parallel outer tiles, vectorized innermost tiles, auto-unroll, and
- * sampled compute locations of element-wise producers (padding).
+ * sampled compute locations of element-wise producers (padding); for matmul
+ * also `tile+pack` (a register tile over packed operands, the whole reduction
+ * inside it) and `tile+pack+kc` (BLIS: KC blocks of the reduction outside it).
  *
  * @example
  * ```ts
@@ -16,7 +18,7 @@
  * ```
  * @module
  */
-import type { Schedule } from "../ir/schedule.ts";
+import { readsOf, type Schedule } from "../ir/schedule.ts";
 import { Expr } from "../ir/te.ts";
 import { computeStages, type Workload } from "../ir/workloads.ts";
 import { type DesignSpace, type Sketch, traceSpace } from "./space.ts";
@@ -44,6 +46,12 @@ export function sketchesOf(w: Workload, o: SketchOptions = DEFAULTS): Record<str
   const reduction = computeStages(w).reverse().find((t) => t.reduce !== undefined);
   if (!reduction) return { elementwise: (sch) => elementwise(sch, o) };
   const name = reduction.name;
+  const packed: Record<string, Sketch> = isMatmul(w)
+    ? {
+      "tile+pack": (sch) => packedTile(sch, name),
+      "tile+pack+kc": (sch) => packedKcTile(sch, name),
+    }
+    : {};
   return {
     "tile": (sch) => {
       multiLevelTile(sch, name, o, true);
@@ -55,7 +63,107 @@ export function sketchesOf(w: Workload, o: SketchOptions = DEFAULTS): Record<str
       else twoStageTile(sch, sch.consumers(s)[0].name, name, o);
       producers(sch);
     },
+    ...packed,
   };
+}
+
+/** `C[i, j] = sum_k A[i, k] B[k, j]`: the workloads the packed sketch applies to. */
+function isMatmul(w: Workload): boolean {
+  return w.name === "matmul";
+}
+
+/** Register tile rows, columns, and cache blocks (in register tiles), as sampled. */
+const PACKED = {
+  mr: [4, 6, 8],
+  nr: [16, 32, 48, 64],
+  mc: [1, 2, 4, 8, 16],
+  nc: [1, 2, 4, 8],
+  kc: [128, 256, 512],
+};
+
+/** Samples one of `xs` that is at most `limit` (the smallest when none is). */
+function pickAtMost(sch: Schedule, xs: number[], limit: number) {
+  const fit = xs.filter((x) => x <= limit);
+  const cands = fit.length > 0 ? fit : [xs[0]];
+  return sch.sampleCategorical(cands, cands.map(() => 1));
+}
+
+/**
+ * The BLIS / TVM `dense_pack` structure with sampled sizes: an MR x NR
+ * register tile (`cache_write` local; rows unrolled, columns in vectors) at
+ * the tile loop of MC x NC cache blocks whose row blocks run in parallel; B
+ * packed once per call into NR-column k-major panels (a parallel copy), A
+ * per row block into MR-row panels (`cache_read` "global" +
+ * `transform_layout`). Sizes larger than the matrix are left out.
+ */
+function packedTile(sch: Schedule, stage: string): void {
+  const [M, N] = sch.stage(stage).shape;
+  const [A, B] = readsOf(sch.stage(stage));
+  const pick = (xs: number[], limit: number) => pickAtMost(sch, xs, limit);
+  const mr = pick(PACKED.mr, M), nr = pick(PACKED.nr, Math.ceil(N / 16) * 16);
+  const mc = pick(PACKED.mc, Infinity), nc = pick(PACKED.nc, Infinity);
+  const local = sch.cacheWrite(stage);
+  const bp = sch.cacheRead(B, "global", [local]);
+  const ap = sch.cacheRead(A, "global", [local]);
+  const [io, ir, ii] = sch.split(stage, "i", [null, mc, mr]);
+  const [jo, jr, ji] = sch.split(stage, "j", [null, nc, nr]);
+  sch.reorder(stage, [io, jo, ir, jr, ii, ji]);
+  sch.parallel(stage, io);
+  sch.computeAt(local, stage, jr);
+  sch.unroll(stage, ii);
+  sch.vectorize(stage, ji);
+  sch.reorder(local, ["k", "i", "j"]);
+  sch.unroll(local, "i");
+  sch.vectorize(local, "j");
+  sch.transformLayout(bp, 1, nr);
+  const [b0, b1] = sch.split(bp, "ax1", [null, nr]);
+  sch.reorder(bp, [b0, "ax0", b1]);
+  sch.parallel(bp, b0);
+  sch.vectorize(bp, b1);
+  sch.transformLayout(ap, 0, mr);
+  sch.computeAt(ap, stage, io);
+  const [a0, a1] = sch.split(ap, "ax0", [null, mr]);
+  sch.reorder(ap, [a0, "ax1", a1]);
+  sch.unroll(ap, a1);
+}
+
+/**
+ * `tile+pack` in BLIS's loop order with a sampled KC: NC-column blocks, then
+ * KC blocks of the reduction (B's KC x NC block packed there by a parallel
+ * loop, shared by the threads), then parallel MC-row blocks (A's block
+ * packed per thread), register tiles, and the KC loop around the MR rows
+ * (unrolled) and NR columns (vectors). C accumulates across KC blocks in
+ * vector variables (accumulator promotion in the C generator).
+ */
+function packedKcTile(sch: Schedule, stage: string): void {
+  const s = sch.stage(stage);
+  const [M, N] = s.shape;
+  const K = s.reduceAxes[0].extent;
+  const [A, B] = readsOf(s);
+  const mr = pickAtMost(sch, PACKED.mr, M);
+  const nr = pickAtMost(sch, PACKED.nr, Math.ceil(N / 16) * 16);
+  const mc = pickAtMost(sch, PACKED.mc, Infinity), nc = pickAtMost(sch, PACKED.nc, Infinity);
+  const kc = pickAtMost(sch, PACKED.kc, K);
+  const bp = sch.cacheRead(B, "global", [stage]);
+  const ap = sch.cacheRead(A, "global", [stage]);
+  const [io, ir, ii] = sch.split(stage, "i", [null, mc, mr]);
+  const [jo, jr, ji] = sch.split(stage, "j", [null, nc, nr]);
+  const [ko, ki] = sch.split(stage, "k", [null, kc]);
+  sch.reorder(stage, [jo, ko, io, ir, jr, ki, ii, ji]);
+  sch.parallel(stage, io);
+  sch.unroll(stage, ii);
+  sch.vectorize(stage, ji);
+  sch.transformLayout(bp, 1, nr);
+  sch.computeAt(bp, stage, ko);
+  const [b0, b1] = sch.split(bp, "ax1", [null, nr]);
+  sch.reorder(bp, [b0, "ax0", b1]);
+  sch.parallel(bp, b0);
+  sch.vectorize(bp, b1);
+  sch.transformLayout(ap, 0, mr);
+  sch.computeAt(ap, stage, io);
+  const [a0, a1] = sch.split(ap, "ax0", [null, mr]);
+  sch.reorder(ap, [a0, "ax1", a1]);
+  sch.unroll(ap, a1);
 }
 
 /** SSRSRS tiling of one stage, with parallel outer tiles, vectorize and auto-unroll. */

@@ -8,6 +8,9 @@ import { templateSpace } from "./templates.ts";
 const CASES: [string, string, number[]][] = [
   ["matmul", "matmul", [512, 512, 512]],
   ["matmul", "matmul", [37, 29, 23]],
+  ["matmul-packed", "matmul", [1024, 1024, 1024]],
+  ["matmul-packed", "matmul", [37, 29, 23]],
+  ["matmul-packed", "matmul", [1, 7, 3]],
   ["dense", "dense", [64, 100, 48]],
   ["conv2d", "conv2d", [1, 64, 56, 56, 64, 3, 3, 1, 1]],
   ["conv2d", "conv2d", [1, 3, 224, 224, 64, 7, 7, 2, 3]],
@@ -50,4 +53,40 @@ Deno.test("templateSpace names unknown templates and mismatched workloads", () =
   const w = createWorkload("matmul", [8, 8, 8]);
   assert.throws(() => templateSpace("nope", w), /Unknown template "nope"/);
   assert.throws(() => templateSpace("conv2d", w), /schedules conv2d, not matmul/);
+});
+
+Deno.test("matmul-packed exposes register tile, cache blocks, packing and parallel knobs", () => {
+  const t = templateSpace("matmul-packed", createWorkload("matmul", [1024, 1024, 1024]));
+  const names = t.space.knobs.map((k) => k.name);
+  assert.deepEqual(names, ["mr", "nr", "mc", "nc", "pack", "order", "unroll_k", "parallel", "kc"]);
+  const knob = (n: string) => t.space.knobs.find((k) => k.name === n)!.options;
+  assert.ok(knob("mr").includes(6) && knob("mr").includes(8));
+  assert.ok(knob("nr").includes(32) && knob("nr").includes(64));
+  // The recommended point packs both operands into k-major panels.
+  const point = t.space.knobs.map((k) =>
+    k.options.indexOf(
+      ({
+        mr: 6,
+        nr: 64,
+        mc: 8,
+        nc: 4,
+        pack: "AB",
+        order: 0,
+        unroll_k: 1,
+        parallel: 1,
+        kc: 0,
+      } as Record<
+        string,
+        unknown
+      >)[k.name],
+    )
+  );
+  const ops = t.candidateOf(point).trace!.insts.map((i) => i.op);
+  assert.equal(ops.filter((o) => o === "cache_read").length, 2);
+  assert.equal(ops.filter((o) => o === "transform_layout").length, 2);
+  assert.ok(ops.includes("cache_write") && ops.includes("parallel"));
+  // KC blocks: no cache_write; the reduction is split and B is packed per block.
+  const kc = t.candidateOf(point.map((p, i) => t.space.knobs[i].name === "kc" ? 2 : p));
+  assert.ok(!kc.trace!.insts.some((i) => i.op === "cache_write"));
+  assert.ok(kc.trace!.insts.some((i) => i.op === "compute_at" && i.args.loop === "k.0"));
 });

@@ -22,6 +22,7 @@ import { createPrng } from "../ir/prng.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { assertTraceRoundTrip, newRandomScheduleStats, randomSchedule } from "../ir/testing.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
+import { templateSpace } from "../search/templates.ts";
 import { alignedFloat32, pointerTable } from "../measure/buffers.ts";
 import { createBuilder, createRunner, type KernelSignature } from "../measure/mod.ts";
 import { fillUniform } from "../measure/prng.ts";
@@ -82,7 +83,40 @@ const REGRESSIONS: { name: string; workload: [string, number[]]; apply(sch: Sche
       sch.vectorize("Y", j1);
     },
   },
+  // Packed operands and register tiles whose sizes do not divide the extents (edge tiles).
+  ...packedCases([37, 29, 23], [
+    { mr: 6, nr: 16, mc: 2, nc: 1, pack: "AB", order: 0, unroll_k: 4, parallel: 1 },
+    { mr: 8, nr: 32, mc: 1, nc: 2, pack: "B", order: 1, unroll_k: 2, parallel: 1 },
+    // A register tile clipped to the matrix (32 columns of 29): the copy keeps its guards.
+    { mr: 6, nr: 32, mc: 4, nc: 1, pack: "none", order: 1, unroll_k: 4, parallel: 1 },
+    // KC blocks (256 > K = 23: one partial block), C accumulated in promoted vectors.
+    { mr: 6, nr: 16, mc: 2, nc: 2, pack: "AB", order: 0, unroll_k: 2, parallel: 1, kc: 256 },
+  ]),
+  ...packedCases([100, 70, 50], [
+    { mr: 6, nr: 64, mc: 8, nc: 4, pack: "AB", order: 0, unroll_k: 1, parallel: 1 },
+    { mr: 8, nr: 48, mc: 8, nc: 2, pack: "AB", order: 0, unroll_k: 1, parallel: 1 },
+    { mr: 8, nr: 16, mc: 4, nc: 2, pack: "AB", order: 1, unroll_k: 4, parallel: 0 },
+    { mr: 4, nr: 48, mc: 32, nc: 16, pack: "none", order: 0, unroll_k: 2, parallel: 1 },
+    { mr: 6, nr: 64, mc: 8, nc: 1, pack: "AB", order: 0, unroll_k: 1, parallel: 1, kc: 256 },
+    { mr: 8, nr: 32, mc: 2, nc: 2, pack: "B", order: 1, unroll_k: 4, parallel: 1, kc: 512 },
+  ]),
 ];
+
+/** Fixed `matmul-packed` template points of one matmul shape. */
+function packedCases(
+  shape: number[],
+  points: Record<string, unknown>[],
+): { name: string; workload: [string, number[]]; apply(sch: Schedule): void }[] {
+  const t = templateSpace("matmul-packed", createWorkload("matmul", shape));
+  return points.map((values) => ({
+    name: `matmul-packed ${JSON.stringify(values)}`,
+    workload: ["matmul", shape],
+    apply(sch) {
+      const point = t.space.knobs.map((k) => k.options.indexOf(values[k.name] ?? k.options[0]));
+      for (const inst of t.candidateOf(point).trace!.insts) sch.apply(inst);
+    },
+  }));
+}
 
 function workloadKey(w: Workload): string {
   return `${w.name}:${w.shape.join(",")}`;
@@ -146,11 +180,18 @@ Deno.test("random legal schedules compile and match the default schedule's kerne
     source: string;
     ref: number;
   }
-  const workloads = WORKLOADS.map(([name, shape]) => createWorkload(name, shape));
+  // Regressions may use shapes of their own (with their own reference kernels).
+  const shapes = [...WORKLOADS];
+  for (const r of REGRESSIONS) {
+    if (!shapes.some(([n, sh]) => n === r.workload[0] && sh.join() === r.workload[1].join())) {
+      shapes.push(r.workload);
+    }
+  }
+  const workloads = shapes.map(([name, shape]) => createWorkload(name, shape));
   const refSources = workloads.map((w) => generateC(lower(defaultSchedule(w))));
   const cases: Case[] = [];
   let imperfect = 0;
-  workloads.forEach((w, wi) => {
+  workloads.slice(0, WORKLOADS.length).forEach((w, wi) => {
     for (let j = 0; j < PER_WORKLOAD; j++) {
       const seed = (SEED * 1009 + wi * 100003 + j) >>> 0;
       const sch = randomSchedule(w, createPrng(seed), { stats });
@@ -164,12 +205,13 @@ Deno.test("random legal schedules compile and match the default schedule's kerne
     }
   });
   for (const [n, r] of REGRESSIONS.entries()) {
-    const wi = WORKLOADS.findIndex(([name, shape]) =>
+    const wi = shapes.findIndex(([name, shape]) =>
       name === r.workload[0] && shape.join() === r.workload[1].join()
     );
     const w = workloads[wi];
     const sch = defaultSchedule(w);
     r.apply(sch);
+    assertTraceRoundTrip(sch);
     cases.push({ w, seed: -1 - n, sch, source: generateC(lower(sch)), ref: wi });
   }
   const builder = createBuilder({ cacheDir: CACHE_DIR, parallel: 2 });
@@ -236,6 +278,8 @@ Deno.test("random legal schedules compile and match the default schedule's kerne
       "compute_at",
       "compute_inline",
       "compute_root",
+      "cache_read",
+      "transform_layout",
       "sample_perfect_tile",
       "sample_categorical",
       "sample_compute_location",

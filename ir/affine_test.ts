@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import {
+  coefOf,
+  constEval,
+  divModExact,
+  fromLinear,
+  linearize,
+  nondecreasing,
+  substitute,
+} from "./affine.ts";
+import { add, type AExpr, div, int, mod, mul, sub, vr } from "./ast.ts";
+import { expr } from "./codegen_c.ts";
+
+const env = (pairs: [string, number, number][]) =>
+  new Map<string, [number, number]>(pairs.map(([v, lo, hi]) => [v, [lo, hi]]));
+
+Deno.test("linearize expands lets and cancels terms", () => {
+  // m = io * 48 + ir * 6 (a tile start), base = io * 48 (a block start): m + i - base.
+  const lets = new Map<string, AExpr>([
+    ["m", add(mul(vr("io"), int(48)), mul(vr("ir"), int(6)))],
+    ["base", mul(vr("io"), int(48))],
+  ]);
+  const l = linearize(sub(add(vr("m"), vr("i")), vr("base")), lets)!;
+  assert.deepEqual([...l.terms], [["ir", 6], ["i", 1]]);
+  assert.equal(l.c, 0);
+  assert.equal(expr(fromLinear(l)), "((ir * 6) + i)");
+  assert.equal(linearize(mul(vr("a"), vr("b"))), undefined);
+  assert.equal(linearize(div(vr("a"), 4)), undefined);
+});
+
+Deno.test("divModExact splits only when the remainder is provably within the divisor", () => {
+  const e = add(mul(add(mul(vr("jo"), int(4)), vr("jr")), int(64)), vr("j"));
+  const dm = divModExact(e, 64, env([["jo", 0, 3], ["jr", 0, 3], ["j", 0, 63]]))!;
+  assert.equal(expr(dm.div), "((jo * 4) + jr)");
+  assert.equal(expr(dm.mod), "j");
+  // j may reach 64: no exact split.
+  assert.equal(divModExact(e, 64, env([["jo", 0, 3], ["jr", 0, 3], ["j", 0, 64]])), undefined);
+  // A constant offset moves into the quotient and the remainder.
+  const c = divModExact(add(mul(vr("r"), int(6)), int(13)), 6, env([["r", 0, 9]]))!;
+  assert.equal(expr(c.div), "(r + 2)");
+  assert.equal(expr(c.mod), "1");
+});
+
+Deno.test("coefOf tells unit-stride, broadcast and non-affine accesses apart", () => {
+  const idx = add(mul(vr("k"), int(64)), vr("j"));
+  assert.equal(coefOf(idx, "j"), 1);
+  assert.equal(coefOf(idx, "k"), 64);
+  assert.equal(coefOf(idx, "i"), 0);
+  assert.equal(coefOf(mul(vr("j"), vr("n")), "j", new Map([["n", 3]])), 3);
+  assert.equal(coefOf(mod(vr("j"), 8), "j"), undefined);
+  assert.equal(coefOf({ k: "load", buf: "T", index: vr("j") }, "j"), undefined);
+  assert.equal(constEval(add(mul(vr("i"), int(16)), int(3)), new Map([["i", 2]])), 35);
+  assert.equal(constEval(vr("x"), new Map()), undefined);
+});
+
+Deno.test("nondecreasing accepts sums, scaled and divided variables, not differences", () => {
+  const vars = new Set(["i", "j"]);
+  assert.ok(nondecreasing(add(mul(vr("i"), int(6)), div(vr("j"), 4)), vars));
+  assert.ok(nondecreasing(sub(vr("i"), vr("m")), new Set(["i"])) === false);
+  assert.ok(nondecreasing(mod(vr("m"), 4), vars), "only held variables");
+  assert.ok(!nondecreasing(mod(vr("i"), 4), vars));
+  const s = substitute(add(vr("m"), vr("i")), new Map([["i", int(5)]]));
+  assert.equal(expr(s), "(m + 5)");
+});
