@@ -91,3 +91,46 @@ export {
 export { knobFeaturizer } from "./costmodel/featurizers.ts";
 export { SHARED_CACHE_NAMES } from "./datasets/kerneltuner.ts";
 export { generateCuda } from "./ir/codegen_cuda.ts";
+export {
+  type ActionSpace,
+  type EnvObservation,
+  type FeatureKind as EnvFeatureKind,
+  type Formulation,
+  type Measurement,
+  type PendingStep,
+  type RewardKind,
+  ScheduleEnv,
+  type ScheduleEnvOptions,
+  type StartPolicy,
+  type StepInfo,
+  type StepResult,
+} from "./rl/env.ts";
+export {
+  type ActOptions,
+  type Agent,
+  type AgentSpec,
+  randomAgent,
+  type Transition,
+} from "./rl/agent.ts";
+export { type PPOAgent, ppoAgent, type PPOOptions } from "./rl/ppo.ts";
+export { type DQNAgent, dqnAgent, type DQNOptions } from "./rl/dqn.ts";
+export { type LinUCBAgent, linUCBAgent, type LinUCBOptions, ppoBandit } from "./rl/bandit.ts";
+export {
+  type Episode,
+  type EpisodeOptions,
+  type EpisodeStats,
+  runEpisode,
+  trainAgent,
+  type TrainOptions,
+  type TuningTrace,
+} from "./rl/train.ts";
+export { type AgentStrategy, agentStrategy, type AgentStrategyOptions } from "./rl/strategy.ts";
+export { RL_STRATEGY_NAMES, rlStrategy } from "./rl/presets.ts";
+export {
+  type Layer,
+  type LayerCurve,
+  replayLayer,
+  trainAcrossSpaces,
+  type TransferOptions,
+} from "./rl/transfer.ts";
+export { type LearningCurve, learningCurveSVG } from "./plots/rl_curve.ts";

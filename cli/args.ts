@@ -46,6 +46,8 @@ export interface TuneArgs {
   number: number;
   repeat: number;
   minRepeatMs: number;
+  /** Build round k+1 while round k is measured (`--overlap`). */
+  overlap: boolean;
   quiet: boolean;
 }
 
@@ -59,7 +61,8 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
   --target cpu|cuda   target (default cpu); cuda builds with nvcc (sm_90) and, without a
                       GPU, stops after building with a "no CUDA device/driver" error (exit 3)
   --strategy NAME     ${STRATEGIES.join(" | ")} (default random); random and evolutionary
-                      search the sketch space, the others the knob template
+                      search the sketch space (random: the template's knobs when --template
+                      is given), the others the knob template
   --template NAME     knob template of grid/sa/ga (default the workload's: ${
   TEMPLATE_NAMES.join(", ")
 }; cuda: ${GPU_TEMPLATE_NAMES.join(", ")})
@@ -71,6 +74,8 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
   --batch N           candidates per round (default 8)
   --timeout S         seconds one measurement may take (default 10)
   --number N --repeat N --min-repeat-ms MS   timing (default 1, 3, 40)
+  --overlap           build the next round while this one is measured (faster; compiling
+                      on the cores being measured perturbs timings)
   --quiet             no progress bar`;
 
 /** Parses `tune`'s arguments; throws UsageError on any problem. */
@@ -97,6 +102,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
         number: { type: "string", default: "1" },
         repeat: { type: "string", default: "3" },
         "min-repeat-ms": { type: "string", default: "40" },
+        overlap: { type: "boolean", default: false },
         quiet: { type: "boolean", default: false },
         help: { type: "boolean", default: false },
       },
@@ -118,6 +124,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     number: integer(v.number!, "--number", 1, 1e9),
     repeat: integer(v.repeat!, "--repeat", 1, 1000),
     minRepeatMs: nonNegative(v["min-repeat-ms"]!, "--min-repeat-ms"),
+    overlap: v.overlap!,
     quiet: v.quiet!,
   };
   if (v.trials !== undefined) args.trials = integer(v.trials, "--trials", 1, 1e7);

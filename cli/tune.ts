@@ -83,6 +83,7 @@ export async function main(argv: string[]): Promise<number> {
       traces,
       target: args.target,
       batch: args.batch,
+      overlap: args.overlap || undefined,
       timeoutSeconds: args.timeout,
       timing: { number: args.number, repeat: args.repeat, minRepeatMs: args.minRepeatMs },
       onProgress: progress?.update,

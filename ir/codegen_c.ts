@@ -17,8 +17,12 @@
  *   vector access at a constant index becomes local vector variables: the
  *   register tile of `cache_write(..., "local")` (gcc does not promote an
  *   array to registers on its own). Other private buffers up to 128 KiB are
- *   stack arrays; larger ones come from a pool allocated once per call (one
- *   slice per OpenMP thread), never per tile.
+ *   stack arrays; larger ones come from a pool (one slice per OpenMP
+ *   thread), never per tile.
+ * - Work space (temporaries such as packed panels, and the pools) is
+ *   allocated on the first call and kept across calls (freed by a destructor
+ *   when the library is unloaded), so timed calls do no malloc and touch no
+ *   fresh pages.
  *
  * One file (past 400 lines) because the scalar and the vector emitters share
  * one context (constants of written-out loops, buffers in vector variables)
@@ -121,16 +125,41 @@ export function generateC(kernel: Kernel): string {
   const allocs: [string, number][] = [
     ...kernel.temps.map((t): [string, number] => [t.buf, alignedBytes(t.size)]),
   ];
-  for (const t of allocs) {
-    head.push(`  float *restrict ${t[0]} = (float *)aligned_alloc(64, ${t[1]});`);
-  }
-  for (const [buf, bytes] of ctx.pools) {
-    head.push(
-      `  float *restrict ${buf}_pool = (float *)aligned_alloc(64, (size_t)omp_get_max_threads() * ${bytes});`,
+  // Work space lives across calls (allocated on the first call, or again when
+  // more threads need a bigger pool) and is freed when the library is
+  // unloaded: no malloc, page faults or free on the timed path.
+  const spaces: [string, string][] = [
+    ...allocs.map(([buf, bytes]): [string, string] => [buf, `(size_t)${bytes}`]),
+    ...[...ctx.pools].map(([buf, bytes]): [string, string] => [
+      `${buf}_pool`,
+      `(size_t)omp_get_max_threads() * ${bytes}`,
+    ]),
+  ];
+  if (spaces.length > 0) {
+    const at = head.indexOf("void tb_kernel(float **bufs) {");
+    head.splice(
+      at,
+      0,
+      ...spaces.flatMap((
+        [buf],
+      ) => [`static float *tb_ws_${buf};`, `static size_t tb_ws_${buf}_bytes;`]),
+      "__attribute__((destructor)) static void tb_release(void) {",
+      ...spaces.map(([buf]) => `  free(tb_ws_${buf});`),
+      "}",
+      "",
     );
+    for (const [buf, bytes] of spaces) {
+      head.push(
+        `  if (tb_ws_${buf}_bytes < ${bytes}) {`,
+        `    free(tb_ws_${buf});`,
+        `    tb_ws_${buf}_bytes = ${bytes};`,
+        `    tb_ws_${buf} = (float *)aligned_alloc(64, tb_ws_${buf}_bytes);`,
+        `  }`,
+        `  float *restrict ${buf} = tb_ws_${buf};`,
+      );
+    }
   }
-  const tail = [...allocs.map(([buf]) => buf), ...[...ctx.pools.keys()].map((b) => `${b}_pool`)]
-    .map((b) => `  free(${b});`);
+  const tail: string[] = [];
   return [...head, ...ctx.out, ...tail, "}", ""].join("\n");
 }
 

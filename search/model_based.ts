@@ -25,7 +25,13 @@ import type { CostModel, Sample } from "../costmodel/model.ts";
 import { createPrng } from "../ir/prng.ts";
 import type { KnobSpace, Point } from "./knobs.ts";
 import { freshPointSampler, knobIndex } from "./random.ts";
-import type { CandidateOf, Observation, Strategy } from "./strategy.ts";
+import {
+  type Candidate,
+  type CandidateOf,
+  lazyCandidate,
+  type Observation,
+  type Strategy,
+} from "./strategy.ts";
 
 /** Options of {@link modelBasedTuner}. */
 export interface ModelBasedOptions {
@@ -57,6 +63,8 @@ export function modelBasedTuner(space: KnobSpace, o: ModelBasedOptions): Strateg
   const visited = new Set<number>();
   const fresh = freshPointSampler(space, prng, visited);
   const candidateOf = o.candidateOf ?? ((knobs: number[]) => ({ knobs }));
+  // What the model scores during SA: knobs now, a trace only if its features read one.
+  const scored = (knobs: Point): Candidate => lazyCandidate(knobs, candidateOf);
   let plan: Point[] = [];
   // A pretrained model (transfer) guides the first plan too.
   let measured = o.warmStart ? 1 : 0;
@@ -80,7 +88,7 @@ export function modelBasedTuner(space: KnobSpace, o: ModelBasedOptions): Strateg
     if (n <= 0) return [];
     const chains: Point[] = [];
     for (let i = 0; i < (o.parallelSize ?? 128); i++) chains.push(space.random(prng));
-    const scores = o.model.predict(chains.map(candidateOf));
+    const scores = o.model.predict(chains.map(scored));
     const top = new Map<number, { p: Point; s: number }>();
     const consider = (p: Point, s: number) => {
       const k = space.index(p);
@@ -103,7 +111,7 @@ export function modelBasedTuner(space: KnobSpace, o: ModelBasedOptions): Strateg
     for (let it = 0; it < iters && sinceBetter < (o.earlyStop ?? 50); it++) {
       const temp = 1 - it / iters;
       const next = chains.map((p) => mutateOne(space, p, prng));
-      const nextScores = o.model.predict(next.map(candidateOf));
+      const nextScores = o.model.predict(next.map(scored));
       let better = false;
       next.forEach((p, i) => {
         if (consider(p, nextScores[i])) better = true;

@@ -76,3 +76,24 @@ Deno.test("the model-based tuner stops when a small space is exhausted", async (
   );
   assert.equal(r.evals, 3);
 });
+
+Deno.test("the model-based tuner's annealing builds candidates only for what it proposes", async () => {
+  let built = 0, tracesRead = 0;
+  const candidateOf = (knobs: number[]): Candidate => {
+    built++;
+    return { knobs, trace: { version: 1, workload: { name: "t", shape: [] }, insts: [] } };
+  };
+  const knobsOnly = oracle();
+  const s = modelBasedTuner(space, { seed: 2, model: knobsOnly, planSize: 8, candidateOf });
+  for (let round = 0; round < 4; round++) await s.observe(evaluate(s.propose(8)));
+  assert.equal(built, 32);
+  // A model whose features read traces still gets them, built on demand.
+  const traceModel: CostModel = {
+    name: "trace",
+    update() {},
+    predict: (cs) => cs.map((c) => (c.trace ? tracesRead++ : 0)),
+  };
+  const t = modelBasedTuner(space, { seed: 2, model: traceModel, planSize: 8, candidateOf });
+  for (let round = 0; round < 2; round++) await t.observe(evaluate(t.propose(8)));
+  assert.ok(tracesRead > 0);
+});

@@ -17,6 +17,7 @@ import { gridSearch } from "./grid.ts";
 import type { KnobSpace } from "./knobs.ts";
 import { randomKnobSearch } from "./random.ts";
 import type { CandidateOf, Strategy } from "./strategy.ts";
+import { rlStrategy } from "../rl/presets.ts";
 
 /** What every strategy factory receives. */
 export interface StrategyContext {
@@ -61,6 +62,11 @@ function modelBased(kind: string, transfer: boolean) {
   };
 }
 
+/** An RL strategy with its preset settings (rl/presets.ts). */
+function rl(name: string) {
+  return (space: KnobSpace, c: StrategyContext): Strategy => rlStrategy(name, space, c);
+}
+
 /** Factories of the knob-space strategies. */
 export const KNOB_STRATEGIES: Record<string, (space: KnobSpace, c: StrategyContext) => Strategy> = {
   random: (space, c) => randomKnobSearch(space, c),
@@ -80,6 +86,11 @@ export const KNOB_STRATEGIES: Record<string, (space: KnobSpace, c: StrategyConte
     }),
   "xgb-transfer": modelBased("xgb", true),
   "xgb-rank-transfer": modelBased("xgb-rank", true),
+  // Reinforcement learning (rl/presets.ts): walks of the multi-step formulation and bandits.
+  ppo: rl("ppo"),
+  dqn: rl("dqn"),
+  bandit: rl("bandit"),
+  "bandit-linucb": rl("bandit-linucb"),
 };
 
 /** Strategies that need records to pretrain on (`compare --transfer-from`). */

@@ -23,6 +23,22 @@ export interface Candidate {
 /** Turns a knob point into a candidate (a template adds its trace). Default: `{ knobs }`. */
 export type CandidateOf = (knobs: number[]) => Candidate;
 
+/**
+ * A candidate for a cost model to score: its knobs at once, its trace built
+ * by `candidateOf` only if read (a template builds a schedule per trace, far
+ * more than a knob featurizer costs).
+ */
+export function lazyCandidate(knobs: number[], candidateOf: CandidateOf): Candidate {
+  let full: Candidate | undefined;
+  return {
+    knobs,
+    get trace() {
+      full ??= candidateOf(knobs);
+      return full.trace;
+    },
+  };
+}
+
 /** What measuring a candidate gave. */
 export interface Observation {
   candidate: Candidate;

@@ -6,7 +6,9 @@
  * already measured (their recorded result is observed again at no cost),
  * records the new ones before building them, builds them in parallel,
  * measures them one at a time in the worker pool, records each result as it
- * arrives, and tells the strategy. A run killed at any moment resumes from
+ * arrives, and tells the strategy. With `overlap` the rounds form a pipeline:
+ * round k+1 is proposed and built while round k is measured, and round k is
+ * observed while round k+1 is measured. A run killed at any moment resumes from
  * the database: the strategy is replayed from its seed, recorded results are
  * fed back instead of measured, and nothing finished is measured twice.
  * @module
@@ -55,6 +57,36 @@ export interface TuneOptions {
    * (CUDA candidates are checked against the C reference). Default `builder`.
    */
   referenceBuilder?: Builder;
+  /**
+   * Build round k+1 while round k is measured (and observe round k while
+   * round k+1 is measured). Proposals then lag one round behind the
+   * observations, and compiling on the cores the measurement uses perturbs
+   * its timings (bench/tuning_throughput.ts measures both effects).
+   * Default false: build, then measure, then observe, one round at a time.
+   */
+  overlap?: boolean;
+}
+
+/**
+ * Wall seconds the loop spent in each part of a run (summed over rounds).
+ * With `overlap`, `build` and `measure` run at the same time, so the parts
+ * can add up to more than `wall`.
+ */
+export interface TuneTimings {
+  /** From the start of {@link tune} to its return. */
+  wall: number;
+  /** Strategy `propose` calls (search). */
+  propose: number;
+  /** Strategy `observe` calls (model updates). */
+  observe: number;
+  /** Trace hashing, replay, lowering and C generation of proposals. */
+  source: number;
+  /** Waiting for the builder (each round's batch, start to finish). */
+  build: number;
+  /** Waiting for the runner (each round's batch, start to finish). */
+  measure: number;
+  /** Records database writes and reads. */
+  records: number;
 }
 
 /** What a finished (or stopped) tuning loop reports. */
@@ -63,16 +95,59 @@ export interface TuneOutcome {
   measured: number;
   /** Why the loop stopped. */
   stop: "trials" | "exhausted" | "time";
+  /** Where the wall time went. */
+  timings: TuneTimings;
+}
+
+/** One round's candidates on their way through build, measurement and observation. */
+interface Round {
+  /** Proposals already measured (this run or recorded) or in an earlier round: observed by hash. */
+  known: { candidate: Candidate; hash: string }[];
+  /** Observations of the new candidates, in the order their results arrive. */
+  fresh: Observation[];
+  /** Resolves when every new candidate of the round has a result. */
+  done: Promise<void>;
 }
 
 /** Runs the tuning loop; see the module documentation. */
 export async function tune(o: TuneOptions): Promise<TuneOutcome> {
   const batchSize = o.batchSize ?? 8;
   const patience = o.patience ?? 20;
+  const overlap = o.overlap ?? false;
   const started = performance.now();
+  const timings: TuneTimings = {
+    wall: 0,
+    propose: 0,
+    observe: 0,
+    source: 0,
+    build: 0,
+    measure: 0,
+    records: 0,
+  };
+  const timed = <T>(part: Exclude<keyof TuneTimings, "wall">, f: () => T): T => {
+    const t0 = performance.now();
+    try {
+      return f();
+    } finally {
+      timings[part] += (performance.now() - t0) / 1000;
+    }
+  };
+  const timedAsync = async <T>(
+    part: Exclude<keyof TuneTimings, "wall">,
+    f: () => Promise<T>,
+  ): Promise<T> => {
+    const t0 = performance.now();
+    try {
+      return await f();
+    } finally {
+      timings[part] += (performance.now() - t0) / 1000;
+    }
+  };
   const flops = o.workload.flops;
-  const recorded = o.db.measured(o.runId);
+  const recorded = timed("records", () => o.db.measured(o.runId));
   const seen = new Map<string, ResultRow>();
+  /** Candidates recorded in the database whose result has not arrived yet. */
+  const pending = new Set<string>();
   let valid = 0, errors = 0, best: number | undefined;
   const count = (r: { errorKind: ErrorKind; seconds: number | null }) => {
     if (r.errorKind === "none" && r.seconds) {
@@ -95,12 +170,39 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
   const { atol, rtol } = toleranceOf(o.workload);
   let reference: string | undefined;
   let idle = 0;
-  while (seen.size < o.trials) {
+  /** The round being measured (with `overlap`, while the next one builds). */
+  let inFlight: Round | undefined;
+
+  /** Waits for the round in flight, then tells the strategy what it gave. */
+  const settle = async () => {
+    const round = inFlight;
+    if (!round) return;
+    inFlight = undefined;
+    await round.done;
+    const observations = [
+      ...round.known.flatMap(({ candidate, hash }) => {
+        const row = seen.get(hash);
+        return row ? [observationOf(candidate, row)] : [];
+      }),
+      ...round.fresh,
+    ];
+    await timedAsync("observe", async () => await o.strategy.observe(observations));
+  };
+  const outcome = async (stop: TuneOutcome["stop"]): Promise<TuneOutcome> => {
+    await settle();
+    timings.wall = (performance.now() - started) / 1000;
+    return { measured: seen.size, stop, timings };
+  };
+
+  while (seen.size + pending.size < o.trials) {
     if (o.timeLimitSeconds && (performance.now() - started) / 1000 > o.timeLimitSeconds) {
-      return { measured: seen.size, stop: "time" };
+      return await outcome("time");
     }
-    const proposals = o.strategy.propose(Math.min(batchSize, o.trials - seen.size));
-    const observations: Observation[] = [];
+    const proposals = timed(
+      "propose",
+      () => o.strategy.propose(Math.min(batchSize, o.trials - seen.size - pending.size)),
+    );
+    const known: Round["known"] = [];
     const fresh: { candidate: Candidate; hash: string }[] = [];
     const inBatch = new Set<string>();
     for (const candidate of proposals) {
@@ -109,50 +211,79 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
           `Strategy "${o.strategy.name}" proposed a candidate without a trace: live tuning builds schedules (give knob strategies a template's candidateOf)`,
         );
       }
+      const t0 = performance.now();
       const hash = await traceHash(candidate.trace);
+      timings.source += (performance.now() - t0) / 1000;
       const old = seen.get(hash) ?? recorded.get(hash);
       if (old) {
         if (!seen.has(hash)) {
           seen.set(hash, old);
           count(old);
         }
-        observations.push(observationOf(candidate, old));
-      } else if (!inBatch.has(hash) && seen.size + fresh.length < o.trials) {
+        known.push({ candidate, hash });
+      } else if (pending.has(hash)) {
+        // Being measured in the round in flight: observed once its result is in.
+        known.push({ candidate, hash });
+      } else if (!inBatch.has(hash) && seen.size + pending.size + fresh.length < o.trials) {
         inBatch.add(hash);
         fresh.push({ candidate, hash });
       }
     }
+    const round: Round = { known, fresh: [], done: Promise.resolve() };
     if (fresh.length === 0) {
       // Only re-proposals: tell the strategy again, and give up on a stuck or exhausted space.
-      await o.strategy.observe(observations);
-      if (++idle >= patience) return { measured: seen.size, stop: "exhausted" };
+      if (!overlap) {
+        inFlight = round;
+        await settle();
+      } else {
+        await settle();
+        inFlight = round;
+      }
+      if (++idle >= patience) return await outcome("exhausted");
       continue;
     }
     idle = 0;
 
     // Record before building: a killed run finds these again on resume.
-    const ids = fresh.map(({ candidate, hash }, i) =>
-      o.db.addCandidate(o.runId, {
-        trial: seen.size + i,
-        trace: JSON.stringify(candidate.trace!),
-        traceHash: hash,
-        knobs: candidate.knobs,
-      })
+    const ids = timed(
+      "records",
+      () =>
+        fresh.map(({ candidate, hash }, i) =>
+          o.db.addCandidate(o.runId, {
+            trial: seen.size + pending.size + i,
+            trace: JSON.stringify(candidate.trace!),
+            traceHash: hash,
+            knobs: candidate.knobs,
+          })
+        ),
     );
-    const sources = fresh.map(({ candidate }) => (o.source ?? kernelSource)(candidate.trace!));
+    fresh.forEach(({ hash }) => pending.add(hash));
+    const sources = timed(
+      "source",
+      () => fresh.map(({ candidate }) => (o.source ?? kernelSource)(candidate.trace!)),
+    );
     reference ??= await buildReference(o.referenceBuilder ?? o.builder, o.workload);
     const toBuild = sources.flatMap((s, i) => "source" in s ? [{ i, source: s.source }] : []);
-    const built = await o.builder.build(toBuild.map(({ source }) => ({ source })));
+    const built = await timedAsync(
+      "build",
+      () => o.builder.build(toBuild.map(({ source }) => ({ source }))),
+    );
     const buildOf = new Map<number, BuildResult>(toBuild.map(({ i }, j) => [i, built[j]]));
     const toRun: { i: number; input: MeasureInput }[] = [];
     const finish = (i: number, r: ResultInput) => {
-      o.db.addResult(ids[i], r);
-      const row = o.db.measured(o.runId).get(fresh[i].hash)!;
+      const row = timed("records", () => {
+        o.db.addResult(ids[i], r);
+        return o.db.measured(o.runId).get(fresh[i].hash)!;
+      });
+      pending.delete(fresh[i].hash);
       seen.set(fresh[i].hash, row);
       count(row);
-      observations.push(observationOf(fresh[i].candidate, row));
+      round.fresh.push(observationOf(fresh[i].candidate, row));
       report();
     };
+    // The previous round's measurement ran while this one built.
+    const previous = inFlight;
+    if (previous) await previous.done;
     fresh.forEach((_, i) => {
       const s = sources[i];
       if ("error" in s) {
@@ -186,19 +317,30 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
         },
       });
     });
-    await o.runner.run(toRun.map((t) => t.input), (j, r) => {
-      const { i } = toRun[j];
-      finish(i, {
-        errorKind: r.errorKind,
-        error: r.error,
-        times: r.times,
-        buildSeconds: buildOf.get(i)!.buildSeconds,
-        runSeconds: r.runSeconds,
+    round.done = timedAsync("measure", async () => {
+      await o.runner.run(toRun.map((t) => t.input), (j, r) => {
+        const { i } = toRun[j];
+        finish(i, {
+          errorKind: r.errorKind,
+          error: r.error,
+          times: r.times,
+          buildSeconds: buildOf.get(i)!.buildSeconds,
+          runSeconds: r.runSeconds,
+        });
       });
     });
-    await o.strategy.observe(observations);
+    // A failing runner rejects when awaited, not as an unhandled rejection meanwhile.
+    round.done.catch(() => {});
+    if (overlap) {
+      // Observe the previous round while this one is measured; the next round builds meanwhile.
+      await settle();
+      inFlight = round;
+    } else {
+      inFlight = round;
+      await settle();
+    }
   }
-  return { measured: seen.size, stop: "trials" };
+  return await outcome("trials");
 }
 
 function observationOf(candidate: Candidate, r: ResultRow): Observation {

@@ -38,6 +38,8 @@ export interface SessionOptions {
   traces?: Trace[];
   target?: string;
   batch?: number;
+  /** Build round k+1 while round k is measured (see `TuneOptions.overlap` in loop.ts). Default false. */
+  overlap?: boolean;
   timeoutSeconds?: number;
   timing?: Partial<TimingOptions>;
   onProgress?: (p: Progress) => void;
@@ -99,6 +101,7 @@ export async function runSession(
         trials: o.trials ?? o.traces?.length ?? 64,
         target: o.target ?? "cpu",
         batch: o.batch ?? 8,
+        ...(o.overlap ? { overlap: true } : {}),
         timeoutSeconds: o.timeoutSeconds ?? 10,
         timing: { number: 1, repeat: 3, minRepeatMs: 40, warmup: 1, ...o.timing },
         traces: o.traces,
@@ -151,6 +154,7 @@ export async function runSession(
         referenceBuilder: builder,
         runner,
         batchSize: config.batch,
+        overlap: config.overlap ?? false,
         onProgress: o.onProgress,
         timeLimitSeconds: o.timeLimitSeconds,
         source: o.source ?? (cuda ? cudaKernelSource : kernelSource),
@@ -181,6 +185,8 @@ interface RunConfig {
   trials: number;
   target: string;
   batch: number;
+  /** Pipelined rounds (absent in runs recorded before the option existed: false). */
+  overlap?: boolean;
   timeoutSeconds: number;
   timing: TimingOptions;
   traces?: Trace[];
@@ -195,7 +201,10 @@ interface RunConfig {
  */
 function makeStrategy(c: RunConfig, w: Workload): Strategy {
   if (c.strategy === "trace-file") return traceList(c.traces ?? []);
-  if (c.strategy === "random") return randomSearch(defaultSpace(w), { seed: c.seed });
+  // random with --template samples the template's knobs; without, the sketch space.
+  if (c.strategy === "random" && c.template === undefined) {
+    return randomSearch(defaultSpace(w), { seed: c.seed });
+  }
   if (c.strategy === "evolutionary") {
     return evolutionaryTraceSearch(defaultSpace(w), { seed: c.seed });
   }

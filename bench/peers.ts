@@ -1,0 +1,647 @@
+/**
+ * tunebook against its peers, in one run on the same shapes: tunebook's best
+ * found kernel, OpenBLAS sgemm (AVX-512 kernels and the machine default),
+ * oneDNN (matmul and convolution), Halide 14's three autoschedulers and a
+ * naive loop. Prints a markdown table of GFLOP/s with ratios to OpenBLAS
+ * (AVX-512), then one line of JSON with every figure.
+ *
+ * ```sh
+ * deno run -A bench/peers.ts [--sizes 256,512,1024] [--convs conv2,conv1] [--threads 2] \
+ *   [--db runs.db] [--trace best.json] [--tune N] [--peers naive,openblas-avx512,...] \
+ *   [--warmup 1] [--repeat 5] [--min-repeat-ms 20]
+ * ```
+ *
+ * Each peer is a small C/C++ harness under bench/peers/, compiled on first use
+ * and cached under `.cache/peers/` (Halide pipelines too: generated with
+ * Halide's autoscheduler, parallelism = threads, and compiled ahead of time).
+ * Every harness times the same way (bench/peers/timing.h: warm-up calls, then
+ * repeats of enough calls to last `--min-repeat-ms`), runs as its own process,
+ * one at a time, and the figure is the median repeat. A peer whose library or
+ * compiler is missing is reported as `unavailable: <reason>`; a peer that
+ * does not support a workload (OpenBLAS has no convolution) as `n/a`.
+ * Halide's convolution reads an input already zero-padded (as Halide's
+ * apps/conv_layer does): with a boundary condition instead, Adams2019 ran for
+ * minutes and gigabytes on ResNet-18 conv2.
+ *
+ * tunebook's kernel is the best record of the workload in `--db` (any run on
+ * target cpu) or the best of the traces in `--trace`, rebuilt and timed by the
+ * same harness; without either, `--tune N` tunes N random trials first,
+ * otherwise the cell says `none`.
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { RecordsDB, workloadKey } from "../datasets/db.ts";
+import { parseTrace, type Trace } from "../ir/trace.ts";
+import { createWorkload, type Workload } from "../ir/workloads.ts";
+import { createBuilder, exists, sha256Hex } from "../measure/builder.ts";
+import { kernelSource, signatureOf } from "../tuner/kernel.ts";
+import { runSession } from "../tuner/session.ts";
+
+/** Directory of the harness sources. */
+export const PEERS_DIR: string = fileURLToPath(new URL("./peers/", import.meta.url));
+/** Default cache of compiled harnesses and Halide pipelines. */
+export const DEFAULT_CACHE: string = fileURLToPath(new URL("../.cache/peers/", import.meta.url));
+/** Where Debian's libhalide14-0-dev puts the autoscheduler plugins. */
+export const HALIDE_PLUGINS = "/usr/lib/x86_64-linux-gnu/halide14";
+
+/** Seconds an autoscheduler may take to generate one pipeline before it is reported unavailable. */
+export const HALIDE_GEN_SECONDS = 300;
+
+/** Every peer, in table order. */
+export const PEERS = [
+  "tunebook",
+  "openblas-avx512",
+  "openblas-default",
+  "onednn",
+  "halide-adams2019",
+  "halide-mullapudi2016",
+  "halide-li2018",
+  "naive",
+] as const;
+/** A peer's name. */
+export type Peer = typeof PEERS[number];
+
+/** The ResNet-18 layers the bench knows by name. */
+export const NAMED_CONVS: Record<string, number[]> = {
+  conv2: [1, 64, 56, 56, 64, 3, 3, 1, 1],
+  conv1: [1, 3, 224, 224, 64, 7, 7, 2, 3],
+};
+
+/** One cell of the table. */
+export type Figure =
+  | { gflops: number; seconds: number; note?: string }
+  | { unavailable: string }
+  | { na: string }
+  | { none: string };
+
+/** How every harness times. */
+export interface PeerTiming {
+  warmup: number;
+  repeat: number;
+  minRepeatMs: number;
+}
+
+/** A compiled harness, or why there is none. */
+type Tool = { path: string } | { unavailable: string };
+
+const decoder = new TextDecoder();
+
+async function run(
+  cmd: string,
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutSeconds = 600,
+): Promise<{ ok: boolean; stdout: string; stderr: string; timedOut?: boolean }> {
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(cmd, { args, env, stdin: "null", stdout: "piped", stderr: "piped" })
+      .spawn();
+  } catch (e) {
+    return { ok: false, stdout: "", stderr: `${cmd}: ${(e as Error).message}` };
+  }
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // Gone already.
+    }
+  }, timeoutSeconds * 1000);
+  try {
+    const out = await child.output();
+    return {
+      ok: out.success,
+      stdout: decoder.decode(out.stdout),
+      stderr: timedOut ? `killed after ${timeoutSeconds} s` : decoder.decode(out.stderr),
+      timedOut,
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The last lines of a tool's complaint, on one line. */
+function tail(text: string, lines = 3): string {
+  return text.trim().split("\n").slice(-lines).join(" / ").slice(0, 300);
+}
+
+/** Why a harness did not compile, in words a user can act on (names the package to install). */
+export function compileFailure(what: string, stderr: string, pkg: string): string {
+  const missing = stderr.match(/fatal error: ([\w./]+): No such file/) ??
+    stderr.match(/cannot find (-l[\w+.-]+)/);
+  return missing
+    ? `${what}: ${missing[1]} not found (apt-get install ${pkg}, or bash scripts/setup.sh)`
+    : `${what} did not compile: ${tail(stderr)}`;
+}
+
+/**
+ * Compiles the harnesses (cached by content hash) and runs them. Builds run
+ * at most once per process; concurrent callers share them.
+ */
+export class PeerHarnesses {
+  #tools = new Map<string, Promise<Tool>>();
+  #version?: Promise<string>;
+
+  /** Harnesses compile into `cacheDir`. */
+  constructor(readonly cacheDir: string = DEFAULT_CACHE) {}
+
+  #compilerVersion(): Promise<string> {
+    this.#version ??= run("g++", ["--version"]).then((r) => r.stdout.split("\n")[0]);
+    return this.#version;
+  }
+
+  /** Compiles `sources` (under bench/peers/) with `args` into a cached executable or object. */
+  async #compile(
+    name: string,
+    files: string[],
+    args: string[],
+    pkg: string,
+    extraKey = "",
+  ): Promise<Tool> {
+    const texts = await Promise.all(
+      [...files, "timing.h"].map((f) => Deno.readTextFile(join(PEERS_DIR, f))),
+    );
+    const key = await sha256Hex(
+      [...texts, ...args, extraKey, await this.#compilerVersion()].join("\u0000"),
+    );
+    const out = join(this.cacheDir, `${name}-${key.slice(0, 16)}`);
+    if (await exists(out)) return { path: out };
+    await Deno.mkdir(this.cacheDir, { recursive: true });
+    const tmp = `${out}.tmp-${crypto.randomUUID()}`;
+    const cc = files[0].endsWith(".cpp") ? "g++" : "gcc";
+    const r = await run(cc, [
+      ...files.map((f) => join(PEERS_DIR, f)),
+      `-I${PEERS_DIR}`,
+      "-o",
+      tmp,
+      ...args,
+    ]);
+    if (!r.ok) {
+      await Deno.remove(tmp).catch(() => {});
+      return { unavailable: compileFailure(`${name} harness`, r.stderr, pkg) };
+    }
+    await Deno.rename(tmp, out);
+    return { path: out };
+  }
+
+  #tool(name: string, make: () => Promise<Tool>): Promise<Tool> {
+    let t = this.#tools.get(name);
+    if (!t) {
+      t = make();
+      this.#tools.set(name, t);
+    }
+    return t;
+  }
+
+  /** The harness of a library peer (`naive`, `openblas`, `onednn`, `tunebook`). */
+  harness(name: "naive" | "openblas" | "onednn" | "tunebook"): Promise<Tool> {
+    const native = ["-O3", "-march=native"];
+    return this.#tool(name, () => {
+      switch (name) {
+        case "naive":
+          return this.#compile("naive", ["naive.c"], [...native, "-fopenmp"], "gcc");
+        case "openblas":
+          return this.#compile(
+            "openblas",
+            ["openblas.c"],
+            ["-O2", "-I/usr/include/x86_64-linux-gnu/openblas-pthread", "-lopenblas"],
+            "libopenblas-dev",
+          );
+        case "onednn":
+          return this.#compile(
+            "onednn",
+            ["onednn.cpp"],
+            ["-O2", "-std=c++17", "-ldnnl"],
+            "libdnnl-dev",
+          );
+        case "tunebook":
+          return this.#compile("tunebook", ["tunebook.c"], ["-O2", "-ldl"], "gcc");
+      }
+    });
+  }
+
+  /** The Halide pipeline of `scheduler` for `w`, generated, autoscheduled and linked. */
+  halide(scheduler: string, w: Workload, parallelism: number): Promise<Tool> {
+    const shape = w.shape.join(",");
+    return this.#tool(`halide ${scheduler} ${w.name} ${shape} ${parallelism}`, async () => {
+      try {
+        await Deno.stat(HALIDE_PLUGINS);
+      } catch {
+        return {
+          unavailable:
+            `Halide 14 autoschedulers not found in ${HALIDE_PLUGINS} (apt-get install libhalide14-0-dev)`,
+        };
+      }
+      const halideFlags = ["-O1", "-std=c++17", "-I/usr/include/halide14"];
+      const gen = await this.#tool("halide_gen", () =>
+        this.#compile(
+          "halide_gen",
+          ["halide_gen.cpp"],
+          [...halideFlags, "-lHalide14", "-lpthread", "-ldl"],
+          "libhalide14-0-dev",
+        ));
+      if ("unavailable" in gen) return gen;
+      const driver = await this.#tool(
+        "halide_run.o",
+        () =>
+          this.#compile(
+            "halide_run.o",
+            ["halide_run.cpp"],
+            [...halideFlags, "-O2", "-c"],
+            "libhalide14-0-dev",
+          ),
+      );
+      if ("unavailable" in driver) return driver;
+      const key = (await sha256Hex(
+        `${gen.path}\u0000${driver.path}\u0000${scheduler}\u0000${shape}\u0000${parallelism}`,
+      ))
+        .slice(0, 16);
+      const exe = join(this.cacheDir, `halide-${scheduler}-${w.name}-${key}`);
+      if (await exists(exe)) return { path: exe };
+      const prefix = `${exe}.tmp-${crypto.randomUUID()}`;
+      const problem = w.name === "matmul"
+        ? ["matmul", ...w.shape.map(String)]
+        : ["conv", ...w.shape.map(String)];
+      const g = await run(
+        gen.path,
+        [
+          HALIDE_PLUGINS,
+          scheduler,
+          prefix,
+          String(parallelism),
+          ...problem,
+        ],
+        {},
+        HALIDE_GEN_SECONDS,
+      );
+      try {
+        if (!g.ok) return { unavailable: `Halide ${scheduler} failed: ${tail(g.stderr)}` };
+        const l = await run("g++", [
+          driver.path,
+          `${prefix}.a`,
+          "-o",
+          `${prefix}.exe`,
+          "-lpthread",
+          "-ldl",
+        ]);
+        if (!l.ok) {
+          return { unavailable: `Halide ${scheduler} pipeline did not link: ${tail(l.stderr)}` };
+        }
+        await Deno.rename(`${prefix}.exe`, exe);
+        return { path: exe };
+      } finally {
+        for (const ext of [".a", ".h", ".exe"]) {
+          await Deno.remove(`${prefix}${ext}`).catch(() => {});
+        }
+      }
+    });
+  }
+}
+
+/** Harness arguments naming a workload: `matmul M N K` or `conv N C H W F KH KW stride pad`. */
+export function problemArgs(w: Workload): string[] {
+  return [w.name === "matmul" ? "matmul" : "conv", ...w.shape.map(String)];
+}
+
+/** Runs a harness and turns its JSON line into a figure (median repeat). */
+export async function timeHarness(
+  exe: string,
+  args: string[],
+  w: Workload,
+  env: Record<string, string>,
+): Promise<Figure> {
+  const r = await run(exe, args, env);
+  const line = r.stdout.trim().split("\n").at(-1) ?? "";
+  let parsed: { times?: number[]; unavailable?: string } = {};
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    // Reported below.
+  }
+  if (parsed.unavailable) return { na: parsed.unavailable };
+  if (!r.ok || !parsed.times?.length) {
+    return { unavailable: `harness failed: ${tail(r.stderr) || "no output"}` };
+  }
+  const sorted = [...parsed.times].sort((a, b) => a - b);
+  const seconds = sorted[(sorted.length - 1) >> 1];
+  return { gflops: w.flops / seconds / 1e9, seconds };
+}
+
+/** Where tunebook's kernel comes from. */
+export interface TunebookSource {
+  /** Records database to take the best record of each workload from. */
+  db?: string;
+  /** Traces to take the best of (measured here). */
+  traces?: Trace[];
+  /** Trials of a brief random tuning run when neither gives a kernel. Default 0 (report none). */
+  tune?: number;
+  /** Kernel cache of the builder. */
+  cacheDir: string;
+}
+
+/** Best recorded trace of workload `w` in the database at `path` (any cpu run). */
+export function bestRecorded(
+  path: string,
+  w: Workload,
+): { trace: Trace; gflops: number } | undefined {
+  const db = RecordsDB.open(path);
+  try {
+    const key = workloadKey(w.name, w.shape);
+    let best: { trace: Trace; gflops: number } | undefined;
+    for (const run of db.runs()) {
+      if (run.target !== "cpu" || db.workload(run.workloadId)?.key !== key) continue;
+      const b = db.best(run.id);
+      const g = b?.result.gflops;
+      if (b && g && (!best || g > best.gflops)) {
+        best = { trace: parseTrace(JSON.parse(b.trace)), gflops: g };
+      }
+    }
+    return best;
+  } finally {
+    db.close();
+  }
+}
+
+/** Options of {@link runPeers}. */
+export interface PeersOptions {
+  workloads: Workload[];
+  peers: readonly Peer[];
+  threads: number;
+  timing: PeerTiming;
+  tunebook: TunebookSource;
+  cacheDir?: string;
+  /** Called with a line of progress (to stderr). */
+  log?: (line: string) => void;
+}
+
+/** One workload's figures, by peer. */
+export interface PeerRow {
+  workload: Workload;
+  figures: Partial<Record<Peer, Figure>>;
+}
+
+/** Measures every peer on every workload, one process at a time. */
+export async function runPeers(o: PeersOptions): Promise<PeerRow[]> {
+  const h = new PeerHarnesses(o.cacheDir);
+  const t = String(o.threads);
+  const threads = { OMP_NUM_THREADS: t, OPENBLAS_NUM_THREADS: t, HL_NUM_THREADS: t };
+  const timingArgs = [
+    String(o.timing.warmup),
+    String(o.timing.repeat),
+    String(o.timing.minRepeatMs),
+  ];
+  const log = o.log ?? (() => {});
+  // Compile the harnesses up front, two at a time.
+  const wanted = (p: Peer) => o.peers.includes(p);
+  await Promise.all([
+    wanted("naive") ? h.harness("naive") : undefined,
+    wanted("onednn") ? h.harness("onednn") : undefined,
+  ]);
+  await Promise.all([
+    wanted("openblas-avx512") || wanted("openblas-default") ? h.harness("openblas") : undefined,
+    wanted("tunebook") ? h.harness("tunebook") : undefined,
+  ]);
+  const rows: PeerRow[] = [];
+  for (const w of o.workloads) {
+    const figures: PeerRow["figures"] = {};
+    const args = [...problemArgs(w), ...timingArgs];
+    for (const peer of o.peers) {
+      log(`${w.name} ${w.shape.join(",")}: ${peer}`);
+      figures[peer] = await measurePeer(peer, w, h, o, threads, args, timingArgs);
+    }
+    rows.push({ workload: w, figures });
+  }
+  return rows;
+}
+
+async function measurePeer(
+  peer: Peer,
+  w: Workload,
+  h: PeerHarnesses,
+  o: PeersOptions,
+  threads: Record<string, string>,
+  args: string[],
+  timingArgs: string[],
+): Promise<Figure> {
+  const timed = async (tool: Tool, a: string[], env: Record<string, string> = {}) =>
+    "unavailable" in tool ? tool : await timeHarness(tool.path, a, w, { ...threads, ...env });
+  switch (peer) {
+    case "naive":
+      return await timed(await h.harness("naive"), args);
+    case "openblas-avx512":
+      if (w.name !== "matmul") return { na: "OpenBLAS has no convolution" };
+      return await timed(await h.harness("openblas"), args, { OPENBLAS_CORETYPE: "SkylakeX" });
+    case "openblas-default": {
+      if (w.name !== "matmul") return { na: "OpenBLAS has no convolution" };
+      // The machine's own setting (inherited OPENBLAS_CORETYPE, or OpenBLAS's detection).
+      return await timed(await h.harness("openblas"), args);
+    }
+    case "onednn":
+      return await timed(await h.harness("onednn"), args);
+    case "halide-adams2019":
+    case "halide-mullapudi2016":
+    case "halide-li2018": {
+      const scheduler = {
+        "halide-adams2019": "Adams2019",
+        "halide-mullapudi2016": "Mullapudi2016",
+        "halide-li2018": "Li2018",
+      }[peer];
+      return await timed(await h.halide(scheduler, w, o.threads), args);
+    }
+    case "tunebook":
+      return await measureTunebook(w, h, o, threads, timingArgs);
+  }
+}
+
+async function measureTunebook(
+  w: Workload,
+  h: PeerHarnesses,
+  o: PeersOptions,
+  threads: Record<string, string>,
+  timingArgs: string[],
+): Promise<Figure> {
+  const tool = await h.harness("tunebook");
+  if ("unavailable" in tool) return tool;
+  const src = o.tunebook;
+  const key = `${w.name}:${w.shape.join(",")}`;
+  const candidates: { trace: Trace; note: string }[] = [];
+  if (src.db) {
+    const best = bestRecorded(src.db, w);
+    if (best) {
+      candidates.push({
+        trace: best.trace,
+        note: `best record of ${src.db} (${best.gflops.toFixed(1)} GFLOP/s when tuned)`,
+      });
+    }
+  }
+  for (const t of src.traces ?? []) {
+    if (`${t.workload.name}:${t.workload.shape.join(",")}` === key) {
+      candidates.push({ trace: t, note: "trace file" });
+    }
+  }
+  if (candidates.length === 0 && (src.tune ?? 0) > 0) {
+    const dir = await Deno.makeTempDir({ prefix: "tb-peers-tune-" });
+    try {
+      await runSession({
+        db: join(dir, "t.db"),
+        workload: { name: w.name, shape: w.shape },
+        strategy: "random",
+        trials: src.tune,
+        cacheDir: src.cacheDir,
+      });
+      const best = bestRecorded(join(dir, "t.db"), w);
+      if (best) {
+        candidates.push({ trace: best.trace, note: `best of ${src.tune} random trials tuned now` });
+      }
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  }
+  if (candidates.length === 0) return { none: "no record in --db or --trace (use --tune N)" };
+  const builder = createBuilder({ cacheDir: src.cacheDir });
+  const sizes = signatureOf(w).buffers.map((b) => String(b.size));
+  let best: Figure | undefined;
+  for (const c of candidates) {
+    const s = kernelSource(c.trace);
+    if (!("source" in s)) continue;
+    const [b] = await builder.build([{ source: s.source }]);
+    if (b.errorKind !== "none") continue;
+    const f = await timeHarness(
+      tool.path,
+      [b.artifact!, ...sizes, "--", ...timingArgs],
+      w,
+      threads,
+    );
+    if ("gflops" in f && (!best || !("gflops" in best) || f.gflops > best.gflops)) {
+      best = { ...f, note: c.note };
+    } else best ??= f;
+  }
+  return best ?? { unavailable: "the recorded kernel did not build" };
+}
+
+function cell(f: Figure | undefined, base: Figure | undefined): string {
+  if (!f) return "";
+  if ("gflops" in f) {
+    const ratio = base && "gflops" in base ? ` (${(f.gflops / base.gflops).toFixed(2)}x)` : "";
+    return `${f.gflops.toFixed(1)}${ratio}`;
+  }
+  if ("na" in f) return "n/a";
+  if ("none" in f) return "none";
+  return "unavailable";
+}
+
+/** Label of a workload in the table. */
+export function workloadLabel(w: Workload): string {
+  if (w.name === "matmul") return `matmul ${w.shape[0]}x${w.shape[1]}x${w.shape[2]}`;
+  const [n, c, hh, ww, f, kh, kw, s, p] = w.shape;
+  return `conv2d ${n}x${c}x${hh}x${ww}, ${f} filters ${kh}x${kw}, stride ${s}, pad ${p}`;
+}
+
+/** The markdown table (GFLOP/s, ratio to OpenBLAS AVX-512) and notes on every non-figure. */
+export function peersTable(rows: PeerRow[], peers: readonly Peer[]): string {
+  const lines = [
+    `| workload | ${peers.join(" | ")} |`,
+    `| --- | ${peers.map(() => "---").join(" | ")} |`,
+  ];
+  const notes = new Set<string>();
+  for (const r of rows) {
+    const base = r.figures["openblas-avx512"];
+    lines.push(
+      `| ${workloadLabel(r.workload)} | ${
+        peers.map((p) => cell(r.figures[p], base)).join(" | ")
+      } |`,
+    );
+    for (const p of peers) {
+      const f = r.figures[p];
+      if (!f) continue;
+      if ("unavailable" in f) notes.add(`${p}: unavailable: ${f.unavailable}`);
+      if ("none" in f) notes.add(`${p}: none: ${f.none}`);
+      if ("gflops" in f && f.note) notes.add(`${p} ${workloadLabel(r.workload)}: ${f.note}`);
+    }
+  }
+  return [...lines, ...[...notes].map((n) => `- ${n}`)].join("\n");
+}
+
+if (import.meta.main) {
+  const { values: v } = parseArgs({
+    args: Deno.args,
+    options: {
+      sizes: { type: "string", default: "256,512,1024" },
+      convs: { type: "string", default: "conv2,conv1" },
+      threads: { type: "string", default: "2" },
+      db: { type: "string" },
+      trace: { type: "string" },
+      tune: { type: "string", default: "0" },
+      peers: { type: "string", default: PEERS.join(",") },
+      warmup: { type: "string", default: "1" },
+      repeat: { type: "string", default: "5" },
+      "min-repeat-ms": { type: "string", default: "20" },
+      cache: { type: "string", default: DEFAULT_CACHE },
+    },
+  });
+  const workloads: Workload[] = [];
+  for (const s of v.sizes!.split(",").filter((x) => x && x !== "none")) {
+    const n = Number(s);
+    workloads.push(createWorkload("matmul", [n, n, n]));
+  }
+  for (
+    const c of v.convs!.split(";").flatMap((x) => x.split(/,(?=[a-z])/)).filter((x) =>
+      x && x !== "none"
+    )
+  ) {
+    const shape = NAMED_CONVS[c] ?? c.split(",").map(Number);
+    workloads.push(createWorkload("conv2d", shape));
+  }
+  const peers = v.peers!.split(",") as Peer[];
+  for (const p of peers) {
+    if (!(PEERS as readonly string[]).includes(p)) {
+      throw new RangeError(`Unknown peer "${p}"; known: ${PEERS.join(", ")}`);
+    }
+  }
+  let traces: Trace[] | undefined;
+  if (v.trace) {
+    const value = JSON.parse(await Deno.readTextFile(v.trace));
+    traces = (Array.isArray(value) ? value : [value]).map((t) => parseTrace(t));
+  }
+  const threads = Number(v.threads);
+  console.log(
+    `peers: ${threads} threads, median of ${v.repeat} repeats (>= ${
+      v["min-repeat-ms"]
+    } ms each) after ${v.warmup} warm-up call(s); OPENBLAS_CORETYPE of this process: ${
+      Deno.env.get("OPENBLAS_CORETYPE") ?? "unset"
+    }; load average ${Deno.loadavg().map((x) => x.toFixed(2)).join(" ")}`,
+  );
+  const rows = await runPeers({
+    workloads,
+    peers,
+    threads,
+    timing: {
+      warmup: Number(v.warmup),
+      repeat: Number(v.repeat),
+      minRepeatMs: Number(v["min-repeat-ms"]),
+    },
+    tunebook: {
+      db: v.db,
+      traces,
+      tune: Number(v.tune),
+      cacheDir: join(v.cache!, "kernels"),
+    },
+    cacheDir: v.cache,
+    log: (line) => console.error(`[peers] ${line}`),
+  });
+  console.log(peersTable(rows, peers));
+  console.log(JSON.stringify({
+    threads,
+    results: rows.flatMap((r) =>
+      peers.map((p) => ({
+        workload: r.workload.name,
+        shape: r.workload.shape,
+        peer: p,
+        ...r.figures[p],
+      }))
+    ),
+  }));
+}

@@ -1,0 +1,246 @@
+/**
+ * Tuning throughput: measured trials per second of the live tuning loop, and
+ * where its wall time goes (build, measurement, search and model overhead),
+ * for each strategy with and without overlapping builds and measurement.
+ * Every run starts from an empty kernel cache and records database, so every
+ * candidate is compiled and measured.
+ *
+ * ```sh
+ * deno run -A bench/tuning_throughput.ts [--shape 256,256,256] [--trials 200] \
+ *   [--strategies random,xgb] [--modes serial,overlap] [--batch 8] [--opt=-O3] \
+ *   [--repeat 3] [--min-repeat-ms 10] [--seed 1]
+ * ```
+ *
+ * Goal (issue 8): at least 10 trials/s on matmul 256 on 2 cores, with search
+ * and model overhead under 10% of wall time. `build` and `measure` are the
+ * wall seconds the loop waited on each; with overlap they run at the same
+ * time and can add up to more than the wall time. `overhead` is proposing,
+ * observing (model training), code generation and the records database.
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { join } from "node:path";
+import { RecordsDB } from "../datasets/db.ts";
+import { createWorkload, type Workload } from "../ir/workloads.ts";
+import { createBuilder, DEFAULT_FLAGS } from "../measure/builder.ts";
+import { createRunner } from "../measure/runner.ts";
+import type { TimingOptions } from "../measure/types.ts";
+import { randomSearch } from "../search/random.ts";
+import { createStrategy } from "../search/registry.ts";
+import { defaultSpace } from "../search/sketch.ts";
+import type { Strategy } from "../search/strategy.ts";
+import { defaultTemplate, templateSpace } from "../search/templates.ts";
+import { tune, type TuneTimings } from "../tuner/loop.ts";
+
+/** What one throughput run measured. */
+export interface ThroughputRow {
+  strategy: string;
+  overlap: boolean;
+  /** Distinct candidates measured. */
+  trials: number;
+  /** Trials per wall second. */
+  perSecond: number;
+  /** Best GFLOP/s found, if any candidate was valid. */
+  bestGflops?: number;
+  timings: TuneTimings;
+  /** Mean wall seconds of one compiler process (records' build_seconds, cached builds excluded). */
+  compileSeconds: number;
+  /** GFLOP/s of every valid candidate, by trace hash (to compare modes on the same candidates). */
+  gflopsByHash: Map<string, number>;
+}
+
+/** Options of {@link measureThroughput}. */
+export interface ThroughputOptions {
+  workload: Workload;
+  /** `random` (sketch space) or a knob strategy over the workload's template (e.g. `xgb`). */
+  strategy: string;
+  trials: number;
+  overlap: boolean;
+  batch: number;
+  seed: number;
+  /** Optimisation flag replacing `-O3` of the builder's default flags. */
+  opt: string;
+  timing: Partial<TimingOptions>;
+  /** Scratch directory (database and kernel cache); removed afterwards. */
+  dir: string;
+}
+
+function strategyOf(name: string, w: Workload, seed: number): Strategy {
+  if (name === "random") return randomSearch(defaultSpace(w), { seed });
+  const t = templateSpace(defaultTemplate(w), w);
+  return createStrategy(name, t.space, { seed, candidateOf: t.candidateOf });
+}
+
+/** Runs one tuning loop from an empty cache and reports its throughput. */
+export async function measureThroughput(o: ThroughputOptions): Promise<ThroughputRow> {
+  const db = RecordsDB.open(join(o.dir, "t.db"));
+  const flags = DEFAULT_FLAGS.map((f) => (f === "-O3" ? o.opt : f));
+  const builder = createBuilder({ cacheDir: join(o.dir, "kernels"), flags });
+  const runner = createRunner({ timing: o.timing });
+  try {
+    const w = o.workload;
+    const runId = db.startRun({
+      strategy: o.strategy,
+      seed: o.seed,
+      trials: o.trials,
+      target: "cpu",
+      workloadId: db.upsertWorkload({ name: w.name, shape: w.shape, flops: w.flops }),
+      config: { bench: "tuning_throughput", overlap: o.overlap },
+      machine: {},
+      compiler: await builder.describe(),
+      tunebookVersion: "bench",
+    });
+    const out = await tune({
+      workload: w,
+      strategy: strategyOf(o.strategy, w, o.seed),
+      trials: o.trials,
+      db,
+      runId,
+      builder,
+      runner,
+      batchSize: o.batch,
+      overlap: o.overlap,
+    });
+    const best = db.best(runId)?.result.gflops ?? undefined;
+    const gflopsByHash = new Map<string, number>();
+    let compiles = 0, compileSeconds = 0;
+    for (const [hash, r] of db.measured(runId)) {
+      if (r.gflops) gflopsByHash.set(hash, r.gflops);
+      if (r.buildSeconds > 0) compiles++, compileSeconds += r.buildSeconds;
+    }
+    return {
+      strategy: o.strategy,
+      overlap: o.overlap,
+      trials: out.measured,
+      perSecond: out.measured / out.timings.wall,
+      ...(best !== undefined ? { bestGflops: best } : {}),
+      timings: out.timings,
+      compileSeconds: compiles ? compileSeconds / compiles : 0,
+      gflopsByHash,
+    };
+  } finally {
+    await runner.close();
+    db.close();
+  }
+}
+
+/** Search and model overhead of a run: proposing, observing, code generation, records. */
+export function overheadSeconds(t: TuneTimings): number {
+  return t.propose + t.observe + t.source + t.records;
+}
+
+/**
+ * How measuring during builds changed the figures: for candidates measured in
+ * both runs, quantiles of GFLOP/s with overlap over GFLOP/s without.
+ */
+export function overlapNoise(
+  serial: ThroughputRow,
+  overlapped: ThroughputRow,
+): { matched: number; p10: number; median: number; p90: number } | undefined {
+  const ratios: number[] = [];
+  for (const [hash, g] of serial.gflopsByHash) {
+    const o = overlapped.gflopsByHash.get(hash);
+    if (o) ratios.push(o / g);
+  }
+  if (ratios.length === 0) return undefined;
+  ratios.sort((a, b) => a - b);
+  const q = (f: number) => ratios[Math.min(ratios.length - 1, Math.floor(f * ratios.length))];
+  return { matched: ratios.length, p10: q(0.1), median: q(0.5), p90: q(0.9) };
+}
+
+/** Markdown table of throughput rows. */
+export function throughputTable(rows: ThroughputRow[]): string {
+  const pct = (x: number, t: TuneTimings) => `${(100 * x / t.wall).toFixed(0)}%`;
+  const lines = [
+    "| strategy | overlap | trials | wall s | trials/s | build | measure | overhead (search+model) | gcc s/kernel | best GFLOP/s |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+  ];
+  for (const r of rows) {
+    const t = r.timings;
+    lines.push(
+      `| ${r.strategy} | ${r.overlap ? "on" : "off"} | ${r.trials} | ${t.wall.toFixed(1)} | ${
+        r.perSecond.toFixed(2)
+      } | ${t.build.toFixed(1)} s (${pct(t.build, t)}) | ${t.measure.toFixed(1)} s (${
+        pct(t.measure, t)
+      }) | ${overheadSeconds(t).toFixed(2)} s (${pct(overheadSeconds(t), t)}: propose ${
+        t.propose.toFixed(2)
+      }, observe ${t.observe.toFixed(2)}, codegen ${t.source.toFixed(2)}, records ${
+        t.records.toFixed(2)
+      }) | ${r.compileSeconds.toFixed(2)} | ${r.bestGflops?.toFixed(1) ?? "none"} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+if (import.meta.main) {
+  const { values: v } = parseArgs({
+    args: Deno.args,
+    options: {
+      shape: { type: "string", default: "256,256,256" },
+      trials: { type: "string", default: "200" },
+      strategies: { type: "string", default: "random,xgb" },
+      modes: { type: "string", default: "serial,overlap" },
+      batch: { type: "string", default: "8" },
+      opt: { type: "string", default: "-O3" },
+      repeat: { type: "string", default: "3" },
+      "min-repeat-ms": { type: "string", default: "10" },
+      seed: { type: "string", default: "1" },
+    },
+  });
+  const workload = createWorkload("matmul", v.shape!.split(",").map(Number));
+  const timing = { number: 1, repeat: Number(v.repeat), minRepeatMs: Number(v["min-repeat-ms"]) };
+  console.log(
+    `tuning throughput: ${workload.name} ${
+      workload.shape.join("x")
+    }, ${v.trials} trials, batch ${v.batch}, ${v.opt}, timing repeat ${timing.repeat} min-repeat-ms ${timing.minRepeatMs}, ${navigator.hardwareConcurrency} cores, load average ${
+      Deno.loadavg().map((x) => x.toFixed(2)).join(" ")
+    }`,
+  );
+  const rows: ThroughputRow[] = [];
+  for (const strategy of v.strategies!.split(",")) {
+    for (const mode of v.modes!.split(",")) {
+      if (mode !== "serial" && mode !== "overlap") throw new RangeError(`Unknown mode "${mode}"`);
+      const dir = await Deno.makeTempDir({ prefix: "tb-throughput-" });
+      try {
+        rows.push(
+          await measureThroughput({
+            workload,
+            strategy,
+            trials: Number(v.trials),
+            overlap: mode === "overlap",
+            batch: Number(v.batch),
+            seed: Number(v.seed),
+            opt: v.opt!,
+            timing,
+            dir,
+          }),
+        );
+      } finally {
+        await Deno.remove(dir, { recursive: true });
+      }
+    }
+  }
+  console.log(throughputTable(rows));
+  for (const strategy of new Set(rows.map((r) => r.strategy))) {
+    const serial = rows.find((r) => r.strategy === strategy && !r.overlap);
+    const over = rows.find((r) => r.strategy === strategy && r.overlap);
+    const noise = serial && over ? overlapNoise(serial, over) : undefined;
+    if (noise) {
+      console.log(
+        `${strategy}: ${noise.matched} candidates measured in both modes; GFLOP/s with overlap / without: p10 ${
+          noise.p10.toFixed(2)
+        }, median ${noise.median.toFixed(2)}, p90 ${noise.p90.toFixed(2)}`,
+      );
+    }
+  }
+  const goal = rows.filter((r) =>
+    r.perSecond >= 10 && overheadSeconds(r.timings) < 0.1 * r.timings.wall
+  );
+  console.log(
+    `goal (>= 10 trials/s, overhead < 10% of wall): ${
+      goal.length
+        ? goal.map((r) => `${r.strategy}/${r.overlap ? "overlap" : "serial"}`).join(", ")
+        : "not met"
+    }`,
+  );
+}

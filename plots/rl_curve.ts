@@ -1,0 +1,90 @@
+/**
+ * Learning curves of reinforcement-learning agents: the mean (solid) and the
+ * max (dashed) reward of each episode, one colour per series (e.g. per
+ * layer of a transfer run), drawn with Observable Plot (DOM from linkedom)
+ * as one standalone SVG; {@link svgToPNG} renders it to PNG.
+ *
+ * @example
+ * ```ts
+ * import { learningCurveSVG } from "./rl_curve.ts";
+ * const svg = learningCurveSVG([
+ *   { label: "layer 1", episodes: [{ episode: 0, meanReward: -1, maxReward: 0 }, { episode: 1, meanReward: 0.5, maxReward: 1 }] },
+ * ]);
+ * if (!svg.startsWith("<svg")) throw new Error();
+ * ```
+ * @module
+ */
+import * as Plot from "@observablehq/plot";
+import { parseHTML } from "linkedom";
+import { PALETTE, svgToPNG, withHeader } from "./tuning_curve.ts";
+
+export { svgToPNG };
+
+/** One series: a reward summary per episode (`EpisodeStats` of rl/train.ts fits). */
+export interface LearningCurve {
+  label: string;
+  episodes: readonly { episode: number; meanReward: number; maxReward: number }[];
+}
+
+/** Options of {@link learningCurveSVG}. */
+export interface LearningCurveOptions {
+  /** Title above the plot. Default "Learning curves (solid: mean reward, dashed: max reward)". */
+  title?: string;
+  /** Label of the y axis. Default "episode reward". */
+  y?: string;
+  /** Width in pixels. Default 640. */
+  width?: number;
+  /** Draw the max reward too. Default true. */
+  max?: boolean;
+}
+
+/** An SVG of learning curves (reward against episode). */
+export function learningCurveSVG(
+  series: readonly LearningCurve[],
+  options: LearningCurveOptions = {},
+): string {
+  // linkedom's types lack `document` on the returned window; it is there at run time.
+  const { document } = parseHTML("<!DOCTYPE html><html><body></body></html>") as unknown as {
+    document: NonNullable<Plot.PlotOptions["document"]>;
+  };
+  const finite = (v: number) => Number.isFinite(v);
+  const rows = series.flatMap((s) =>
+    s.episodes.map((e) => ({
+      series: s.label,
+      episode: e.episode,
+      mean: e.meanReward,
+      max: e.maxReward,
+    }))
+  );
+  const labels = series.map((s) => s.label);
+  const marks = [
+    Plot.line(rows.filter((r) => finite(r.mean)), { x: "episode", y: "mean", stroke: "series" }),
+  ];
+  if (options.max ?? true) {
+    marks.push(
+      Plot.line(rows.filter((r) => finite(r.max)), {
+        x: "episode",
+        y: "max",
+        stroke: "series",
+        strokeDasharray: "4,3",
+        strokeOpacity: 0.8,
+      }),
+    );
+  }
+  const chart = Plot.plot({
+    document,
+    width: options.width ?? 640,
+    height: 360,
+    marginLeft: 56,
+    style: { background: "white", fontFamily: "sans-serif", fontSize: "12px" },
+    x: { label: "episode", grid: true },
+    y: { label: options.y ?? "episode reward", grid: true },
+    color: { domain: labels, range: PALETTE },
+    marks,
+  }) as unknown as { outerHTML: string };
+  return withHeader(
+    chart.outerHTML,
+    options.title ?? "Learning curves (solid: mean reward, dashed: max reward)",
+    labels,
+  );
+}

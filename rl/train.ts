@@ -1,0 +1,139 @@
+/**
+ * The interaction loop: run an agent on a {@link ScheduleEnv} for episodes,
+ * learning from every transition, and collect the learning curve (mean and
+ * max reward of each episode) and the tuning curve (best time after each
+ * distinct measurement).
+ *
+ * @example
+ * ```ts
+ * import { trainAgent } from "./train.ts";
+ * import { ScheduleEnv } from "./env.ts";
+ * import { ppoAgent } from "./ppo.ts";
+ * import { KnobSpace } from "../search/knobs.ts";
+ * const space = new KnobSpace([{ name: "x", kind: "other", options: [1, 2, 3, 4, 5] }]);
+ * const env = new ScheduleEnv(space, (cs) => cs.map((c) => ({ candidate: c, errorKind: "none", seconds: 1 + Math.abs(c.knobs![0] - 3) })), { reward: "log-speedup" });
+ * const agent = ppoAgent({ observationSize: env.observationSize, actionSizes: env.actionSpace.sizes }, { seed: 1 });
+ * const { episodes, tuning } = await trainAgent(env, agent, { episodes: 3 });
+ * console.log(episodes.map((e) => e.meanReward), tuning.best.at(-1));
+ * agent.dispose();
+ * ```
+ * @module
+ */
+import type { ActOptions, Agent } from "./agent.ts";
+import type { ScheduleEnv, StartPolicy, StepInfo } from "./env.ts";
+import type { Point } from "../search/knobs.ts";
+
+/** Options of {@link runEpisode}. */
+export interface EpisodeOptions {
+  /** Learn from the transitions. Default true. */
+  learn?: boolean;
+  /** Act greedily (no exploration). Default false. */
+  greedy?: boolean;
+  /** Start of the episode. Default: the environment's start policy. */
+  start?: StartPolicy | Point;
+  /** Actions the agent should avoid (see {@link ActOptions.avoid}). */
+  avoid?: ActOptions["avoid"];
+}
+
+/** One episode's rewards and step infos. */
+export interface Episode {
+  rewards: number[];
+  infos: StepInfo[];
+}
+
+/** Runs one episode (reset, then steps until done). */
+export async function runEpisode(
+  env: ScheduleEnv,
+  agent: Agent,
+  options: EpisodeOptions = {},
+): Promise<Episode> {
+  const { sizes, start } = env.actionSpace;
+  if (
+    agent.spec.observationSize !== env.observationSize || !sameSizes(agent.spec.actionSizes, sizes)
+  ) {
+    throw new RangeError(
+      `Agent "${agent.name}" was built for observations of ${agent.spec.observationSize} and actions ${
+        JSON.stringify(agent.spec.actionSizes)
+      }; the environment has ${env.observationSize} and ${JSON.stringify(sizes)}`,
+    );
+  }
+  let obs = env.reset(options.start);
+  const rewards: number[] = [], infos: StepInfo[] = [];
+  for (let done = false; !done;) {
+    const choices = agent.act(obs, { greedy: options.greedy, avoid: options.avoid });
+    const step = await env.step(choices.map((c) => c + start));
+    if (options.learn ?? true) {
+      agent.learn({
+        observation: obs,
+        action: choices,
+        reward: step.reward,
+        next: step.observation,
+        done: step.done,
+      });
+    }
+    rewards.push(step.reward);
+    infos.push(step.info);
+    obs = step.observation;
+    done = step.done;
+  }
+  return { rewards, infos };
+}
+
+/** Summary of one episode of a learning curve. */
+export interface EpisodeStats {
+  /** 0-based episode number. */
+  episode: number;
+  meanReward: number;
+  maxReward: number;
+  /** Distinct measurements after the episode. */
+  samples: number;
+  /** Best valid seconds measured after the episode (Infinity before the first). */
+  best: number;
+}
+
+/** Best time after each distinct measurement (index i: after i + 1 samples). */
+export interface TuningTrace {
+  samples: number[];
+  best: number[];
+}
+
+/** Options of {@link trainAgent}. */
+export interface TrainOptions extends Omit<EpisodeOptions, "start"> {
+  /** Episodes to run. */
+  episodes: number;
+  /** Stop early once this many distinct configurations are measured. Default Infinity. */
+  maxSamples?: number;
+}
+
+/** Runs episodes; returns the learning curve and the tuning curve. */
+export async function trainAgent(
+  env: ScheduleEnv,
+  agent: Agent,
+  options: TrainOptions,
+): Promise<{ episodes: EpisodeStats[]; tuning: TuningTrace }> {
+  const episodes: EpisodeStats[] = [];
+  const tuning: TuningTrace = { samples: [], best: [] };
+  let seen = env.samples;
+  for (let e = 0; e < options.episodes && env.samples < (options.maxSamples ?? Infinity); e++) {
+    const { rewards, infos } = await runEpisode(env, agent, options);
+    for (const info of infos) {
+      if (info.samples > seen) {
+        seen = info.samples;
+        tuning.samples.push(info.samples);
+        tuning.best.push(info.best);
+      }
+    }
+    episodes.push({
+      episode: e,
+      meanReward: rewards.reduce((a, b) => a + b, 0) / rewards.length,
+      maxReward: Math.max(...rewards),
+      samples: env.samples,
+      best: env.best.seconds,
+    });
+  }
+  return { episodes, tuning };
+}
+
+function sameSizes(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}

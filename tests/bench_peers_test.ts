@@ -1,0 +1,72 @@
+/**
+ * bench/peers.ts runs on a tiny size: every peer gives a positive figure, a
+ * clear `unavailable: <reason>`, or `n/a` for a workload it does not support.
+ * Harnesses and Halide pipelines are cached under .cache/peers/, so only the
+ * first run compiles them.
+ */
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { createWorkload } from "../ir/workloads.ts";
+import { defaultSpace } from "../search/sketch.ts";
+import { randomSearch } from "../search/random.ts";
+import { compileFailure, PEERS } from "../bench/peers.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+Deno.test("bench/peers.ts measures every peer on matmul 64 or says why it cannot", async () => {
+  const dir = await Deno.makeTempDir();
+  const [c] = randomSearch(defaultSpace(createWorkload("matmul", [64, 64, 64])), { seed: 3 })
+    .propose(1);
+  await Deno.writeTextFile(join(dir, "t.json"), JSON.stringify(c.trace));
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "bench/peers.ts",
+      "--sizes",
+      "64",
+      "--convs",
+      "none",
+      "--repeat",
+      "2",
+      "--min-repeat-ms",
+      "1",
+      "--trace",
+      join(dir, "t.json"),
+    ],
+    cwd: ROOT,
+    stdin: "null",
+  }).output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  assert.match(stdout, /\| workload \| tunebook \| openblas-avx512 \|/);
+  assert.match(stdout, /\| matmul 64x64x64 \|/);
+  const { results } = JSON.parse(stdout.trim().split("\n").at(-1)!);
+  assert.deepEqual(results.map((r: { peer: string }) => r.peer), [...PEERS]);
+  for (const r of results) {
+    if ("unavailable" in r) assert.match(r.unavailable, /\w{3,}/, r.peer);
+    else assert.ok(r.gflops > 0, `${r.peer}: ${JSON.stringify(r)}`);
+  }
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("a peer whose library is missing is reported with the package to install", () => {
+  const msg = compileFailure(
+    "openblas harness",
+    "openblas.c:3:10: fatal error: cblas.h: No such file or directory\ncompilation terminated.",
+    "libopenblas-dev",
+  );
+  assert.equal(
+    msg,
+    "openblas harness: cblas.h not found (apt-get install libopenblas-dev, or bash scripts/setup.sh)",
+  );
+  assert.match(
+    compileFailure(
+      "onednn harness",
+      "/usr/bin/ld: cannot find -ldnnl: No such file",
+      "libdnnl-dev",
+    ),
+    /-ldnnl not found \(apt-get install libdnnl-dev/,
+  );
+});

@@ -1,0 +1,174 @@
+/**
+ * The tuning loop with a fake builder and runner (no compiler, no worker):
+ * the pipelined rounds of `overlap` build round k+1 while round k is
+ * measured, record the same trials, and resume exactly.
+ */
+import assert from "node:assert/strict";
+import { RecordsDB } from "../datasets/db.ts";
+import type { Trace } from "../ir/trace.ts";
+import { createWorkload } from "../ir/workloads.ts";
+import type { Builder } from "../measure/builder.ts";
+import type { Runner } from "../measure/runner.ts";
+import type { BuildResult, RunResult } from "../measure/types.ts";
+import type { Candidate, Observation, Strategy } from "../search/strategy.ts";
+import { tune, type TuneOptions } from "./loop.ts";
+
+const workload = createWorkload("matmul", [8, 8, 8]);
+
+/** A trace that only serves as a distinct, hashable identity. */
+function traceOf(n: number): Trace {
+  return { version: 1, workload: { name: "matmul", shape: [8, 8, 8] }, insts: [], n } as Trace;
+}
+
+/**
+ * Proposes candidates that depend on everything observed so far, and logs
+ * every call: two runs give the same log only if the strategy saw the same
+ * calls in the same order.
+ */
+function adaptiveStrategy(log: string[]): Strategy {
+  let observed = 0, next = 0;
+  return {
+    name: "adaptive",
+    propose(n: number): Candidate[] {
+      const out = Array.from({ length: n }, () => ({ trace: traceOf(next++ * 7 + observed) }));
+      // One re-proposal per round exercises the re-observed path.
+      if (next > n && n > 1) out[0] = { trace: traceOf(0) };
+      log.push(`propose ${out.map((c) => (c.trace as unknown as { n: number }).n).join(",")}`);
+      return out;
+    },
+    observe(obs: Observation[]) {
+      observed += obs.length;
+      log.push(`observe ${obs.map((o) => (o.candidate.trace as unknown as { n: number }).n)}`);
+    },
+  };
+}
+
+/** Builder and runner that sleep instead of working, logging when each batch starts and ends. */
+function fakes(events: string[], failAfter = Infinity) {
+  let builds = 0, runs = 0, measured = 0;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const builder: Builder = {
+    async build(inputs) {
+      const k = builds++;
+      events.push(`build ${k} start`);
+      await sleep(5);
+      events.push(`build ${k} end`);
+      return inputs.map((input, i): BuildResult => ({
+        errorKind: "none",
+        artifact: `/fake/${k}-${i}-${input.source}`,
+        buildSeconds: 0.005,
+        cached: false,
+        hash: `${k}-${i}`,
+      }));
+    },
+    describe: () => Promise.resolve("fake"),
+  };
+  const runner: Runner = {
+    async run(inputs, onResult) {
+      const k = runs++;
+      events.push(`measure ${k} start`);
+      const out: RunResult[] = [];
+      for (const [i, input] of inputs.entries()) {
+        await sleep(3);
+        if (measured++ >= failAfter) throw new Error("killed");
+        const n = Number(input.artifact.split("-").at(-1));
+        const r = { errorKind: "none" as const, times: [1e-3 * (1 + (n % 5))], runSeconds: 0.003 };
+        onResult?.(i, r);
+        out.push(r);
+      }
+      events.push(`measure ${k} end`);
+      return out;
+    },
+    close: () => Promise.resolve(),
+  };
+  return { builder, runner };
+}
+
+function setup(db: RecordsDB) {
+  const runId = db.startRun({
+    strategy: "adaptive",
+    seed: 1,
+    trials: 20,
+    target: "cpu",
+    workloadId: db.upsertWorkload({
+      name: workload.name,
+      shape: workload.shape,
+      flops: workload.flops,
+    }),
+    config: {},
+    machine: {},
+    compiler: "fake",
+    tunebookVersion: "test",
+  });
+  return runId;
+}
+
+function options(
+  db: RecordsDB,
+  runId: number,
+  log: string[],
+  events: string[],
+  overlap: boolean,
+  failAfter?: number,
+): TuneOptions {
+  return {
+    workload,
+    strategy: adaptiveStrategy(log),
+    trials: 20,
+    db,
+    runId,
+    ...fakes(events, failAfter),
+    batchSize: 4,
+    overlap,
+    source: (t) => ({ source: String((t as unknown as { n: number }).n) }),
+  };
+}
+
+Deno.test("tune() with overlap builds round k+1 while round k is measured", async () => {
+  const db = RecordsDB.open(":memory:");
+  const events: string[] = [];
+  const out = await tune(options(db, setup(db), [], events, true));
+  assert.equal(out.measured, 20);
+  assert.equal(out.stop, "trials");
+  // The builder's second batch starts before the runner's first batch ends.
+  assert.ok(events.indexOf("build 2 start") < events.indexOf("measure 1 end"), events.join("\n"));
+  assert.ok(events.indexOf("build 2 end") < events.indexOf("measure 1 end"), events.join("\n"));
+  assert.equal(db.counts(1).measured, 20);
+  assert.ok(out.timings.build > 0 && out.timings.measure > 0 && out.timings.wall > 0);
+  db.close();
+});
+
+Deno.test("tune() without overlap measures each round before building the next", async () => {
+  const db = RecordsDB.open(":memory:");
+  const events: string[] = [];
+  const log: string[] = [];
+  const out = await tune(options(db, setup(db), log, events, false));
+  assert.equal(out.measured, 20);
+  // Build reference, then strictly: build k, measure k, observe k, propose k+1.
+  for (let k = 0; k < 4; k++) {
+    assert.ok(events.indexOf(`measure ${k} end`) < events.indexOf(`build ${k + 2} start`));
+  }
+  assert.match(log[0], /^propose/);
+  assert.match(log[1], /^observe/);
+  db.close();
+});
+
+for (const overlap of [false, true]) {
+  Deno.test(`a killed run resumes to the calls of an uninterrupted one (overlap ${overlap})`, async () => {
+    const whole: string[] = [];
+    const db1 = RecordsDB.open(":memory:");
+    await tune(options(db1, setup(db1), whole, [], overlap));
+    const db2 = RecordsDB.open(":memory:");
+    const runId = setup(db2);
+    await assert.rejects(tune(options(db2, runId, [], [], overlap, 9)), /killed/);
+    assert.equal(db2.counts(runId).measured, 9);
+    const resumed: string[] = [];
+    const out = await tune(options(db2, runId, resumed, [], overlap));
+    assert.equal(out.measured, 20);
+    assert.deepEqual(resumed, whole);
+    const hashes = (db: RecordsDB) => [...db.measured(1).keys()].sort();
+    assert.deepEqual(hashes(db2), hashes(db1));
+    db1.close();
+    db2.close();
+  });
+}
