@@ -147,7 +147,7 @@ Deno.test("a large private buffer comes from a pool kept across calls, a slice p
   // Freed when the library is unloaded, not at the end of each call.
   assert.match(
     src,
-    /destructor\)\) static void tb_release\(void\) \{\n  free\(tb_ws_T_A_global_pool\);/,
+    /destructor\)\) static void tb_release\(void\) \{\n {2}free\(tb_ws_T_A_global_pool\);/,
   );
   assert.doesNotMatch(src.slice(src.indexOf("omp parallel")), /free\(/);
   assert.doesNotMatch(src.slice(src.indexOf("omp parallel")), /aligned_alloc/);

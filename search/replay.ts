@@ -20,7 +20,9 @@
  * ```
  * @module
  */
+import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import {
   compileRestrictions,
   deviceOf,
@@ -290,17 +292,28 @@ export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}
 }
 
 /**
+ * The recorded CPU data set of this repository (`data/conv2d_cpu/`: ResNet-18
+ * conv layers measured exhaustively, e.g. `resnet18_conv2_cpu`), as a path
+ * ending in a separator.
+ */
+export const RECORDED_DIR: string = fileURLToPath(new URL("../data/conv2d_cpu/", import.meta.url));
+
+/**
  * Where a cache name or path points: a bare name such as `"gemm_RTX_3090"`
- * (no folder, no `.json` suffix) is a file of the shared folder; anything
- * else is a path.
+ * or `"resnet18_conv2_cpu"` (no folder, no `.json` suffix) is a file of the
+ * shared folder or, when not there, of {@link RECORDED_DIR}; anything else is
+ * a path.
  *
- * @param pathOrName a path, or the name of a shared cache
+ * @param pathOrName a path, or the name of a shared or recorded cache
  * @param dir the shared folder (default {@link SHARED_KERNELTUNER_DIR})
  */
 export function resolveCachePath(pathOrName: string, dir: string = SHARED_KERNELTUNER_DIR): string {
   const bare = !isAbsolute(pathOrName) && !/[\\/]/.test(pathOrName) &&
     !/\.json(\.gz)?$/.test(pathOrName);
-  return bare ? join(dir, `${pathOrName}.json.gz`) : pathOrName;
+  if (!bare) return pathOrName;
+  const shared = join(dir, `${pathOrName}.json.gz`);
+  const recorded = join(RECORDED_DIR, `${pathOrName}.json.gz`);
+  return !existsSync(shared) && existsSync(recorded) ? recorded : shared;
 }
 
 /**

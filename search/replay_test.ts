@@ -231,4 +231,7 @@ Deno.test("replaySpaceFromFile resolves a bare name to the shared folder", async
   const r = await replaySpaceFromFile("pnpoly_RTX_3090", { absent: "restricted" });
   assert.equal(r.cache.kernelName, "cn_pnpoly");
   await assert.rejects(replaySpaceFromFile("no_such_cache"), KernelTunerError);
+  // Names of the recorded CPU data set resolve to data/conv2d_cpu/.
+  const cpu = await replaySpaceFromFile("resnet18_conv2_cpu");
+  assert.equal(cpu.cache.kernelName, "conv2d:1,64,56,56,64,3,3,1,1");
 });
