@@ -200,3 +200,26 @@ function nonNegative(text: string, flag: string): number {
   }
   return n;
 }
+
+/**
+ * Runs a command (of `import.meta.main`) whose result is one line of JSON on
+ * stdout; a {@link UsageError} prints `name: message` on stderr and exits
+ * with status 2, and any other error propagates.
+ *
+ * @param name command name for messages, e.g. `"compare"`
+ * @param command parses `argv`, does the work and returns the JSON summary
+ */
+export async function runJsonCommand(
+  name: string,
+  command: (argv: string[]) => Promise<unknown>,
+): Promise<void> {
+  try {
+    console.log(JSON.stringify(await command(Deno.args)));
+  } catch (e) {
+    if (e instanceof UsageError) {
+      console.error(`${name}: ${e.message}`);
+      Deno.exit(2);
+    }
+    throw e;
+  }
+}

@@ -38,7 +38,7 @@ import { kernelSource, referenceSource, signatureOf, toleranceOf } from "../tune
 import { stderrProgress } from "../tuner/progress.ts";
 import { bandCurveSVG, svgToPNG } from "../plots/tuning_curve.ts";
 import { bandCurveSpec } from "../plots/vegalite.ts";
-import { parseShape, UsageError } from "./args.ts";
+import { parseShape, runJsonCommand, UsageError } from "./args.ts";
 
 /** A space to compare on. */
 interface CompareSpace {
@@ -331,14 +331,4 @@ export async function compare(
   };
 }
 
-if (import.meta.main) {
-  try {
-    console.log(JSON.stringify(await compare(Deno.args)));
-  } catch (e) {
-    if (e instanceof UsageError) {
-      console.error(`compare: ${e.message}`);
-      Deno.exit(2);
-    }
-    throw e;
-  }
-}
+if (import.meta.main) await runJsonCommand("compare", compare);

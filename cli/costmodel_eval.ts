@@ -24,7 +24,7 @@ import { parseTrace } from "../ir/trace.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
 import { svgToPNG } from "../plots/tuning_curve.ts";
 import { scatterSVG } from "../plots/scatter.ts";
-import { UsageError } from "./args.ts";
+import { runJsonCommand, UsageError } from "./args.ts";
 
 /** Models `costmodel-eval` knows. */
 export const MODELS = ["xgb", "xgb-rank", "mlp", "mlp-rank"] as const;
@@ -203,14 +203,4 @@ export async function costmodelEval(argv: string[]): Promise<Record<string, unkn
   }
 }
 
-if (import.meta.main) {
-  try {
-    console.log(JSON.stringify(await costmodelEval(Deno.args)));
-  } catch (e) {
-    if (e instanceof UsageError) {
-      console.error(`costmodel-eval: ${e.message}`);
-      Deno.exit(2);
-    }
-    throw e;
-  }
-}
+if (import.meta.main) await runJsonCommand("costmodel-eval", costmodelEval);

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { RecordsDB, type RunRow } from "../datasets/db.ts";
 import { printTrace } from "../ir/trace.ts";
 import { bestSoFar, tuningCurveSVG } from "../plots/tuning_curve.ts";
-import { UsageError } from "./args.ts";
+import { runJsonCommand, UsageError } from "./args.ts";
 
 /** What the report shows of one run. */
 export interface RunSummary {
@@ -232,14 +232,4 @@ export async function report(argv: string[]): Promise<{ out: string; db: string;
   return { out, db: v.db, runs: runs.length };
 }
 
-if (import.meta.main) {
-  try {
-    console.log(JSON.stringify(await report(Deno.args)));
-  } catch (e) {
-    if (e instanceof UsageError) {
-      console.error(`report: ${e.message}`);
-      Deno.exit(2);
-    }
-    throw e;
-  }
-}
+if (import.meta.main) await runJsonCommand("report", report);

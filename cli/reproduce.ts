@@ -19,7 +19,7 @@ import type { TimingOptions } from "../measure/types.ts";
 import { bestSoFar } from "../plots/tuning_curve.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { runSession } from "../tuner/session.ts";
-import { UsageError } from "./args.ts";
+import { runJsonCommand, UsageError } from "./args.ts";
 
 /** How a rerun compares with the original run. */
 export interface RunDiff {
@@ -217,14 +217,4 @@ export async function reproduce(argv: string[]): Promise<Reproduction> {
   }
 }
 
-if (import.meta.main) {
-  try {
-    console.log(JSON.stringify(await reproduce(Deno.args)));
-  } catch (e) {
-    if (e instanceof UsageError) {
-      console.error(`reproduce: ${e.message}`);
-      Deno.exit(2);
-    }
-    throw e;
-  }
-}
+if (import.meta.main) await runJsonCommand("reproduce", reproduce);

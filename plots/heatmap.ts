@@ -25,8 +25,7 @@
  * @module
  */
 import * as Plot from "@observablehq/plot";
-import { parseHTML } from "linkedom";
-import { PALETTE, withHeader } from "./tuning_curve.ts";
+import { PALETTE, plotDocument, withHeader } from "./tuning_curve.ts";
 
 /** What a heat map needs of a knob space: its knobs' names and options, in point order. */
 export interface KnobsOf {
@@ -157,10 +156,7 @@ export function heatmapSVG(
   options: HeatmapOptions,
 ): string {
   const cells = heatmapCells(space, samples, options);
-  // linkedom's types lack `document` on the returned window; it is there at run time.
-  const { document } = parseHTML("<!DOCTYPE html><html><body></body></html>") as unknown as {
-    document: NonNullable<Plot.PlotOptions["document"]>;
-  };
+  const document = plotDocument();
   const xDomain = space.knobs[knobIndex(space, options.x)].options.map(optionLabel);
   const yDomain = space.knobs[knobIndex(space, options.y)].options.map(optionLabel);
   const valid = cells.filter((c) => c.count > 0);

@@ -15,8 +15,7 @@
  * @module
  */
 import * as Plot from "@observablehq/plot";
-import { parseHTML } from "linkedom";
-import { PALETTE, svgToPNG, withHeader } from "./tuning_curve.ts";
+import { PALETTE, plotDocument, svgToPNG, withHeader } from "./tuning_curve.ts";
 
 export { svgToPNG };
 
@@ -43,10 +42,7 @@ export function learningCurveSVG(
   series: readonly LearningCurve[],
   options: LearningCurveOptions = {},
 ): string {
-  // linkedom's types lack `document` on the returned window; it is there at run time.
-  const { document } = parseHTML("<!DOCTYPE html><html><body></body></html>") as unknown as {
-    document: NonNullable<Plot.PlotOptions["document"]>;
-  };
+  const document = plotDocument();
   const finite = (v: number) => Number.isFinite(v);
   const rows = series.flatMap((s) =>
     s.episodes.map((e) => ({

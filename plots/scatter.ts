@@ -11,8 +11,7 @@
  * @module
  */
 import * as Plot from "@observablehq/plot";
-import { parseHTML } from "linkedom";
-import { withHeader } from "./tuning_curve.ts";
+import { plotDocument, withHeader } from "./tuning_curve.ts";
 
 /** Options of {@link scatterSVG}. */
 export interface ScatterOptions {
@@ -27,10 +26,7 @@ export interface ScatterOptions {
 
 /** An SVG scatter plot of points. */
 export function scatterSVG(points: { x: number; y: number }[], o: ScatterOptions): string {
-  // linkedom's types lack `document` on the returned window; it is there at run time.
-  const { document } = parseHTML("<!DOCTYPE html><html><body></body></html>") as unknown as {
-    document: NonNullable<Plot.PlotOptions["document"]>;
-  };
+  const document = plotDocument();
   const lo = Math.min(...points.flatMap((p) => [p.x, p.y])),
     hi = Math.max(...points.flatMap((p) => [p.x, p.y]));
   const chart = Plot.plot({

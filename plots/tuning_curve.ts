@@ -42,10 +42,7 @@ export interface CurveOptions {
 
 /** An SVG tuning curve (best so far against trial number). */
 export function tuningCurveSVG(series: CurveSeries[], options: CurveOptions = {}): string {
-  // linkedom's types lack `document` on the returned window; it is there at run time.
-  const { document } = parseHTML("<!DOCTYPE html><html><body></body></html>") as unknown as {
-    document: NonNullable<Plot.PlotOptions["document"]>;
-  };
+  const document = plotDocument();
   const rows = series.flatMap((s) =>
     s.values.flatMap((v, i) => Number.isNaN(v) ? [] : [{ series: s.label, trial: i + 1, value: v }])
   );
@@ -64,6 +61,17 @@ export function tuningCurveSVG(series: CurveSeries[], options: CurveOptions = {}
   return withHeader(chart.outerHTML, options.title ?? "Tuning curve", labels);
 }
 
+/**
+ * A fresh server-side document (linkedom) for `Plot.plot({ document })`.
+ * linkedom's types lack `document` on the returned window; it is there at
+ * run time.
+ */
+export function plotDocument(): NonNullable<Plot.PlotOptions["document"]> {
+  return (parseHTML("<!DOCTYPE html><html><body></body></html>") as unknown as {
+    document: NonNullable<Plot.PlotOptions["document"]>;
+  }).document;
+}
+
 /** A series summarised over seeds: median and quartile band at each x. */
 export interface BandSeries {
   label: string;
@@ -78,10 +86,7 @@ export function bandCurveSVG(
   series: BandSeries[],
   options: CurveOptions & { x?: string } = {},
 ): string {
-  // linkedom's types lack `document` on the returned window; it is there at run time.
-  const { document } = parseHTML("<!DOCTYPE html><html><body></body></html>") as unknown as {
-    document: NonNullable<Plot.PlotOptions["document"]>;
-  };
+  const document = plotDocument();
   const rows = series.flatMap((s) =>
     s.x.map((x, i) => ({ series: s.label, x, median: s.median[i], p25: s.p25[i], p75: s.p75[i] }))
   );

@@ -21,6 +21,7 @@
 import { readsOf, type Schedule } from "../ir/schedule.ts";
 import { Expr } from "../ir/te.ts";
 import { computeStages, type Workload } from "../ir/workloads.ts";
+import { packPanelsA, packPanelsB } from "./packing.ts";
 import { type DesignSpace, type Sketch, traceSpace } from "./space.ts";
 
 /** Tunable limits of the sketches. */
@@ -115,16 +116,8 @@ function packedTile(sch: Schedule, stage: string): void {
   sch.reorder(local, ["k", "i", "j"]);
   sch.unroll(local, "i");
   sch.vectorize(local, "j");
-  sch.transformLayout(bp, 1, nr);
-  const [b0, b1] = sch.split(bp, "ax1", [null, nr]);
-  sch.reorder(bp, [b0, "ax0", b1]);
-  sch.parallel(bp, b0);
-  sch.vectorize(bp, b1);
-  sch.transformLayout(ap, 0, mr);
-  sch.computeAt(ap, stage, io);
-  const [a0, a1] = sch.split(ap, "ax0", [null, mr]);
-  sch.reorder(ap, [a0, "ax1", a1]);
-  sch.unroll(ap, a1);
+  packPanelsB(sch, bp, nr);
+  packPanelsA(sch, ap, mr, [stage, io]);
 }
 
 /**
@@ -153,17 +146,8 @@ function packedKcTile(sch: Schedule, stage: string): void {
   sch.parallel(stage, io);
   sch.unroll(stage, ii);
   sch.vectorize(stage, ji);
-  sch.transformLayout(bp, 1, nr);
-  sch.computeAt(bp, stage, ko);
-  const [b0, b1] = sch.split(bp, "ax1", [null, nr]);
-  sch.reorder(bp, [b0, "ax0", b1]);
-  sch.parallel(bp, b0);
-  sch.vectorize(bp, b1);
-  sch.transformLayout(ap, 0, mr);
-  sch.computeAt(ap, stage, io);
-  const [a0, a1] = sch.split(ap, "ax0", [null, mr]);
-  sch.reorder(ap, [a0, "ax1", a1]);
-  sch.unroll(ap, a1);
+  packPanelsB(sch, bp, nr, [stage, ko]);
+  packPanelsA(sch, ap, mr, [stage, io]);
 }
 
 /** SSRSRS tiling of one stage, with parallel outer tiles, vectorize and auto-unroll. */

@@ -27,6 +27,7 @@ import { Schedule } from "../ir/schedule.ts";
 import { traceOf } from "../ir/trace.ts";
 import type { Workload } from "../ir/workloads.ts";
 import { type Knob, KnobSpace, type Point, splitOptions } from "./knobs.ts";
+import { packPanelsA, packPanelsB } from "./packing.ts";
 import type { Candidate } from "./strategy.ts";
 
 /** A knob space whose points are schedules of a workload. */
@@ -161,20 +162,8 @@ function packedApply(sch: Schedule, v: Record<string, unknown>): void {
   } else sch.reorder(local, ["k", "i", "j"]);
   sch.unroll(local, "i");
   sch.vectorize(local, "j");
-  if (bp) {
-    sch.transformLayout(bp, 1, NR);
-    const [b0, b1] = sch.split(bp, "ax1", [null, NR]);
-    sch.reorder(bp, [b0, "ax0", b1]);
-    sch.parallel(bp, b0);
-    sch.vectorize(bp, b1);
-  }
-  if (ap) {
-    sch.transformLayout(ap, 0, MR);
-    sch.computeAt(ap, "C", io);
-    const [a0, a1] = sch.split(ap, "ax0", [null, MR]);
-    sch.reorder(ap, [a0, "ax1", a1]);
-    sch.unroll(ap, a1);
-  }
+  if (bp) packPanelsB(sch, bp, NR);
+  if (ap) packPanelsA(sch, ap, MR, ["C", io]);
 }
 
 /**
@@ -202,21 +191,8 @@ function packedKcApply(sch: Schedule, v: Record<string, unknown>): void {
   if (v.parallel === 1) sch.parallel("C", io);
   sch.unroll("C", ii);
   sch.vectorize("C", ji);
-  if (bp) {
-    sch.transformLayout(bp, 1, NR);
-    sch.computeAt(bp, "C", ko);
-    const [b0, b1] = sch.split(bp, "ax1", [null, NR]);
-    sch.reorder(bp, [b0, "ax0", b1]);
-    sch.parallel(bp, b0);
-    sch.vectorize(bp, b1);
-  }
-  if (ap) {
-    sch.transformLayout(ap, 0, MR);
-    sch.computeAt(ap, "C", io);
-    const [a0, a1] = sch.split(ap, "ax0", [null, MR]);
-    sch.reorder(ap, [a0, "ax1", a1]);
-    sch.unroll(ap, a1);
-  }
+  if (bp) packPanelsB(sch, bp, NR, ["C", ko]);
+  if (ap) packPanelsA(sch, ap, MR, ["C", io]);
 }
 
 const TEMPLATES: Record<string, Template> = {

@@ -1,28 +1,10 @@
 /** End-to-end tests of `deno task compare` on replayed GPU data and on a live CPU workload. */
 import assert from "node:assert/strict";
+import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-
-async function compare(args: string[], cwd: string) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      "--config",
-      join(ROOT, "deno.json"),
-      join(ROOT, "cli/compare.ts"),
-      ...args,
-    ],
-    cwd,
-    env: { TUNEBOOK_CACHE: join(ROOT, ".cache/kernels") },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+function compare(args: string[], cwd: string) {
+  return runScript("cli/compare.ts", args, cwd, SHARED_KERNEL_CACHE);
 }
 
 Deno.test("compare on a replayed Kernel Tuner cache prints a table, writes curves and one JSON line", async () => {

@@ -1,27 +1,10 @@
 /** End-to-end tests of `deno task costmodel-eval` on replayed data, and its argument errors. */
 import assert from "node:assert/strict";
+import { runScript } from "./_cli.ts";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-
-async function run(args: string[], cwd: string) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      "--config",
-      join(ROOT, "deno.json"),
-      join(ROOT, "cli/costmodel_eval.ts"),
-      ...args,
-    ],
-    cwd,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+function run(args: string[], cwd: string) {
+  return runScript("cli/costmodel_eval.ts", args, cwd);
 }
 
 Deno.test("costmodel-eval reports held-out ranking metrics and writes a scatter plot", async () => {

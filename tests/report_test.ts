@@ -1,30 +1,10 @@
 /** End-to-end tests of `deno task report` on a small database made by `deno task tune`. */
 import assert from "node:assert/strict";
+import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-/** Shared kernel cache, so repeated tests don't rebuild the same kernels. */
-const ENV = { TUNEBOOK_CACHE: join(ROOT, ".cache/kernels") };
-
-async function deno(script: string, args: string[], cwd: string) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      "--config",
-      join(ROOT, "deno.json"),
-      join(ROOT, script),
-      ...args,
-    ],
-    cwd,
-    env: ENV,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+function deno(script: string, args: string[], cwd: string) {
+  return runScript(script, args, cwd, SHARED_KERNEL_CACHE);
 }
 
 async function chromium(): Promise<string | undefined> {
