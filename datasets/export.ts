@@ -670,17 +670,19 @@ export const KERNEL_TUNER_MARKERS: Readonly<Record<Exclude<ErrorKind, "none">, s
     unknown: "RuntimeFailedConfig",
   });
 
-/** A knob option as a Kernel Tuner parameter value: a split's innermost factor, or the scalar itself. */
-function ktValue(option: unknown, options: readonly unknown[]): number | string | boolean {
-  if (Array.isArray(option)) {
-    const inner = options.map((o) => (o as number[])[(o as number[]).length - 1]);
-    const last = option[option.length - 1] as number;
-    return new Set(inner).size === options.length ? last : option.join("x");
-  }
-  if (typeof option === "number" || typeof option === "string" || typeof option === "boolean") {
-    return option;
-  }
-  return JSON.stringify(option);
+/**
+ * A knob's options as Kernel Tuner parameter values: a split's innermost
+ * factor when those are distinct (else all its factors, `4x16`), a scalar
+ * as itself, anything else as JSON.
+ */
+function ktValues(options: readonly unknown[]): (number | string | boolean)[] {
+  const inner = options.map((o) => Array.isArray(o) ? o[o.length - 1] : undefined);
+  const innerOnly = new Set(inner).size === options.length;
+  return options.map((o, i) => {
+    if (Array.isArray(o)) return innerOnly ? inner[i] as number : o.join("x");
+    if (typeof o === "number" || typeof o === "string" || typeof o === "boolean") return o;
+    return JSON.stringify(o);
+  });
 }
 
 /**
@@ -727,7 +729,7 @@ export function kernelTunerCacheOf(ctx: readonly RowContext[]): Record<string, u
     }
   }
   const tuneParams: Record<string, (number | string | boolean)[]> = {};
-  for (const k of space.knobs) tuneParams[k.name] = k.options.map((o) => ktValue(o, k.options));
+  for (const k of space.knobs) tuneParams[k.name] = ktValues(k.options);
   const cache: Record<string, Record<string, unknown>> = {};
   for (const c of rows) {
     const values = c.knobs!.map((i, j) => tuneParams[names[j]][i]);
