@@ -60,6 +60,34 @@ const VECTOR_PRELUDE = [
   "  return v;",
   "}",
   "static inline void tb_storeu(float *p, tb_v16 v) { __builtin_memcpy(p, &v, 64); }",
+  "/* Edge chunks: lanes selected by a 16-bit mask (AVX-512 masked moves, never faulting). */",
+  "static inline unsigned tb_lanes_lt(long n) {",
+  "  return n >= 16 ? 0xFFFFu : n <= 0 ? 0u : (1u << n) - 1u;",
+  "}",
+  "#ifdef __AVX512F__",
+  "static inline tb_v16 tb_loadu_m(const float *p, unsigned m) {",
+  "  return (tb_v16)_mm512_maskz_loadu_ps((__mmask16)m, p);",
+  "}",
+  "static inline void tb_storeu_m(float *p, tb_v16 v, unsigned m) {",
+  "  _mm512_mask_storeu_ps(p, (__mmask16)m, (__m512)v);",
+  "}",
+  "static inline tb_v16 tb_maskz(tb_v16 v, unsigned m) {",
+  "  return (tb_v16)_mm512_maskz_mov_ps((__mmask16)m, (__m512)v);",
+  "}",
+  "#else",
+  "static inline tb_v16 tb_loadu_m(const float *p, unsigned m) {",
+  "  tb_v16 v = {0};",
+  "  for (int i = 0; i < 16; i++) if (m >> i & 1) v[i] = p[i];",
+  "  return v;",
+  "}",
+  "static inline void tb_storeu_m(float *p, tb_v16 v, unsigned m) {",
+  "  for (int i = 0; i < 16; i++) if (m >> i & 1) p[i] = v[i];",
+  "}",
+  "static inline tb_v16 tb_maskz(tb_v16 v, unsigned m) {",
+  "  for (int i = 0; i < 16; i++) if (!(m >> i & 1)) v[i] = 0;",
+  "  return v;",
+  "}",
+  "#endif",
   "",
 ];
 
@@ -119,7 +147,9 @@ export function generateC(kernel: Kernel): string {
   const head: string[] = ["#include <stdlib.h>", "#include <string.h>"];
   if (ctx.pools.size > 0) head.push("#include <omp.h>");
   head.push("");
-  if (ctx.vectors) head.push(...VECTOR_PRELUDE);
+  if (ctx.vectors) {
+    head.push("#ifdef __AVX512F__", "#include <immintrin.h>", "#endif", ...VECTOR_PRELUDE);
+  }
   head.push("void tb_kernel(float **bufs) {");
   kernel.params.forEach((p, i) => head.push(`  float *restrict ${p.buf} = bufs[${i}];`));
   const allocs: [string, number][] = [
@@ -177,7 +207,11 @@ function emitStmt(s: Stmt, depth: number, ctx: Ctx): void {
   switch (s.k) {
     case "for":
       if (s.kind === "vectorize" && emitVectorLoop(s, depth, ctx)) return;
-      if (s.kind === "unroll" && s.extent <= MAX_EXPLICIT_UNROLL && hasVectorLoop(s.body)) {
+      // A loop of one iteration is a constant (a register tile's unit `n` axis, say).
+      if (
+        (s.extent === 1 && s.kind !== "vectorize") ||
+        (s.kind === "unroll" && s.extent <= MAX_EXPLICIT_UNROLL && hasVectorLoop(s.body))
+      ) {
         for (let c = 0; c < s.extent; c++) {
           out.push(`${pad}{`, `${pad}  const int ${s.v} = ${c};`);
           ctx.consts.set(s.v, c);
@@ -397,9 +431,14 @@ function emitVectorLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolea
     } else return false;
   }
   if (!items.every((it) => coefOf(it.st.index, s.v, ctx.consts) === 1)) return false;
-  // Lane-by-lane edge chunks inside a loop of a register tile would bloat its
-  // hot loop (the guarded copy of an edge tile): keep that copy in memory.
-  if (items.some((it) => it.conds.length > 0) && (ctx.tileLoops ?? 0) > 0) return false;
+  // An edge chunk runs masked vector code when every condition bounds the lane
+  // linearly; else its lanes one by one, which inside a loop of a register
+  // tile would bloat its hot loop (the guarded copy of an edge tile): keep
+  // that copy in memory.
+  const maskable = items.every((it) => it.conds.every((c) => laneMask(c, s.v, 0, ctx)));
+  if (!maskable && items.some((it) => it.conds.length > 0) && (ctx.tileLoops ?? 0) > 0) {
+    return false;
+  }
   const pad = "  ".repeat(depth);
   const lines: string[] = [];
   for (let base = 0; base < s.extent; base += VECTOR_LANES) {
@@ -430,7 +469,13 @@ function emitVectorLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolea
       }
     }
     if (full.length === 0) lines.push(...vector.map((l) => `${pad}  ${l}`));
-    else {
+    else if (maskable) {
+      lines.push(`${pad}  if (${full.map((c) => expr(c!)).join(" && ")}) {`);
+      lines.push(...vector.map((l) => `${pad}    ${l}`), `${pad}  } else {`);
+      const masked = maskedChunk(items, s.v, base, ctx, at);
+      if (!masked) return false;
+      lines.push(...masked.map((l) => `${pad}    ${l}`), `${pad}  }`);
+    } else {
       lines.push(`${pad}  if (${full.map((c) => expr(c!)).join(" && ")}) {`);
       lines.push(...vector.map((l) => `${pad}    ${l}`), `${pad}  } else {`);
       const scalar = (la: Map<string, number>) =>
@@ -459,6 +504,86 @@ function emitVectorLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolea
   ctx.out.push(...lines);
   ctx.vectors = true;
   return true;
+}
+
+/**
+ * The lanes `base..base+15` of `v` where condition `c` holds, as a C mask
+ * expression, when `c` bounds the lane linearly (`a(v) < b` and the like,
+ * `a` with coefficient 1 in `v`) or does not depend on it; else undefined.
+ */
+function laneMask(c: AExpr, v: string, base: number, ctx: Ctx): string | undefined {
+  if (coefOf(c, v, ctx.consts) === 0) return `(${expr(c)} ? 0xFFFFu : 0u)`;
+  if (c.k === "and") {
+    const a = laneMask(c.a, v, base, ctx), b = laneMask(c.b, v, base, ctx);
+    return a && b ? `(${a} & ${b})` : undefined;
+  }
+  if (c.k !== "cmp" || coefOf(c.b, v, ctx.consts) !== 0 || coefOf(c.a, v, ctx.consts) !== 1) {
+    return undefined;
+  }
+  // Lane l holds when a(base) + l (op) b, i.e. l (op) b - a(base).
+  const room = expr(substitute(
+    { k: "bin", op: "-", a: c.b, b: c.a },
+    new Map([[v, int(base)]]),
+  ));
+  switch (c.op) {
+    case "<":
+      return `tb_lanes_lt(${room})`;
+    case "<=":
+      return `tb_lanes_lt(${room} + 1)`;
+    case ">=":
+      return `(~tb_lanes_lt(${room}) & 0xFFFFu)`;
+    case ">":
+      return `(~tb_lanes_lt(${room} + 1) & 0xFFFFu)`;
+  }
+  return undefined;
+}
+
+/**
+ * The statements of an edge chunk as masked vector code: loads of masked-off
+ * lanes read nothing, stores to memory write only the lanes whose guard
+ * holds, zero-padding selects zero their lanes. Lanes of a register tile
+ * outside the guard hold values never stored. Undefined when a value does not
+ * vectorize.
+ */
+function maskedChunk(
+  items: LaneStore[],
+  v: string,
+  base: number,
+  ctx: Ctx,
+  at: Map<string, number>,
+): string[] | undefined {
+  const out: string[] = [];
+  for (const it of items) {
+    const guard = it.guard ? laneMask(it.guard, v, base, ctx)! : "0xFFFFu";
+    const selects = it.conds.filter((c) => c !== it.guard).map((c) => laneMask(c, v, base, ctx)!);
+    const sel = selects.length > 0 ? selects.join(" & ") : undefined;
+    const value = vexpr(it.value, v, ctx, at, "tb_m");
+    if (!value) return undefined;
+    let code = value.vec ? value.code : `((tb_v16){0} + ${value.code})`;
+    if (sel) code = `tb_maskz(${code}, tb_m)`;
+    const op = it.st.accumulate ? "+=" : "=";
+    if (ctx.promote?.buf === it.st.buf) ctx.promote.ok = false;
+    const store = (value: string) => {
+      if (ctx.tiles.has(it.st.buf)) {
+        return `${tileVar(it.st.buf, it.st.index, at, ctx)} ${op} ${value};`;
+      }
+      const p = `&${it.st.buf}[${expr(it.st.index)}]`;
+      return it.st.accumulate
+        ? `tb_storeu_m(${p}, tb_loadu_m(${p}, tb_g) + ${value}, tb_g);`
+        : `tb_storeu_m(${p}, ${value}, tb_g);`;
+    };
+    // Scalar loads run only when some lane needs them; lanes the guard keeps
+    // but a select zeroes get zeros.
+    out.push(
+      "{",
+      `  const unsigned tb_g = ${guard};`,
+      `  const unsigned tb_m = tb_g${sel ? ` & ${sel}` : ""};`,
+      `  if (tb_m) ${store(code)}`,
+      ...(sel && !it.st.accumulate ? [`  else if (tb_g) ${store("((tb_v16){0})")}`] : []),
+      "}",
+    );
+  }
+  return out;
 }
 
 /** True when a store writes or reads a buffer held in vector variables. */
@@ -556,9 +681,17 @@ function constIndex(e: AExpr, at: Map<string, number>, ctx: Ctx): number | undef
 /**
  * The expression `e` over 16 lanes of loop variable `v` (at its value in
  * `at`): contiguous loads are vectors, loop-invariant ones scalars that GCC
- * broadcasts. Undefined when `e` needs anything else (a gather, a compare).
+ * broadcasts; with `mask` (a C expression) contiguous loads read only the
+ * lanes it selects. Undefined when `e` needs anything else (a gather, a
+ * compare).
  */
-function vexpr(e: AExpr, v: string, ctx: Ctx, at: Map<string, number>): VCode | undefined {
+function vexpr(
+  e: AExpr,
+  v: string,
+  ctx: Ctx,
+  at: Map<string, number>,
+  mask?: string,
+): VCode | undefined {
   switch (e.k) {
     case "float":
     case "int":
@@ -572,10 +705,11 @@ function vexpr(e: AExpr, v: string, ctx: Ctx, at: Map<string, number>): VCode | 
       }
       if (c !== 1) return undefined;
       if (ctx.tiles.has(e.buf)) return { code: tileVar(e.buf, e.index, at, ctx), vec: true };
-      return { code: `tb_loadu(&${e.buf}[${expr(e.index)}])`, vec: true };
+      const p = `&${e.buf}[${expr(e.index)}]`;
+      return { code: mask ? `tb_loadu_m(${p}, ${mask})` : `tb_loadu(${p})`, vec: true };
     }
     case "bin": {
-      const a = vexpr(e.a, v, ctx, at), b = vexpr(e.b, v, ctx, at);
+      const a = vexpr(e.a, v, ctx, at, mask), b = vexpr(e.b, v, ctx, at, mask);
       if (!a || !b) return undefined;
       const vec = a.vec || b.vec;
       if (e.op === "max" || e.op === "min" || e.op === "%") {

@@ -195,6 +195,68 @@ function packedKcApply(sch: Schedule, v: Record<string, unknown>): void {
   if (ap) packPanelsA(sch, ap, MR, ["C", io]);
 }
 
+/**
+ * Knobs of `conv2d-packed`, a direct convolution with a register tile (the
+ * NCHW form of oneDNN's and TVM's `conv2d_NCHWc` micro-kernels): FR output
+ * channels by YR output rows by XR output columns of accumulators (columns in
+ * vectors, edges masked), the filters packed per FR block (`cache_read`
+ * "global" + `transform_layout` into `[F/FR][C][KH][KW][FR]`), the order of
+ * the reduction loops, an unroll of the kernel's width, the parallel loop
+ * (FR blocks, or those fused with the row blocks) and a parallel padding
+ * copy.
+ */
+function convPackedKnobs(w: Workload): Knob[] {
+  const padded = w.shape[8] > 0;
+  return [
+    { name: "fr", kind: "split", options: [4, 6, 8, 12, 16] },
+    { name: "yr", kind: "split", options: [1, 2, 4] },
+    { name: "xr", kind: "split", options: [16, 32, 48, 64] },
+    { name: "pack", kind: "other", options: ["none", "W"] },
+    { name: "order", kind: "reorder", options: [0, 1] },
+    { name: "unroll_kw", kind: "annotate", options: [0, 1] },
+    { name: "parallel", kind: "annotate", options: ["f", "fy"] },
+    ...(padded ? [{ name: "pad_parallel", kind: "annotate" as const, options: [0, 1] }] : []),
+  ];
+}
+
+/** Reduction orders of `conv2d-packed`'s register tile. */
+const CONV_REDUCE_ORDERS = [["rc", "ry", "rx"], ["ry", "rx", "rc"]];
+
+/**
+ * The loop nest of `conv2d-packed`: `n`, `f.0` (FR blocks), `y.0` (YR rows),
+ * `x.0` (XR columns), where the tile `O_local` is computed (the reduction in
+ * the knob's order, then FR filters and YR rows unrolled and XR columns
+ * vectorized) and copied out. The padded input `P` is computed once per call
+ * (its channels in parallel when `pad_parallel`); the packed filters of a
+ * block once per iteration of the parallel loop.
+ */
+function convPackedApply(sch: Schedule, v: Record<string, unknown>): void {
+  const [FR, YR, XR] = [v.fr, v.yr, v.xr] as number[];
+  const local = sch.cacheWrite("O");
+  if (v.pad_parallel === 1) sch.parallel("P", "c");
+  const wp = v.pack === "W" ? sch.cacheRead("Wt", "global", [local]) : undefined;
+  const [fo, fi] = sch.split("O", "f", [null, FR]);
+  const [yo, yi] = sch.split("O", "y", [null, YR]);
+  const [xo, xi] = sch.split("O", "x", [null, XR]);
+  sch.reorder("O", ["n", fo, yo, xo, fi, yi, xi]);
+  const outer = v.parallel === "f" ? fo : sch.fuse("O", ["n", fo, yo]);
+  sch.parallel("O", outer);
+  sch.computeAt(local, "O", xo);
+  sch.unroll("O", fi);
+  sch.unroll("O", yi);
+  sch.vectorize("O", xi);
+  sch.reorder(local, [...CONV_REDUCE_ORDERS[v.order as number], "n", "f", "y", "x"]);
+  sch.unroll(local, "f");
+  sch.unroll(local, "y");
+  if (v.unroll_kw === 1) sch.unroll(local, "rx");
+  sch.vectorize(local, "x");
+  if (wp) {
+    // Packed inside the parallel loop, so the panel index is plain (f - f0).
+    sch.transformLayout(wp, 0, FR);
+    sch.computeAt(wp, "O", outer);
+  }
+}
+
 const TEMPLATES: Record<string, Template> = {
   matmul: { workloads: ["matmul"], knobs: matmulKnobs, apply: matmulApply("C") },
   "matmul-packed": { workloads: ["matmul"], knobs: packedKnobs, apply: packedApply },
@@ -227,6 +289,7 @@ const TEMPLATES: Record<string, Template> = {
       if (v.unroll_kw) sch.unroll("O", "rx");
     },
   },
+  "conv2d-packed": { workloads: ["conv2d"], knobs: convPackedKnobs, apply: convPackedApply },
   "conv2d-rich": {
     workloads: ["conv2d"],
     knobs: (w) => {

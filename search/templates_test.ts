@@ -14,6 +14,9 @@ const CASES: [string, string, number[]][] = [
   ["dense", "dense", [64, 100, 48]],
   ["conv2d", "conv2d", [1, 64, 56, 56, 64, 3, 3, 1, 1]],
   ["conv2d", "conv2d", [1, 3, 224, 224, 64, 7, 7, 2, 3]],
+  ["conv2d-packed", "conv2d", [1, 64, 56, 56, 64, 3, 3, 1, 1]],
+  ["conv2d-packed", "conv2d", [1, 3, 224, 224, 64, 7, 7, 2, 3]],
+  ["conv2d-packed", "conv2d", [1, 5, 9, 37, 13, 3, 3, 1, 0]],
   ["conv2d-rich", "conv2d", [1, 64, 56, 56, 64, 3, 3, 1, 1]],
   ["conv2d-rich", "conv2d", [1, 3, 11, 13, 5, 3, 3, 2, 1]],
 ];
@@ -89,4 +92,35 @@ Deno.test("matmul-packed exposes register tile, cache blocks, packing and parall
   const kc = t.candidateOf(point.map((p, i) => t.space.knobs[i].name === "kc" ? 2 : p));
   assert.ok(!kc.trace!.insts.some((i) => i.op === "cache_write"));
   assert.ok(kc.trace!.insts.some((i) => i.op === "compute_at" && i.args.loop === "k.0"));
+});
+
+Deno.test("conv2d-packed exposes a register tile, filter packing and the parallel loop", () => {
+  const conv2 = templateSpace(
+    "conv2d-packed",
+    createWorkload("conv2d", [1, 64, 56, 56, 64, 3, 3, 1, 1]),
+  );
+  assert.deepEqual(conv2.space.knobs.map((k) => k.name), [
+    "fr",
+    "yr",
+    "xr",
+    "pack",
+    "order",
+    "unroll_kw",
+    "parallel",
+    "pad_parallel",
+  ]);
+  // Without padding there is no padding copy to parallelize.
+  const unpadded = templateSpace(
+    "conv2d-packed",
+    createWorkload("conv2d", [1, 8, 9, 9, 8, 3, 3, 1, 0]),
+  );
+  assert.ok(!unpadded.space.knobs.some((k) => k.name === "pad_parallel"));
+  const first = conv2.space.knobs.map(() => 0);
+  const packW = conv2.space.knobs.map((k) => k.name === "pack" ? k.options.indexOf("W") : 0);
+  const ops = (p: number[]) => conv2.candidateOf(p).trace!.insts.map((i) => i.op);
+  assert.ok(ops(first).includes("cache_write") && !ops(first).includes("cache_read"));
+  assert.deepEqual(
+    ops(packW).filter((o) => o === "cache_read" || o === "transform_layout"),
+    ["cache_read", "transform_layout"],
+  );
 });

@@ -100,17 +100,31 @@ const REGRESSIONS: { name: string; workload: [string, number[]]; apply(sch: Sche
     { mr: 6, nr: 64, mc: 8, nc: 1, pack: "AB", order: 0, unroll_k: 1, parallel: 1, kc: 256 },
     { mr: 8, nr: 32, mc: 2, nc: 2, pack: "B", order: 1, unroll_k: 4, parallel: 1, kc: 512 },
   ]),
+  // Direct convolution register tiles clipped on every axis (37 columns: masked
+  // vector edges), strided and unpadded.
+  ...packedCases([1, 5, 9, 37, 13, 3, 3, 1, 1], [
+    { fr: 6, yr: 2, xr: 32, pack: "W", order: 0, unroll_kw: 1, parallel: "f", pad_parallel: 1 },
+    { fr: 8, yr: 4, xr: 16, pack: "none", order: 1, unroll_kw: 0, parallel: "fy" },
+    { fr: 16, yr: 1, xr: 48, pack: "W", order: 1, unroll_kw: 1, parallel: "fy", pad_parallel: 1 },
+  ], ["conv2d-packed", "conv2d"]),
+  ...packedCases([1, 3, 11, 13, 5, 3, 3, 2, 1], [
+    { fr: 4, yr: 2, xr: 16, pack: "W", order: 0, unroll_kw: 1, parallel: "f" },
+  ], ["conv2d-packed", "conv2d"]),
+  ...packedCases([2, 4, 8, 20, 6, 3, 3, 1, 0], [
+    { fr: 4, yr: 1, xr: 16, pack: "W", order: 0, unroll_kw: 1, parallel: "fy" },
+  ], ["conv2d-packed", "conv2d"]),
 ];
 
-/** Fixed `matmul-packed` template points of one matmul shape. */
+/** Fixed points of a packed template (`matmul-packed` by default) on one shape. */
 function packedCases(
   shape: number[],
   points: Record<string, unknown>[],
+  [template, workload] = ["matmul-packed", "matmul"],
 ): { name: string; workload: [string, number[]]; apply(sch: Schedule): void }[] {
-  const t = templateSpace("matmul-packed", createWorkload("matmul", shape));
+  const t = templateSpace(template, createWorkload(workload, shape));
   return points.map((values) => ({
-    name: `matmul-packed ${JSON.stringify(values)}`,
-    workload: ["matmul", shape],
+    name: `${template} ${shape} ${JSON.stringify(values)}`,
+    workload: [workload, shape],
     apply(sch) {
       const point = t.space.knobs.map((k) => k.options.indexOf(values[k.name] ?? k.options[0]));
       for (const inst of t.candidateOf(point).trace!.insts) sch.apply(inst);
