@@ -74,6 +74,16 @@ const VECTOR_PRELUDE = [
   "static inline tb_v16 tb_maskz(tb_v16 v, unsigned m) {",
   "  return (tb_v16)_mm512_maskz_mov_ps((__mmask16)m, (__m512)v);",
   "}",
+  "/* Every second float from p (a stride-2 convolution's input row): two loads, one permute. */",
+  "static inline tb_v16 tb_loadu_s2(const float *p) {",
+  "  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);",
+  "  __m512 lo = _mm512_loadu_ps(p), hi = _mm512_maskz_loadu_ps((__mmask16)0x7FFF, p + 16);",
+  "  return (tb_v16)_mm512_permutex2var_ps(lo, even, hi);",
+  "}",
+  "static inline tb_v16 tb_loadu_s2_m(const float *p, unsigned m) {",
+  "  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);",
+  "  return (tb_v16)_mm512_mask_i32gather_ps(_mm512_setzero_ps(), (__mmask16)m, even, p, 4);",
+  "}",
   "#else",
   "static inline tb_v16 tb_loadu_m(const float *p, unsigned m) {",
   "  tb_v16 v = {0};",
@@ -87,6 +97,12 @@ const VECTOR_PRELUDE = [
   "  for (int i = 0; i < 16; i++) if (!(m >> i & 1)) v[i] = 0;",
   "  return v;",
   "}",
+  "static inline tb_v16 tb_loadu_s2_m(const float *p, unsigned m) {",
+  "  tb_v16 v = {0};",
+  "  for (int i = 0; i < 16; i++) if (m >> i & 1) v[i] = p[2 * i];",
+  "  return v;",
+  "}",
+  "static inline tb_v16 tb_loadu_s2(const float *p) { return tb_loadu_s2_m(p, 0xFFFFu); }",
   "#endif",
   "",
 ];
@@ -680,8 +696,8 @@ function constIndex(e: AExpr, at: Map<string, number>, ctx: Ctx): number | undef
 
 /**
  * The expression `e` over 16 lanes of loop variable `v` (at its value in
- * `at`): contiguous loads are vectors, loop-invariant ones scalars that GCC
- * broadcasts; with `mask` (a C expression) contiguous loads read only the
+ * `at`): contiguous loads are vectors (stride-2 ones two loads and a
+ * permute), loop-invariant ones scalars that GCC broadcasts; with `mask` (a C expression) contiguous loads read only the
  * lanes it selects. Undefined when `e` needs anything else (a gather, a
  * compare).
  */
@@ -703,9 +719,12 @@ function vexpr(
         if (!ctx.tiles.has(e.buf)) return { code: `${e.buf}[${expr(e.index)}]`, vec: false };
         return { code: laneOf(e.buf, e.index, at, ctx), vec: false };
       }
+      const p = `&${e.buf}[${expr(e.index)}]`;
+      if (c === 2 && !ctx.tiles.has(e.buf)) {
+        return { code: mask ? `tb_loadu_s2_m(${p}, ${mask})` : `tb_loadu_s2(${p})`, vec: true };
+      }
       if (c !== 1) return undefined;
       if (ctx.tiles.has(e.buf)) return { code: tileVar(e.buf, e.index, at, ctx), vec: true };
-      const p = `&${e.buf}[${expr(e.index)}]`;
       return { code: mask ? `tb_loadu_m(${p}, ${mask})` : `tb_loadu(${p})`, vec: true };
     }
     case "bin": {

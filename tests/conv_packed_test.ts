@@ -1,8 +1,9 @@
 /**
  * The `conv2d-packed` template's edge tiles: columns that do not fill the
  * register tile run masked vector code (AVX-512 masked loads and stores) and
- * stay in vector variables; built for a target without AVX-512, the portable
- * lane loops of the same source compute the same output.
+ * stay in vector variables; a stride-2 convolution reads its input rows as
+ * two vector loads and a permute. Built for a target without AVX-512, the
+ * portable lane loops of the same source compute the same output.
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -23,6 +24,8 @@ import { templateSpace } from "../search/templates.ts";
 const CACHE_DIR = fileURLToPath(new URL("../.cache/test-kernels", import.meta.url));
 /** 37 output columns: one full 32-column tile, then 5 columns of a masked edge tile. */
 const SHAPE = [1, 5, 9, 37, 13, 3, 3, 1, 1];
+/** ResNet's first layer, smaller: 7x7 stride 2, 20 output columns (16 full, 4 masked). */
+const STRIDED = [1, 3, 40, 40, 8, 7, 7, 2, 3];
 const POINT = {
   fr: 6,
   yr: 2,
@@ -34,12 +37,13 @@ const POINT = {
   pad_parallel: 1,
 };
 
-function packedSource(): { source: string; naive: string; signature: KernelSignature } {
-  const w = createWorkload("conv2d", SHAPE);
+function packedSource(
+  shape = SHAPE,
+  values: Record<string, unknown> = POINT,
+): { source: string; naive: string; signature: KernelSignature } {
+  const w = createWorkload("conv2d", shape);
   const t = templateSpace("conv2d-packed", w);
-  const point = t.space.knobs.map((k) =>
-    k.options.indexOf((POINT as Record<string, unknown>)[k.name])
-  );
+  const point = t.space.knobs.map((k) => k.options.indexOf(values[k.name]));
   const sch = replayTrace(t.candidateOf(point).trace!, { prng: createPrng(0) });
   const naive = lower(new Schedule(w, { prng: createPrng(0) }));
   return {
@@ -62,8 +66,27 @@ Deno.test("conv2d-packed edge tiles stay in vector variables with masked loads",
   assert.match(source, /tb_lanes_lt\(/);
 });
 
-Deno.test("masked edges compute the naive output with and without AVX-512", async () => {
-  const { source, naive, signature } = packedSource();
+Deno.test("a stride-2 convolution's tile reads its input with stride-2 vector loads", () => {
+  const { source } = packedSource(STRIDED, { ...POINT, fr: 8, yr: 1, xr: 16 });
+  assert.match(source, /T_O_local_v\d+ \+= \(tb_loadu_s2\(&T_P\[/);
+  assert.match(source, /tb_loadu_s2_m\(&T_P\[/);
+  assert.doesNotMatch(source, /float T_O_local\[/);
+});
+
+for (
+  const [name, shape, point] of [
+    ["masked edges", SHAPE, POINT],
+    ["stride-2 loads", STRIDED, { ...POINT, fr: 8, yr: 1, xr: 16 }],
+  ] as const
+) {
+  Deno.test(`${name} compute the naive output with and without AVX-512`, async () => {
+    await checkBothTargets(packedSource([...shape], point));
+  });
+}
+
+async function checkBothTargets(
+  { source, naive, signature }: { source: string; naive: string; signature: KernelSignature },
+): Promise<void> {
   const portable = DEFAULT_FLAGS.map((f) => f === "-march=native" ? "-march=x86-64" : f);
   const native = createBuilder({ cacheDir: CACHE_DIR, parallel: 2 });
   const plain = createBuilder({ cacheDir: CACHE_DIR, parallel: 2, flags: portable });
@@ -90,4 +113,4 @@ Deno.test("masked edges compute the naive output with and without AVX-512", asyn
   } finally {
     await runner.close();
   }
-});
+}
