@@ -34,32 +34,52 @@ export interface Linear {
 export function linearize(
   e: AExpr,
   lets: ReadonlyMap<string, AExpr> = new Map(),
+  opaque = false,
 ): Linear | undefined {
   switch (e.k) {
     case "int":
       return { terms: new Map(), c: e.v };
     case "var": {
       const v = lets.get(e.name);
-      if (v) return linearize(v, lets);
+      if (v) return linearize(v, lets, opaque);
       return { terms: new Map([[e.name, 1]]), c: 0 };
     }
     case "bin": {
-      const a = linearize(e.a, lets), b = linearize(e.b, lets);
-      if (!a || !b) return undefined;
-      switch (e.op) {
-        case "+":
-          return combine(a, b, 1);
-        case "-":
-          return combine(a, b, -1);
-        case "*":
-          if (a.terms.size === 0) return scale(b, a.c);
-          if (b.terms.size === 0) return scale(a, b.c);
-          return undefined;
+      const a = linearize(e.a, lets, opaque), b = linearize(e.b, lets, opaque);
+      if (a && b) {
+        switch (e.op) {
+          case "+":
+            return combine(a, b, 1);
+          case "-":
+            return combine(a, b, -1);
+          case "*":
+            if (a.terms.size === 0) return scale(b, a.c);
+            if (b.terms.size === 0) return scale(a, b.c);
+        }
       }
-      return undefined;
+      return opaque ? atom(e, lets) : undefined;
     }
   }
-  return undefined;
+  return opaque ? atom(e, lets) : undefined;
+}
+
+/**
+ * The linear form of an int expression in which every non-affine part (a
+ * division, a remainder, a product of variables) is an opaque term named by
+ * its structure, lets expanded: equal parts cancel, so `x / 4 - m` with the
+ * let `m = x / 4` is 0. Terms named `(…)` are such parts.
+ */
+export function linearizeOpaque(e: AExpr, lets: ReadonlyMap<string, AExpr> = new Map()): Linear {
+  return linearize(e, lets, true)!;
+}
+
+function atom(e: AExpr, lets: ReadonlyMap<string, AExpr>): Linear {
+  const expand = (x: AExpr): AExpr => {
+    if (x.k === "var") return lets.has(x.name) ? expand(lets.get(x.name)!) : x;
+    if (x.k === "bin") return { ...x, a: expand(x.a), b: expand(x.b) };
+    return x;
+  };
+  return { terms: new Map([[`(${JSON.stringify(expand(e))})`, 1]]), c: 0 };
 }
 
 function combine(a: Linear, b: Linear, sign: number): Linear {

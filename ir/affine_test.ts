@@ -5,6 +5,7 @@ import {
   divModExact,
   fromLinear,
   linearize,
+  linearizeOpaque,
   nondecreasing,
   substitute,
 } from "./affine.ts";
@@ -61,4 +62,15 @@ Deno.test("nondecreasing accepts sums, scaled and divided variables, not differe
   assert.ok(!nondecreasing(mod(vr("i"), 4), vars));
   const s = substitute(add(vr("m"), vr("i")), new Map([["i", int(5)]]));
   assert.equal(expr(s), "(m + 5)");
+});
+
+Deno.test("linearizeOpaque cancels equal non-affine parts, lets expanded", () => {
+  const f = vr("f");
+  const lets = new Map([["m", div(div(f, 56), 4)]]);
+  // (f / 56 / 4) * 256 + 3 - m * 256 = 3
+  const e = sub(add(mul(div(div(f, 56), 4), int(256)), int(3)), mul(vr("m"), int(256)));
+  assert.equal(linearize(e, lets), undefined);
+  assert.deepEqual(linearizeOpaque(e, lets), { terms: new Map(), c: 3 });
+  // Different parts stay: f / 56 - f / 8 keeps two opaque terms.
+  assert.equal(linearizeOpaque(sub(div(f, 56), div(f, 8))).terms.size, 2);
 });

@@ -42,7 +42,7 @@
  * ```
  * @module
  */
-import { coefOf, linearize, nondecreasing, substitute } from "./affine.ts";
+import { coefOf, linearizeOpaque, nondecreasing, substitute } from "./affine.ts";
 import { type AExpr, int, type Kernel, type Stmt, varsOf } from "./ast.ts";
 
 /** Floats per vector of the explicit SIMD code (a 64-byte AVX-512 register). */
@@ -683,8 +683,8 @@ function tileVar(buf: string, index: AExpr, at: Map<string, number>, ctx: Ctx): 
 
 /** The value of an index when it is constant here (lets expanded, terms cancelled). */
 function constIndex(e: AExpr, at: Map<string, number>, ctx: Ctx): number | undefined {
-  const l = linearize(e, ctx.lets);
-  if (!l) return undefined;
+  // Opaque parts (a fused loop's `f / 56`, say) cancel against the tile's start.
+  const l = linearizeOpaque(e, ctx.lets);
   let v = l.c;
   for (const [name, c] of l.terms) {
     const x = at.get(name);

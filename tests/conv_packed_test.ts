@@ -66,6 +66,12 @@ Deno.test("conv2d-packed edge tiles stay in vector variables with masked loads",
   assert.match(source, /tb_lanes_lt\(/);
 });
 
+Deno.test("a tile under the fused parallel loop (f / rows) stays in vector variables", () => {
+  const { source } = packedSource(SHAPE, { ...POINT, parallel: "fy" });
+  assert.match(source, /_fused = 0;/);
+  assert.doesNotMatch(source, /float T_O_local\[/);
+});
+
 Deno.test("a stride-2 convolution's tile reads its input with stride-2 vector loads", () => {
   const { source } = packedSource(STRIDED, { ...POINT, fr: 8, yr: 1, xr: 16 });
   assert.match(source, /T_O_local_v\d+ \+= \(tb_loadu_s2\(&T_P\[/);
