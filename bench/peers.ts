@@ -21,7 +21,10 @@
  * does not support a workload (OpenBLAS has no convolution) as `n/a`.
  * Halide's convolution reads an input already zero-padded (as Halide's
  * apps/conv_layer does): with a boundary condition instead, Adams2019 ran for
- * minutes and gigabytes on ResNet-18 conv2.
+ * minutes and gigabytes on ResNet-18 conv2. In both Halide pipelines the
+ * reduction is a Func of its own that the output reads (as in Halide's apps):
+ * written as an update of the output itself, it can only be scheduled at root
+ * with the reduction loop innermost, and Adams2019 ran ~7x slower on matmul.
  *
  * tunebook's kernel is the best record of the workload in `--db` (any run on
  * target cpu) or the best of the traces in `--trace`, rebuilt and timed by the
