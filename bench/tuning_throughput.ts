@@ -7,7 +7,8 @@
  *
  * ```sh
  * deno run -A bench/tuning_throughput.ts [--shape 256,256,256] [--trials 200] \
- *   [--strategies random,xgb] [--modes serial,overlap] [--batch 8] [--opt=-O3] \
+ *   [--strategies random,xgb] [--modes serial,overlap,unity,unity+overlap] [--batch 8] \
+ *   [--unity 8] [--opt=-O3] \
  *   [--repeat 3] [--min-repeat-ms 10] [--seed 1]
  * ```
  *
@@ -16,6 +17,8 @@
  * wall seconds the loop waited on each; with overlap they run at the same
  * time and can add up to more than the wall time. `overhead` is proposing,
  * observing (model training), code generation and the records database.
+ * Modes `unity` compile each round's candidates together, up to `--unity`
+ * per file and compiler process (measure/builder.ts `batch`).
  * @module
  */
 import { parseArgs } from "node:util";
@@ -36,6 +39,8 @@ import { tune, type TuneTimings } from "../tuner/loop.ts";
 export interface ThroughputRow {
   strategy: string;
   overlap: boolean;
+  /** Kernels per compiler process. */
+  unity: number;
   /** Distinct candidates measured. */
   trials: number;
   /** Trials per wall second. */
@@ -57,6 +62,8 @@ export interface ThroughputOptions {
   trials: number;
   overlap: boolean;
   batch: number;
+  /** Kernels per compiler process (1: one file each). */
+  unity: number;
   seed: number;
   /** Optimisation flag replacing `-O3` of the builder's default flags. */
   opt: string;
@@ -75,7 +82,7 @@ function strategyOf(name: string, w: Workload, seed: number): Strategy {
 export async function measureThroughput(o: ThroughputOptions): Promise<ThroughputRow> {
   const db = RecordsDB.open(join(o.dir, "t.db"));
   const flags = DEFAULT_FLAGS.map((f) => (f === "-O3" ? o.opt : f));
-  const builder = createBuilder({ cacheDir: join(o.dir, "kernels"), flags });
+  const builder = createBuilder({ cacheDir: join(o.dir, "kernels"), flags, batch: o.unity });
   const runner = createRunner({ timing: o.timing });
   try {
     const w = o.workload;
@@ -85,7 +92,7 @@ export async function measureThroughput(o: ThroughputOptions): Promise<Throughpu
       trials: o.trials,
       target: "cpu",
       workloadId: db.upsertWorkload({ name: w.name, shape: w.shape, flops: w.flops }),
-      config: { bench: "tuning_throughput", overlap: o.overlap },
+      config: { bench: "tuning_throughput", overlap: o.overlap, unity: o.unity },
       machine: {},
       compiler: await builder.describe(),
       tunebookVersion: "bench",
@@ -111,6 +118,7 @@ export async function measureThroughput(o: ThroughputOptions): Promise<Throughpu
     return {
       strategy: o.strategy,
       overlap: o.overlap,
+      unity: o.unity,
       trials: out.measured,
       perSecond: out.measured / out.timings.wall,
       ...(best !== undefined ? { bestGflops: best } : {}),
@@ -152,21 +160,23 @@ export function overlapNoise(
 export function throughputTable(rows: ThroughputRow[]): string {
   const pct = (x: number, t: TuneTimings) => `${(100 * x / t.wall).toFixed(0)}%`;
   const lines = [
-    "| strategy | overlap | trials | wall s | trials/s | build | measure | overhead (search+model) | gcc s/kernel | best GFLOP/s |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| strategy | overlap | unity | trials | wall s | trials/s | build | measure | overhead (search+model) | gcc s/kernel | best GFLOP/s |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
   ];
   for (const r of rows) {
     const t = r.timings;
     lines.push(
-      `| ${r.strategy} | ${r.overlap ? "on" : "off"} | ${r.trials} | ${t.wall.toFixed(1)} | ${
-        r.perSecond.toFixed(2)
-      } | ${t.build.toFixed(1)} s (${pct(t.build, t)}) | ${t.measure.toFixed(1)} s (${
-        pct(t.measure, t)
-      }) | ${overheadSeconds(t).toFixed(2)} s (${pct(overheadSeconds(t), t)}: propose ${
-        t.propose.toFixed(2)
-      }, observe ${t.observe.toFixed(2)}, codegen ${t.source.toFixed(2)}, records ${
-        t.records.toFixed(2)
-      }) | ${r.compileSeconds.toFixed(2)} | ${r.bestGflops?.toFixed(1) ?? "none"} |`,
+      `| ${r.strategy} | ${r.overlap ? "on" : "off"} | ${r.unity} | ${r.trials} | ${
+        t.wall.toFixed(1)
+      } | ${r.perSecond.toFixed(2)} | ${t.build.toFixed(1)} s (${pct(t.build, t)}) | ${
+        t.measure.toFixed(1)
+      } s (${pct(t.measure, t)}) | ${overheadSeconds(t).toFixed(2)} s (${
+        pct(overheadSeconds(t), t)
+      }: propose ${t.propose.toFixed(2)}, observe ${t.observe.toFixed(2)}, codegen ${
+        t.source.toFixed(2)
+      }, records ${t.records.toFixed(2)}) | ${r.compileSeconds.toFixed(2)} | ${
+        r.bestGflops?.toFixed(1) ?? "none"
+      } |`,
     );
   }
   return lines.join("\n");
@@ -181,6 +191,7 @@ if (import.meta.main) {
       strategies: { type: "string", default: "random,xgb" },
       modes: { type: "string", default: "serial,overlap" },
       batch: { type: "string", default: "8" },
+      unity: { type: "string", default: "8" },
       opt: { type: "string", default: "-O3" },
       repeat: { type: "string", default: "3" },
       "min-repeat-ms": { type: "string", default: "10" },
@@ -199,7 +210,10 @@ if (import.meta.main) {
   const rows: ThroughputRow[] = [];
   for (const strategy of v.strategies!.split(",")) {
     for (const mode of v.modes!.split(",")) {
-      if (mode !== "serial" && mode !== "overlap") throw new RangeError(`Unknown mode "${mode}"`);
+      const modes = ["serial", "overlap", "unity", "unity+overlap"];
+      if (!modes.includes(mode)) {
+        throw new RangeError(`Unknown mode "${mode}"; known: ${modes.join(", ")}`);
+      }
       const dir = await Deno.makeTempDir({ prefix: "tb-throughput-" });
       try {
         rows.push(
@@ -207,8 +221,9 @@ if (import.meta.main) {
             workload,
             strategy,
             trials: Number(v.trials),
-            overlap: mode === "overlap",
+            overlap: mode.endsWith("overlap"),
             batch: Number(v.batch),
+            unity: mode.startsWith("unity") ? Number(v.unity) : 1,
             seed: Number(v.seed),
             opt: v.opt!,
             timing,
@@ -222,8 +237,8 @@ if (import.meta.main) {
   }
   console.log(throughputTable(rows));
   for (const strategy of new Set(rows.map((r) => r.strategy))) {
-    const serial = rows.find((r) => r.strategy === strategy && !r.overlap);
-    const over = rows.find((r) => r.strategy === strategy && r.overlap);
+    const serial = rows.find((r) => r.strategy === strategy && !r.overlap && r.unity === 1);
+    const over = rows.find((r) => r.strategy === strategy && r.overlap && r.unity === 1);
     const noise = serial && over ? overlapNoise(serial, over) : undefined;
     if (noise) {
       console.log(
@@ -239,7 +254,9 @@ if (import.meta.main) {
   console.log(
     `goal (>= 10 trials/s, overhead < 10% of wall): ${
       goal.length
-        ? goal.map((r) => `${r.strategy}/${r.overlap ? "overlap" : "serial"}`).join(", ")
+        ? goal.map((r) =>
+          `${r.strategy}/${r.unity > 1 ? "unity+" : ""}${r.overlap ? "overlap" : "serial"}`
+        ).join(", ")
         : "not met"
     }`,
   );

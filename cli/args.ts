@@ -48,8 +48,13 @@ export interface TuneArgs {
   minRepeatMs: number;
   /** Build round k+1 while round k is measured (`--overlap`). */
   overlap: boolean;
+  /** Candidates compiled together per compiler process (`--unity`). */
+  unity: number;
   quiet: boolean;
 }
+
+/** Default of `--unity`: candidates compiled together per compiler process. */
+export const UNITY_DEFAULT = 1;
 
 /** Usage text of `tune`. */
 export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,... [options]
@@ -76,6 +81,8 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
   --number N --repeat N --min-repeat-ms MS   timing (default 1, 3, 40)
   --overlap           build the next round while this one is measured (faster; compiling
                       on the cores being measured perturbs timings)
+  --unity N           compile up to N of a round's candidates in one file and compiler
+                      process (default ${UNITY_DEFAULT}; 1: one file each)
   --quiet             no progress bar`;
 
 /** Parses `tune`'s arguments; throws UsageError on any problem. */
@@ -103,6 +110,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
         repeat: { type: "string", default: "3" },
         "min-repeat-ms": { type: "string", default: "40" },
         overlap: { type: "boolean", default: false },
+        unity: { type: "string", default: String(UNITY_DEFAULT) },
         quiet: { type: "boolean", default: false },
         help: { type: "boolean", default: false },
       },
@@ -125,6 +133,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     repeat: integer(v.repeat!, "--repeat", 1, 1000),
     minRepeatMs: nonNegative(v["min-repeat-ms"]!, "--min-repeat-ms"),
     overlap: v.overlap!,
+    unity: integer(v.unity!, "--unity", 1, 1024),
     quiet: v.quiet!,
   };
   if (v.trials !== undefined) args.trials = integer(v.trials, "--trials", 1, 1e7);

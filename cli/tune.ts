@@ -84,6 +84,7 @@ export async function main(argv: string[]): Promise<number> {
       target: args.target,
       batch: args.batch,
       overlap: args.overlap || undefined,
+      unity: args.unity,
       timeoutSeconds: args.timeout,
       timing: { number: args.number, repeat: args.repeat, minRepeatMs: args.minRepeatMs },
       onProgress: progress?.update,

@@ -53,6 +53,8 @@ const MAX_TILE_VECTORS = 32;
 const MAX_EXPLICIT_UNROLL = 64;
 
 const VECTOR_PRELUDE = [
+  "#ifndef TB_VECTOR_PRELUDE",
+  "#define TB_VECTOR_PRELUDE",
   "typedef float tb_v16 __attribute__((vector_size(64)));",
   "static inline tb_v16 tb_loadu(const float *p) {",
   "  tb_v16 v;",
@@ -104,6 +106,7 @@ const VECTOR_PRELUDE = [
   "}",
   "static inline tb_v16 tb_loadu_s2(const float *p) { return tb_loadu_s2_m(p, 0xFFFFu); }",
   "#endif",
+  "#endif /* TB_VECTOR_PRELUDE */",
   "",
 ];
 
@@ -181,27 +184,29 @@ export function generateC(kernel: Kernel): string {
       `(size_t)omp_get_max_threads() * ${bytes}`,
     ]),
   ];
+  // The kernel's global names are tb_kernel, tb_ws and tb_release, so a
+  // builder can rename them with three macros to put many kernels in one file.
   if (spaces.length > 0) {
     const at = head.indexOf("void tb_kernel(float **bufs) {");
     head.splice(
       at,
       0,
-      ...spaces.flatMap((
-        [buf],
-      ) => [`static float *tb_ws_${buf};`, `static size_t tb_ws_${buf}_bytes;`]),
+      "static struct {",
+      ...spaces.flatMap(([buf]) => [`  float *${buf};`, `  size_t ${buf}_bytes;`]),
+      "} tb_ws;",
       "__attribute__((destructor)) static void tb_release(void) {",
-      ...spaces.map(([buf]) => `  free(tb_ws_${buf});`),
+      ...spaces.map(([buf]) => `  free(tb_ws.${buf});`),
       "}",
       "",
     );
     for (const [buf, bytes] of spaces) {
       head.push(
-        `  if (tb_ws_${buf}_bytes < ${bytes}) {`,
-        `    free(tb_ws_${buf});`,
-        `    tb_ws_${buf}_bytes = ${bytes};`,
-        `    tb_ws_${buf} = (float *)aligned_alloc(64, tb_ws_${buf}_bytes);`,
+        `  if (tb_ws.${buf}_bytes < ${bytes}) {`,
+        `    free(tb_ws.${buf});`,
+        `    tb_ws.${buf}_bytes = ${bytes};`,
+        `    tb_ws.${buf} = (float *)aligned_alloc(64, tb_ws.${buf}_bytes);`,
         `  }`,
-        `  float *restrict ${buf} = tb_ws_${buf};`,
+        `  float *restrict ${buf} = tb_ws.${buf};`,
       );
     }
   }

@@ -158,6 +158,8 @@ const C_WORDS = new Set([
   "omp_get_max_threads",
   "tb_release",
   "destructor",
+  "struct",
+  "tb_ws",
 ]);
 
 Deno.test("generated C only contains C words and names derived from checked names", () => {
@@ -179,8 +181,8 @@ Deno.test("generated C only contains C words and names derived from checked name
       for (const id of src.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) {
         checked++;
         if (C_WORDS.has(id)) continue;
-        // Work space kept across calls: tb_ws_<buffer> and tb_ws_<buffer>_bytes.
-        const m = id.replace(/^tb_ws_(.*?)(_bytes)?$/, "$1").match(/^(T|v|m)_([A-Za-z0-9_]+)$/);
+        // Work space kept across calls: fields <buffer> and <buffer>_bytes of tb_ws.
+        const m = id.replace(/^(.*?)_bytes$/, "$1").match(/^(T|v|m)_([A-Za-z0-9_]+)$/);
         assert.ok(m, `unexpected identifier ${id}`);
         // Buffers, loop variables and region starts all start with a stage or tensor name.
         const owner = [...tensors].some((t) => m[2] === t || m[2].startsWith(`${t}_`));

@@ -48,8 +48,8 @@ Deno.test("cache_read global and transform_layout store k-major panels, zero-pad
   const sch = packed(24, 64, 16);
   const src = generateC(lower(sch));
   // B(16, 64) in 32-column panels: [2][16][32]; A(12-row block, 16) in 6-row panels: [2][16][6].
-  assert.match(src, /tb_ws_T_B_global_bytes < \(size_t\)4096\)/);
-  assert.match(src, /float \*restrict T_B_global = tb_ws_T_B_global;/);
+  assert.match(src, /tb_ws\.T_B_global_bytes < \(size_t\)4096\)/);
+  assert.match(src, /float \*restrict T_B_global = tb_ws\.T_B_global;/);
   assert.match(src, /float T_A_global\[192\] __attribute__\(\(aligned\(64\)\)\)/);
   // The register tile reads both panels with unit strides: 6 x 32 accumulators in 12 vectors.
   assert.match(src, /tb_v16 T_C_local_v0, [^;]*T_C_local_v11;/);
@@ -141,13 +141,13 @@ Deno.test("a large private buffer comes from a pool kept across calls, a slice p
   const src = generateC(lower(sch)); // 64 x 1024 floats: 256 KiB
   assert.match(
     src,
-    /tb_ws_T_A_global_pool_bytes = \(size_t\)omp_get_max_threads\(\) \* 262144;\n.*aligned_alloc\(64, tb_ws_T_A_global_pool_bytes\);/,
+    /tb_ws\.T_A_global_pool_bytes = \(size_t\)omp_get_max_threads\(\) \* 262144;\n.*aligned_alloc\(64, tb_ws\.T_A_global_pool_bytes\);/,
   );
   assert.match(src, /T_A_global = T_A_global_pool \+ \(size_t\)omp_get_thread_num\(\) \* 65536;/);
   // Freed when the library is unloaded, not at the end of each call.
   assert.match(
     src,
-    /destructor\)\) static void tb_release\(void\) \{\n {2}free\(tb_ws_T_A_global_pool\);/,
+    /destructor\)\) static void tb_release\(void\) \{\n {2}free\(tb_ws\.T_A_global_pool\);/,
   );
   assert.doesNotMatch(src.slice(src.indexOf("omp parallel")), /free\(/);
   assert.doesNotMatch(src.slice(src.indexOf("omp parallel")), /aligned_alloc/);

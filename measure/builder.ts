@@ -4,12 +4,21 @@
  * shared object under the SHA-256 of source + harness version + compiler
  * version + flags.
  *
+ * With `batch` > 1, the kernels of one `build` call that are not cached yet
+ * are compiled together, up to `batch` per file and compiler process (a
+ * unity build: each kernel's global names renamed `tb_kernel_<hash>`,
+ * `tb_time_<hash>`, one copy of the timing loop), which saves the
+ * compiler's start-up, the harness and the link per kernel. A batch that
+ * fails to compile is compiled again one kernel at a time, so an error names
+ * its kernel. A `build` of one kernel always gives its own shared object
+ * with `tb_kernel` (what a reference kernel needs).
+ *
  * @module
  */
 
 import { join, resolve } from "node:path";
 import { compilerVersionLine, runCompiler } from "./compile.ts";
-import { HARNESS_C, HARNESS_VERSION } from "./harness.ts";
+import { HARNESS_C, HARNESS_VERSION, harnessFor } from "./harness.ts";
 import { Semaphore } from "./semaphore.ts";
 import type { BuildInput, BuildResult } from "./types.ts";
 
@@ -36,8 +45,10 @@ export interface BuilderOptions {
   flags?: string[];
   /** Most compiler processes at once. Default `navigator.hardwareConcurrency`. */
   parallel?: number;
-  /** Wall seconds one compile may take before it is killed. Default 30. */
+  /** Wall seconds one compile may take before it is killed (per kernel of a batch). Default 30. */
   timeoutSeconds?: number;
+  /** Most kernels compiled together in one file (unity build). Default 1 (one file each). */
+  batch?: number;
 }
 
 /** Compiles kernels to shared objects. */
@@ -120,7 +131,9 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
   const cc = options.cc ?? "gcc";
   const flags = [...(options.flags ?? DEFAULT_FLAGS)];
   const timeoutSeconds = options.timeoutSeconds ?? 30;
-  const limit = new Semaphore(options.parallel ?? navigator.hardwareConcurrency ?? 1);
+  const parallelism = options.parallel ?? navigator.hardwareConcurrency ?? 1;
+  const limit = new Semaphore(parallelism);
+  const batch = Math.max(1, Math.floor(options.batch ?? 1));
   const inFlight = new Map<string, Promise<BuildResult>>();
   let versionLine: Promise<string> | undefined;
   let description: Promise<string> | undefined;
@@ -132,6 +145,31 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
     });
     return versionLine;
   };
+
+  /** The cached build of `hash`: its own shared object, or its place in a batch's. */
+  async function cached(hash: string): Promise<BuildResult | undefined> {
+    const artifact = join(cacheDir, `${hash}.so`);
+    if (await exists(artifact)) {
+      return { errorKind: "none", artifact, buildSeconds: 0, cached: true, hash };
+    }
+    try {
+      const ref = JSON.parse(await Deno.readTextFile(join(cacheDir, `${hash}.ref`)));
+      const shared = join(cacheDir, ref.artifact);
+      if (await exists(shared)) {
+        return {
+          errorKind: "none",
+          artifact: shared,
+          symbol: ref.symbol,
+          buildSeconds: 0,
+          cached: true,
+          hash,
+        };
+      }
+    } catch {
+      // Not built in a batch either.
+    }
+    return undefined;
+  }
 
   async function compile(hash: string, source: string): Promise<BuildResult> {
     const artifact = join(cacheDir, `${hash}.so`);
@@ -158,9 +196,99 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
     return { errorKind: "none", artifact, buildSeconds: outcome.seconds, cached: false, hash };
   }
 
+  async function hashOf(source: string): Promise<string> {
+    return await sha256Hex([source, HARNESS_VERSION, await version(), cc, ...flags].join("\u0000"));
+  }
+
+  /** Compiles `members` (not cached) into one shared object; each alone if that fails. */
+  async function compileBatch(members: { hash: string; source: string }[]): Promise<BuildResult[]> {
+    if (members.length === 1) return [await compile(members[0].hash, members[0].source)];
+    const batchHash = await sha256Hex(members.map((m) => m.hash).join(","));
+    const name = `batch-${batchHash}.so`;
+    const artifact = join(cacheDir, name);
+    const symbols = members.map((m) => `tb_kernel_${m.hash.slice(0, 16)}`);
+    const text = members.map((m, i) =>
+      [
+        `#define tb_kernel ${symbols[i]}`,
+        `#define tb_release tb_release_${m.hash.slice(0, 16)}`,
+        `#define tb_ws tb_ws_${m.hash.slice(0, 16)}`,
+        m.source,
+        "#undef tb_kernel",
+        "#undef tb_release",
+        "#undef tb_ws",
+        harnessFor(symbols[i]),
+      ].join("\n")
+    ).join("\n");
+    const cPath = join(cacheDir, `batch-${batchHash}.c`);
+    await writeAtomic(cPath, text);
+    const tmp = `${artifact}.tmp-${crypto.randomUUID()}`;
+    const outcome = await limit.use(() =>
+      runCompiler(cc, [...flags, "-o", tmp, cPath], cacheDir, timeoutSeconds * members.length)
+    );
+    if (!outcome.success) {
+      await removeQuietly(tmp);
+      return await Promise.all(members.map((m) => compile(m.hash, m.source)));
+    }
+    await Deno.rename(tmp, artifact);
+    const seconds = outcome.seconds / members.length;
+    return await Promise.all(members.map(async (m, i) => {
+      const ref = JSON.stringify({ artifact: name, symbol: symbols[i] });
+      await writeAtomic(join(cacheDir, `${m.hash}.ref`), ref);
+      return {
+        errorKind: "none" as const,
+        artifact,
+        symbol: symbols[i],
+        buildSeconds: seconds,
+        cached: false,
+        hash: m.hash,
+      };
+    }));
+  }
+
+  /** Builds `inputs` in batches of up to `batch`, as many batches as compilers run at once. */
+  async function buildBatched(
+    inputs: BuildInput[],
+    onDone?: (index: number, r: BuildResult) => void,
+  ): Promise<BuildResult[]> {
+    const hashes = await Promise.all(inputs.map((i) => hashOf(i.source)));
+    const results: BuildResult[] = new Array(inputs.length);
+    const todo = new Map<string, number[]>();
+    await Promise.all(hashes.map(async (hash, i) => {
+      const hit = await cached(hash);
+      if (hit) {
+        results[i] = hit;
+        onDone?.(i, hit);
+      }
+    }));
+    hashes.forEach((hash, i) => {
+      if (!results[i]) todo.set(hash, [...(todo.get(hash) ?? []), i]);
+    });
+    const members = [...todo.keys()].map((hash) => ({
+      hash,
+      source: inputs[todo.get(hash)![0]].source,
+    }));
+    const groups = Math.max(
+      Math.ceil(members.length / batch),
+      Math.min(parallelism, members.length),
+    );
+    const batches = Array.from(
+      { length: groups },
+      (_, g) => members.filter((_, i) => i % groups === g),
+    );
+    await Promise.all(batches.map(async (b) => {
+      const built = await compileBatch(b);
+      built.forEach((r, k) => {
+        for (const i of todo.get(b[k].hash)!) {
+          results[i] = { ...r };
+          onDone?.(i, results[i]);
+        }
+      });
+    }));
+    return results;
+  }
+
   async function buildOne(source: string): Promise<BuildResult> {
-    const key = [source, HARNESS_VERSION, await version(), cc, ...flags].join("\u0000");
-    const hash = await sha256Hex(key);
+    const hash = await hashOf(source);
     let pending = inFlight.get(hash);
     if (!pending) {
       pending = compile(hash, source).finally(() => inFlight.delete(hash));
@@ -173,6 +301,8 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
     async build(inputs, onDone) {
       await version();
       await Deno.mkdir(cacheDir, { recursive: true });
+      // One kernel alone is always its own `tb_kernel` (a reference kernel, say).
+      if (batch > 1 && inputs.length > 1) return await buildBatched(inputs, onDone);
       return await Promise.all(inputs.map(async (input, index) => {
         const result = await buildOne(input.source);
         onDone?.(index, result);

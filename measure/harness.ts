@@ -1,7 +1,7 @@
 /**
  * The C timing harness the builder appends to every kernel source.
  *
- * It defines
+ * It defines (for a kernel `tb_kernel`; `tb_time_X` for `tb_kernel_X`)
  * `int tb_time(float **bufs, int number, int repeat, double min_repeat_ms, int warmup, double *times_out)`,
  * which times `tb_kernel` inside native code, like TVM's time evaluator:
  * `warmup` untimed calls, then `repeat` repeats of `number` calls each, timed
@@ -19,18 +19,21 @@
 export const HARNESS_MAX_NUMBER = 1_000_000_000;
 
 /** Version of {@link HARNESS_C}; part of the build cache key. Bump on any change. */
-export const HARNESS_VERSION = "tb-harness-1";
+export const HARNESS_VERSION = "tb-harness-2";
 
-/** C source of the timing harness (appended after the kernel source). */
-export const HARNESS_C = `
+/**
+ * The timing loop, once per file (guarded): `tb_time_impl` times the kernel
+ * it is given, so a file holding many kernels holds one copy of it.
+ */
+const HARNESS_IMPL = `
 /* ---- tunebook timing harness (${HARNESS_VERSION}) ---- */
+#ifndef TB_HARNESS_IMPL
+#define TB_HARNESS_IMPL
 #include <time.h>
 #ifndef CLOCK_MONOTONIC /* strict ISO C hides the POSIX clock API */
 #define CLOCK_MONOTONIC 1
 extern int clock_gettime(int clock_id, struct timespec *tp);
 #endif
-
-void tb_kernel(float **bufs);
 
 static double tb_harness_now_ms(void) {
   struct timespec ts;
@@ -38,15 +41,15 @@ static double tb_harness_now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-int tb_time(float **bufs, int number, int repeat, double min_repeat_ms, int warmup,
-            double *times_out) {
+static int tb_time_impl(void (*kernel)(float **), float **bufs, int number, int repeat,
+                        double min_repeat_ms, int warmup, double *times_out) {
   const double max_number = ${HARNESS_MAX_NUMBER}.0;
   if (number < 1) number = 1;
-  for (int i = 0; i < warmup; i++) tb_kernel(bufs);
+  for (int i = 0; i < warmup; i++) kernel(bufs);
   for (int r = 0; r < repeat; r++) {
     for (;;) {
       double t0 = tb_harness_now_ms();
-      for (int i = 0; i < number; i++) tb_kernel(bufs);
+      for (int i = 0; i < number; i++) kernel(bufs);
       double elapsed = tb_harness_now_ms() - t0;
       if (elapsed >= min_repeat_ms || (double)number >= max_number) {
         times_out[r] = elapsed * 1e-3 / (double)number;
@@ -65,4 +68,28 @@ int tb_time(float **bufs, int number, int repeat, double min_repeat_ms, int warm
   }
   return number;
 }
+#endif
 `;
+
+/**
+ * The harness of the kernel named `kernel` (appended after its source):
+ * `tb_time` for `tb_kernel`, `tb_time_X` for `tb_kernel_X` (see
+ * {@link timeSymbolOf}).
+ */
+export function harnessFor(kernel = "tb_kernel"): string {
+  return `${HARNESS_IMPL}
+void ${kernel}(float **bufs);
+int ${timeSymbolOf(kernel)}(float **bufs, int number, int repeat, double min_repeat_ms, int warmup,
+            double *times_out) {
+  return tb_time_impl(${kernel}, bufs, number, repeat, min_repeat_ms, warmup, times_out);
+}
+`;
+}
+
+/** The timing function of kernel symbol `kernel`: `tb_kernel_X` -> `tb_time_X`. */
+export function timeSymbolOf(kernel: string): string {
+  return kernel.replace(/^tb_kernel/, "tb_time");
+}
+
+/** C source of the timing harness of `tb_kernel` (appended after the kernel source). */
+export const HARNESS_C: string = harnessFor();

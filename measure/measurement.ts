@@ -9,6 +9,7 @@
 import { alignedFloat32, pointerTable } from "./buffers.ts";
 import { compareOutputs } from "./compare.ts";
 import { fillUniform } from "./prng.ts";
+import { timeSymbolOf } from "./harness.ts";
 import type { WorkerReply, WorkerRequest } from "./protocol.ts";
 import type { KernelSignature } from "./types.ts";
 
@@ -20,6 +21,23 @@ const CANDIDATE_SYMBOLS = {
   ...KERNEL_SYMBOLS,
   tb_time: { parameters: ["buffer", "i32", "i32", "f64", "i32", "buffer"], result: "i32" },
 } as const;
+
+/** Opens a candidate whose kernel is `symbol` (and its timer), under the usual names. */
+function openCandidate(
+  path: string,
+  symbol = "tb_kernel",
+): Deno.DynamicLibrary<typeof CANDIDATE_SYMBOLS> {
+  if (symbol === "tb_kernel") return Deno.dlopen(path, CANDIDATE_SYMBOLS);
+  const lib = Deno.dlopen(path, {
+    [symbol]: CANDIDATE_SYMBOLS.tb_kernel,
+    [timeSymbolOf(symbol)]: CANDIDATE_SYMBOLS.tb_time,
+  } as Record<string, Deno.ForeignFunction>);
+  const fns = lib.symbols as Record<string, unknown>;
+  return {
+    symbols: { tb_kernel: fns[symbol], tb_time: fns[timeSymbolOf(symbol)] },
+    close: () => lib.close(),
+  } as unknown as Deno.DynamicLibrary<typeof CANDIDATE_SYMBOLS>;
+}
 
 type ReferenceLibrary = Deno.DynamicLibrary<typeof KERNEL_SYMBOLS>;
 
@@ -139,7 +157,7 @@ export class Measurer {
     try {
       const ref = this.#reference(request);
       onReferenceReady?.();
-      lib = Deno.dlopen(request.artifact, CANDIDATE_SYMBOLS);
+      lib = openCandidate(request.artifact, request.symbol);
       const { signature, timing } = request;
       const buffers = allocate(signature);
       const inputs = buffers.filter((_, i) => signature.buffers[i].role === "input");

@@ -40,6 +40,8 @@ export interface WorkerRequest {
   id: number;
   /** Shared object of the candidate. */
   artifact: string;
+  /** The candidate's kernel symbol (`tb_kernel_<hash>` in a batch); default `tb_kernel`. */
+  symbol?: string;
   /** Shared object of the reference kernel. */
   reference: string;
   signature: KernelSignature;
@@ -98,9 +100,15 @@ export function checkRequest(value: unknown): WorkerRequest {
   const timing = (r.timing ?? {}) as Record<string, unknown>;
   if (typeof r.artifact !== "string") fail("artifact must be a string");
   if (typeof r.reference !== "string") fail("reference must be a string");
+  if (
+    r.symbol !== undefined && !(typeof r.symbol === "string" && /^tb_kernel\w*$/.test(r.symbol))
+  ) {
+    fail("symbol must be tb_kernel or tb_kernel_<suffix>");
+  }
   return {
     id: finite(r.id, "id"),
     artifact: r.artifact,
+    ...(r.symbol !== undefined ? { symbol: r.symbol as string } : {}),
     reference: r.reference,
     signature: checkSignature(r.signature),
     seed: finite(r.seed, "seed"),

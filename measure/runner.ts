@@ -96,10 +96,10 @@ class Slot {
       this.worker = fresh;
     }
     const worker = this.worker;
-    const { artifact, reference, signature, seed, atol, rtol } = input;
+    const { artifact, symbol, reference, signature, seed, atol, rtol } = input;
     const start = performance.now();
     const outcome = await worker.request(
-      { artifact, reference, signature, seed, atol, rtol, timing },
+      { artifact, ...(symbol ? { symbol } : {}), reference, signature, seed, atol, rtol, timing },
       limits,
     );
     const runSeconds = (performance.now() - start) / 1000;

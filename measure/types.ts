@@ -66,6 +66,11 @@ export interface BuildResult {
   errorKind: ErrorKind;
   /** Path of the shared object when `errorKind` is `"none"`. */
   artifact?: string;
+  /**
+   * The kernel's symbol in `artifact` when it is not `tb_kernel` (a batch
+   * holds `tb_kernel_<hash>`, timed by `tb_time_<hash>`).
+   */
+  symbol?: string;
   /** Compiler output when the build failed. */
   error?: string;
   /** Wall seconds spent compiling (0 when served from the cache). */
@@ -92,6 +97,8 @@ export interface TimingOptions {
 export interface MeasureInput {
   /** Shared object of the candidate. */
   artifact: string;
+  /** The candidate's kernel symbol in `artifact` (its build's `symbol`). Default `tb_kernel`. */
+  symbol?: string;
   /** Shared object of the reference kernel of the same workload. */
   reference: string;
   signature: KernelSignature;

@@ -30,12 +30,16 @@ Deno.test("bench/tuning_throughput.ts reports trials/s and the split of wall tim
     "random,xgb",
     "--min-repeat-ms",
     "0",
+    "--modes",
+    "serial,overlap,unity",
+    "--unity",
+    "2",
   ]);
   for (const strategy of ["random", "xgb"]) {
-    for (const overlap of ["off", "on"]) {
+    for (const [overlap, unity] of [["off", 1], ["on", 1], ["off", 2]]) {
       assert.match(
         out,
-        new RegExp(`\\| ${strategy} \\| ${overlap} \\| 4 \\| [\\d.]+ \\| [\\d.]+ \\|`),
+        new RegExp(`\\| ${strategy} \\| ${overlap} \\| ${unity} \\| 4 \\| [\\d.]+ \\| [\\d.]+ \\|`),
       );
     }
   }

@@ -309,6 +309,7 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
         i,
         input: {
           artifact: b.artifact!,
+          ...(b.symbol ? { symbol: b.symbol } : {}),
           reference: reference!,
           signature,
           seed: o.inputSeed ?? 0,

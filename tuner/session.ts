@@ -47,6 +47,11 @@ export interface SessionOptions {
   timeLimitSeconds?: number;
   /** Directory of the kernel cache. Default `$TUNEBOOK_CACHE`, else `.cache/kernels`. */
   cacheDir?: string;
+  /**
+   * Most candidates compiled together in one file by one compiler process (a
+   * unity build, see measure/builder.ts). Default 1.
+   */
+  unity?: number;
   /** Replaces code generation (tests inject faulty kernels). */
   source?: (trace: Trace) => KernelSource;
   /** Target `cuda`: called with one line per candidate built by nvcc (its ptxas resources). */
@@ -109,7 +114,10 @@ export async function runSession(
       };
     }
     const workload = createWorkload(config.workload, config.shape);
-    const builder = createBuilder({ cacheDir: o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE") });
+    const builder = createBuilder({
+      cacheDir: o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE"),
+      batch: o.unity ?? 1,
+    });
     // Target cuda: nvcc builds the candidates, the C builder only the reference.
     const cuda = config.target === "cuda"
       ? cudaMeasurement({
