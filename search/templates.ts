@@ -47,6 +47,8 @@ interface Template {
   workloads: string[];
   knobs(w: Workload): Knob[];
   apply: Apply;
+  /** Points outside the space (knob values by name), like AutoTVM's template restrictions. */
+  isValid?: (values: Record<string, unknown>) => boolean;
 }
 
 const UNROLL_STEPS = [0, 16, 64];
@@ -289,7 +291,14 @@ const TEMPLATES: Record<string, Template> = {
       if (v.unroll_kw) sch.unroll("O", "rx");
     },
   },
-  "conv2d-packed": { workloads: ["conv2d"], knobs: convPackedKnobs, apply: convPackedApply },
+  "conv2d-packed": {
+    workloads: ["conv2d"],
+    knobs: convPackedKnobs,
+    apply: convPackedApply,
+    // A tile of more accumulators than AVX-512 has registers (32) lives in
+    // memory, and gcc needs minutes for its unrolled body.
+    isValid: (v) => (v.fr as number) * (v.yr as number) * Math.ceil((v.xr as number) / 16) <= 32,
+  },
   "conv2d-rich": {
     workloads: ["conv2d"],
     knobs: (w) => {
@@ -354,7 +363,8 @@ export function templateSpace(name: string, w: Workload): TemplateSpace {
   if (!t.workloads.includes(w.name)) {
     throw new RangeError(`Template "${name}" schedules ${t.workloads.join(", ")}, not ${w.name}`);
   }
-  const space = new KnobSpace(t.knobs(w));
+  const valid = t.isValid;
+  const space = new KnobSpace(t.knobs(w), valid ? { isValid: (values) => valid(values) } : {});
   return {
     name,
     workload: w,

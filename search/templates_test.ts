@@ -109,6 +109,11 @@ Deno.test("conv2d-packed exposes a register tile, filter packing and the paralle
     "parallel",
     "pad_parallel",
   ]);
+  // Register tiles beyond the 32 vector registers are not in the space.
+  const at = (values: Record<string, unknown>) =>
+    conv2.space.knobs.map((k) => k.options.indexOf(values[k.name] ?? k.options[0]));
+  assert.ok(conv2.space.isValid(at({ fr: 16, yr: 2, xr: 16 })));
+  assert.ok(!conv2.space.isValid(at({ fr: 16, yr: 4, xr: 64 })));
   // Without padding there is no padding copy to parallelize.
   const unpadded = templateSpace(
     "conv2d-packed",
