@@ -97,17 +97,24 @@ function scale(a: Linear, k: number): Linear {
   return { terms: new Map([...a.terms].map(([v, c]) => [v, c * k])), c: a.c * k };
 }
 
-/** The expression of a linear form (terms in insertion order, then the constant). */
+/**
+ * The expression of a linear form (terms in insertion order, then the
+ * constant); an opaque term of {@link linearizeOpaque} becomes its expression.
+ */
 export function fromLinear(l: Linear): AExpr {
   let e: AExpr = int(0);
-  for (const [v, c] of l.terms) e = add(e, mul({ k: "var", name: v }, int(c)));
+  for (const [v, c] of l.terms) {
+    const term: AExpr = v.startsWith("(") ? JSON.parse(v.slice(1, -1)) : { k: "var", name: v };
+    e = add(e, mul(term, int(c)));
+  }
   return add(e, int(l.c));
 }
 
 /**
  * `e / f` and `e % f` (floor division by a positive constant) as affine
- * expressions, when `e` splits into `f * q + r` with `r` provably in
- * `[0, f)` given the variables' ranges in `env`; undefined otherwise.
+ * expressions (of the variables and of non-affine parts taken whole), when
+ * `e` splits into `f * q + r` with `r` provably in `[0, f)` given the
+ * variables' ranges in `env`; undefined otherwise.
  */
 export function divModExact(
   e: AExpr,
@@ -115,8 +122,10 @@ export function divModExact(
   env: ReadonlyMap<string, [number, number]>,
   lets: ReadonlyMap<string, AExpr> = new Map(),
 ): { div: AExpr; mod: AExpr } | undefined {
-  const l = linearize(e, lets);
-  if (!l || !Number.isInteger(f) || f < 1) return undefined;
+  // Non-affine parts are opaque terms: `(g / 56 % 4) * 16 + f` by 16 is `g / 56 % 4`
+  // and `f` when f < 16.
+  const l = linearizeOpaque(e, lets);
+  if (!Number.isInteger(f) || f < 1) return undefined;
   const q: Linear = { terms: new Map(), c: Math.floor(l.c / f) };
   const r: Linear = { terms: new Map(), c: l.c - q.c * f };
   for (const [v, c] of l.terms) {

@@ -74,3 +74,15 @@ Deno.test("linearizeOpaque cancels equal non-affine parts, lets expanded", () =>
   // Different parts stay: f / 56 - f / 8 keeps two opaque terms.
   assert.equal(linearizeOpaque(sub(div(f, 56), div(f, 8))).terms.size, 2);
 });
+
+Deno.test("divModExact takes non-affine parts whole", () => {
+  // (g / 56 % 4) * 16 + f, f in [0, 16): div g / 56 % 4, mod f.
+  const part = mod(div(vr("g"), 56), 4);
+  const e = add(mul(part, int(16)), vr("f"));
+  const env = new Map<string, [number, number]>([["g", [0, 223]], ["f", [0, 15]]]);
+  const dm = divModExact(e, 16, env)!;
+  assert.equal(expr(dm.mod), expr(add(mul(vr("f"), int(1)), int(0))));
+  assert.match(expr(dm.div), /\(\(g \/ 56\) % 4\)/);
+  // f may reach 16: not exact.
+  assert.equal(divModExact(e, 16, new Map([["g", [0, 223]], ["f", [0, 16]]])), undefined);
+});

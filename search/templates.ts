@@ -253,9 +253,10 @@ function convPackedApply(sch: Schedule, v: Record<string, unknown>): void {
   if (v.unroll_kw === 1) sch.unroll(local, "rx");
   sch.vectorize(local, "x");
   if (wp) {
-    // Packed inside the parallel loop, so the panel index is plain (f - f0).
+    // Per FR block (inside the parallel loop), or once per call when the row
+    // blocks share the parallel loop.
     sch.transformLayout(wp, 0, FR);
-    sch.computeAt(wp, "O", outer);
+    if (v.parallel === "f") sch.computeAt(wp, "O", outer);
   }
 }
 

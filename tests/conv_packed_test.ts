@@ -70,6 +70,10 @@ Deno.test("a tile under the fused parallel loop (f / rows) stays in vector varia
   const { source } = packedSource(SHAPE, { ...POINT, parallel: "fy" });
   assert.match(source, /_fused = 0;/);
   assert.doesNotMatch(source, /float T_O_local\[/);
+  // Filters packed once per call: the tile reads its 6-filter panel without dividing.
+  const tile = source.split("\n").filter((l) => /T_O_local_v\d+ \+=/.test(l));
+  assert.ok(tile.length > 0 && tile.every((l) => l.includes("T_Wt_global[")));
+  assert.ok(tile.every((l) => !/[/%] 6\)/.test(l)), tile[0]);
 });
 
 Deno.test("a stride-2 convolution's tile reads its input with stride-2 vector loads", () => {
