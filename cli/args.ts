@@ -25,6 +25,8 @@ export const STRATEGIES = [
   "grid-shuffled",
   "sa",
   "ga",
+  "xgb",
+  "xgb-rank",
 ] as const;
 /** Targets `tune` knows. */
 export const TARGETS = ["cpu", "cuda"] as const;

@@ -43,6 +43,10 @@ Deno.test("bench/tuning_throughput.ts reports trials/s and the split of wall tim
       );
     }
   }
+  // Kernels measured from a unity build are measured for real (a best figure, not "none").
+  for (const strategy of ["random", "xgb"]) {
+    assert.match(out, new RegExp(`\\| ${strategy} \\| off \\| 2 \\| 4 \\|.*\\| [\\d.]+ \\|$`, "m"));
+  }
   assert.match(out, /overhead \(search\+model\)/);
   assert.match(out, /^goal .*: /m);
 });

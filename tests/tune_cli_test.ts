@@ -12,11 +12,11 @@ const TUNE = join(ROOT, "cli/tune.ts");
 /** Shared kernel cache, so repeated tests don't rebuild the same kernels. */
 const CACHE_ENV = { TUNEBOOK_CACHE: join(ROOT, ".cache/kernels") };
 
-async function tune(args: string[], cwd: string) {
+async function tune(args: string[], cwd: string, env: Record<string, string> = CACHE_ENV) {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--quiet", TUNE, ...args],
     cwd,
-    env: CACHE_ENV,
+    env,
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -96,6 +96,28 @@ Deno.test("tune rejects a malformed trace file before building anything", async 
     assert.match(new TextDecoder().decode(r.stderr), message);
     assert.equal(await exists(join(dir, ".cache")), false, "nothing may be built");
   }
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("tune runs a cost-model strategy on a template, compiling rounds as unity builds", async () => {
+  const dir = await Deno.makeTempDir();
+  const r = await tune(
+    [
+      ...["--workload", "matmul", "--shape", "40,48,24", "--strategy", "xgb"],
+      ...["--template", "matmul-packed", "--trials", "6", "--batch", "3", "--unity", "3"],
+      ...["--db", "r.db", "--quiet"],
+    ],
+    dir,
+    { TUNEBOOK_CACHE: join(dir, "kernels") },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const s = JSON.parse(r.stdout.trim());
+  assert.equal(s.strategy, "xgb");
+  assert.equal(s.trials, 6);
+  assert.equal(s.valid, 6);
+  // Each round of 3 went through one compiler process: the kernel cache holds batch objects.
+  const cache = [...Deno.readDirSync(join(dir, "kernels"))].map((e) => e.name);
+  assert.ok(cache.some((n) => /^batch-[0-9a-f]{64}\.so$/.test(n)), cache.join(" "));
   await Deno.remove(dir, { recursive: true });
 });
 
