@@ -32,6 +32,8 @@ Deno.test("bench/peers.ts measures every peer on matmul 64 or says why it cannot
       "2",
       "--min-repeat-ms",
       "1",
+      "--rounds",
+      "2",
       "--trace",
       join(dir, "t.json"),
     ],
@@ -40,6 +42,7 @@ Deno.test("bench/peers.ts measures every peer on matmul 64 or says why it cannot
   }).output();
   const stdout = new TextDecoder().decode(out.stdout);
   assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  assert.match(stdout, /best of 2 round\(s\) over the peers/);
   assert.match(stdout, /\| workload \| tunebook \| openblas-avx512 \|/);
   assert.match(stdout, /\| matmul 64x64x64 \|/);
   const { results } = JSON.parse(stdout.trim().split("\n").at(-1)!);
