@@ -104,7 +104,7 @@ async function checkBothTargets(
     native.build([{ source: naive }, { source }]),
     plain.build([{ source }]),
   ]);
-  for (const b of [ref, fast, slow]) assert.equal(b.errorKind, "none", b.error);
+  for (const b of [ref, fast, slow]) assert.equal(b.errorKind, "none", b.error ?? "");
   const runner = createRunner({
     workers: 1,
     timeoutSeconds: 20,
@@ -119,7 +119,7 @@ async function checkBothTargets(
       atol: 1e-4,
       rtol: 1e-4,
     })));
-    for (const r of results) assert.equal(r.errorKind, "none", r.error);
+    for (const r of results) assert.equal(r.errorKind, "none", r.error ?? "");
   } finally {
     await runner.close();
   }

@@ -69,7 +69,7 @@ Deno.test("a unity build puts a round in one shared object, each kernel under it
     const builder = createBuilder({ cacheDir, parallel: 1, batch: 8 });
     const sources = [VADD_GOOD, VADD_WRONG, ...sets.flatMap((s) => s.sources)];
     const built = await builder.build(sources.map((source) => ({ source })));
-    for (const b of built) assert.equal(b.errorKind, "none", b.error);
+    for (const b of built) assert.equal(b.errorKind, "none", b.error ?? "");
     assert.equal(new Set(built.map((b) => b.artifact)).size, 1, "one shared object");
     assert.match(built[0].artifact!, /batch-[0-9a-f]{64}\.so$/);
     assert.deepEqual(
