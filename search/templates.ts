@@ -235,7 +235,12 @@ const CONV_REDUCE_ORDERS = [["rc", "ry", "rx"], ["ry", "rx", "rc"]];
 function convPackedApply(sch: Schedule, v: Record<string, unknown>): void {
   const [FR, YR, XR] = [v.fr, v.yr, v.xr] as number[];
   const local = sch.cacheWrite("O");
-  if (v.pad_parallel === 1) sch.parallel("P", "c");
+  if (v.pad_parallel === 1) {
+    // The padding copy: channels in parallel, rows in 16-wide (masked at the edge) vectors.
+    sch.parallel("P", "c");
+    const [, x1] = sch.split("P", "x", [null, 16]);
+    sch.vectorize("P", x1);
+  }
   const wp = v.pack === "W" ? sch.cacheRead("Wt", "global", [local]) : undefined;
   const [fo, fi] = sch.split("O", "f", [null, FR]);
   const [yo, yi] = sch.split("O", "y", [null, YR]);

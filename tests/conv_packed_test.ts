@@ -64,6 +64,8 @@ Deno.test("conv2d-packed edge tiles stay in vector variables with masked loads",
   assert.match(source, /T_O_local_v\d+ \+= [^;]*tb_loadu_m\(&T_P\[/);
   assert.match(source, /tb_storeu_m\(&T_O\[/);
   assert.match(source, /tb_lanes_lt\(/);
+  // The padding copy (pad_parallel) runs in vectors too, zeros and edges masked.
+  assert.match(source, /tb_storeu_m\(&T_P\[[^;]*tb_maskz\(tb_loadu_m\(&T_I\[/);
 });
 
 Deno.test("a tile under the fused parallel loop (f / rows) stays in vector variables", () => {
