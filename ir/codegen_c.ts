@@ -42,7 +42,7 @@
  * ```
  * @module
  */
-import { coefOf, linearizeOpaque, nondecreasing, substitute } from "./affine.ts";
+import { coefOf, fromLinear, linearizeOpaque, nondecreasing, substitute } from "./affine.ts";
 import { type AExpr, int, type Kernel, type Stmt, varsOf } from "./ast.ts";
 
 /** Floats per vector of the explicit SIMD code (a 64-byte AVX-512 register). */
@@ -273,7 +273,9 @@ function emitStmt(s: Stmt, depth: number, ctx: Ctx): void {
       if (ctx.tiles.has(s.buf)) throw new NeedsMemory(s.buf);
       if (ctx.promote?.buf === s.buf) ctx.promote.ok = false;
       checkLoads(s.value, ctx);
-      out.push(`${pad}${s.buf}[${expr(s.index)}] ${s.accumulate ? "+=" : "="} ${expr(s.value)};`);
+      out.push(
+        `${pad}${s.buf}[${indexCode(s.index, ctx)}] ${s.accumulate ? "+=" : "="} ${expr(s.value)};`,
+      );
       return;
     case "alloc":
       emitAlloc(s, depth, ctx);
@@ -481,7 +483,7 @@ function emitVectorLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolea
       } else if (acc) {
         vector.push(`${acc} += ${value};`);
       } else {
-        const p = `&${it.st.buf}[${expr(it.st.index)}]`;
+        const p = `&${it.st.buf}[${indexCode(it.st.index, ctx, at)}]`;
         vector.push(
           it.st.accumulate
             ? `tb_storeu(${p}, tb_loadu(${p}) + ${value});`
@@ -510,7 +512,10 @@ function emitVectorLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolea
         // No register tile involved: the edge chunk is a plain loop over its lanes.
         const end = base + VECTOR_LANES;
         lines.push(`${pad}    for (int ${s.v} = ${base}; ${s.v} < ${end}; ++${s.v}) {`);
-        lines.push(...scalar(at).map((l) => `${pad}      ${l}`), `${pad}    }`);
+        // (the lane variable changes in this loop: not a constant to fold)
+        const loop = new Map(at);
+        loop.delete(s.v);
+        lines.push(...scalar(loop).map((l) => `${pad}      ${l}`), `${pad}    }`);
       } else {
         for (let lane = 0; lane < VECTOR_LANES; lane++) {
           const la = new Map(at).set(s.v, base + lane);
@@ -588,7 +593,7 @@ function maskedChunk(
       if (ctx.tiles.has(it.st.buf)) {
         return `${tileVar(it.st.buf, it.st.index, at, ctx)} ${op} ${value};`;
       }
-      const p = `&${it.st.buf}[${expr(it.st.index)}]`;
+      const p = `&${it.st.buf}[${indexCode(it.st.index, ctx, at)}]`;
       return it.st.accumulate
         ? `tb_storeu_m(${p}, tb_loadu_m(${p}, tb_g) + ${value}, tb_g);`
         : `tb_storeu_m(${p}, ${value}, tb_g);`;
@@ -646,7 +651,7 @@ function chunkCondition(c: AExpr, v: string, lo: number, hi: number): AExpr | un
 /** The C lvalue of a scalar store (one lane of a tile buffer, or memory). */
 function lvalue(st: Stmt & { k: "store" }, at: Map<string, number>, ctx: Ctx): string {
   if (ctx.promote?.buf === st.buf) ctx.promote.ok = false;
-  if (!ctx.tiles.has(st.buf)) return `${st.buf}[${expr(st.index)}]`;
+  if (!ctx.tiles.has(st.buf)) return `${st.buf}[${indexCode(st.index, ctx, at)}]`;
   return laneOf(st.buf, st.index, at, ctx);
 }
 
@@ -721,10 +726,12 @@ function vexpr(
       if (ctx.promote?.buf === e.buf) ctx.promote.ok = false;
       const c = coefOf(e.index, v, ctx.consts);
       if (c === 0) {
-        if (!ctx.tiles.has(e.buf)) return { code: `${e.buf}[${expr(e.index)}]`, vec: false };
+        if (!ctx.tiles.has(e.buf)) {
+          return { code: `${e.buf}[${indexCode(e.index, ctx, at)}]`, vec: false };
+        }
         return { code: laneOf(e.buf, e.index, at, ctx), vec: false };
       }
-      const p = `&${e.buf}[${expr(e.index)}]`;
+      const p = `&${e.buf}[${indexCode(e.index, ctx, at)}]`;
       if (c === 2 && !ctx.tiles.has(e.buf)) {
         return { code: mask ? `tb_loadu_s2_m(${p}, ${mask})` : `tb_loadu_s2(${p})`, vec: true };
       }
@@ -746,6 +753,23 @@ function vexpr(
       checkLoads(e, ctx);
       return { code: expr(e), vec: false };
   }
+}
+
+/**
+ * C text of an index with the constants of unrolled loops folded in: one
+ * linear form (`v_k * 64 + m_i + 35`), so gcc has far less arithmetic to
+ * simplify in a fully unrolled register tile.
+ */
+function indexCode(e: AExpr, ctx: Ctx, at: ReadonlyMap<string, number> = ctx.consts): string {
+  const l = linearizeOpaque(e);
+  const terms = new Map<string, number>();
+  let c = l.c;
+  for (const [v, k] of l.terms) {
+    const x = at.get(v);
+    if (x !== undefined) c += k * x;
+    else terms.set(v, k);
+  }
+  return expr(fromLinear({ terms, c }));
 }
 
 /** C text of an expression. */
