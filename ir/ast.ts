@@ -36,7 +36,19 @@ export type ForKind = "serial" | "parallel" | "vectorize" | "unroll" | "bind";
 
 /** A statement. */
 export type Stmt =
-  | { k: "for"; v: string; extent: number; kind: ForKind; body: Stmt[]; thread?: ThreadAxis }
+  | {
+    k: "for";
+    v: string;
+    extent: number;
+    kind: ForKind;
+    body: Stmt[];
+    thread?: ThreadAxis;
+    /**
+     * Software prefetch (`prefetch`): at the start of each iteration, the
+     * cache lines of `buf` that iteration `v + offset` will read (C only).
+     */
+    prefetch?: { buf: string; offset: number }[];
+  }
   | { k: "if"; cond: AExpr; body: Stmt[] }
   | { k: "let"; name: string; value: AExpr }
   | { k: "store"; buf: string; index: AExpr; value: AExpr; accumulate: boolean }

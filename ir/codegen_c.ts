@@ -254,6 +254,7 @@ function emitStmt(s: Stmt, depth: number, ctx: Ctx): void {
       if (s.kind === "vectorize") out.push(`${pad}#pragma omp simd`);
       if (s.kind === "unroll") out.push(`${pad}_Pragma("GCC unroll ${s.extent}")`);
       out.push(`${pad}for (int ${s.v} = 0; ${s.v} < ${s.extent}; ++${s.v}) {`);
+      for (const pf of s.prefetch ?? []) out.push(...prefetchLines(s, pf, ctx, `${pad}  `));
       if (ctx.tileLoops !== undefined) ctx.tileLoops++;
       emitBlock(s.body, depth + 1, ctx);
       if (ctx.tileLoops !== undefined) ctx.tileLoops--;
@@ -367,6 +368,82 @@ function promoteLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx, buf: strin
   ctx.out.push(`${pad}}`);
   ctx.vectors = true;
   return true;
+}
+
+/** Most cache lines one prefetch annotation touches per iteration. */
+const MAX_PREFETCH_LINES = 64;
+
+/**
+ * `__builtin_prefetch` of every 64-byte line that iteration `v + offset` of
+ * loop `s` reads from `pf.buf`: for each load of it in the body, its index
+ * at that iteration is an affine form whose inner-loop part spans a constant
+ * range (inner loops and lets inside the body vary; loops outside do not).
+ * Loads whose index is not affine in the inner variables are skipped.
+ */
+function prefetchLines(
+  s: Stmt & { k: "for" },
+  pf: { buf: string; offset: number },
+  ctx: Ctx,
+  pad: string,
+): string[] {
+  const extents = new Map<string, number>();
+  const lets = new Map<string, AExpr>();
+  const indices = new Map<string, AExpr>();
+  const visitExpr = (e: AExpr): void => {
+    if (e.k === "load") {
+      if (e.buf === pf.buf) indices.set(expr(e.index), e.index);
+      visitExpr(e.index);
+    } else if (e.k === "bin" || e.k === "cmp" || e.k === "and") {
+      visitExpr(e.a);
+      visitExpr(e.b);
+    } else if (e.k === "select") [e.cond, e.t, e.f].forEach(visitExpr);
+  };
+  const visit = (body: Stmt[]): void => {
+    for (const st of body) {
+      if (st.k === "for") {
+        extents.set(st.v, st.extent);
+        visit(st.body);
+      } else if (st.k === "let") {
+        lets.set(st.name, st.value);
+        visitExpr(st.value);
+      } else if (st.k === "store") visitExpr(st.value);
+      else if (st.k === "if") {
+        visitExpr(st.cond);
+        visit(st.body);
+      } else if (st.k === "alloc") visit(st.body);
+    }
+  };
+  visit(s.body);
+  const out: string[] = [];
+  for (const index of indices.values()) {
+    const l = linearizeOpaque(index, lets);
+    const terms = new Map<string, number>();
+    let c = l.c, span = 0, ok = true;
+    for (const [v, k] of l.terms) {
+      if (v.startsWith("(")) {
+        // A non-affine part must not change inside the loop.
+        if ([s.v, ...extents.keys()].some((x) => v.includes(`"${x}"`))) ok = false;
+        else terms.set(v, k);
+      } else if (v === s.v) {
+        terms.set(v, k);
+        c += k * pf.offset;
+      } else if (extents.has(v)) {
+        const far = k * (extents.get(v)! - 1);
+        c += Math.min(0, far);
+        span += Math.abs(far);
+      } else if (ctx.consts.has(v)) c += k * ctx.consts.get(v)!;
+      else terms.set(v, k);
+    }
+    const lines = Math.floor(span / VECTOR_LANES) + 1;
+    if (!ok || lines > MAX_PREFETCH_LINES) continue;
+    const at = expr(fromLinear({ terms, c }));
+    const calls = Array.from(
+      { length: lines },
+      (_, i) => `__builtin_prefetch(tb_pf + ${Math.min(i * VECTOR_LANES, span)}, 0, 3);`,
+    );
+    out.push(`${pad}{ const float *tb_pf = &${pf.buf}[${at}]; ${calls.join(" ")} }`);
+  }
+  return out;
 }
 
 /** The one buffer that `body` accumulates into (`+=`), if exactly one. */

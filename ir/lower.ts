@@ -263,6 +263,10 @@ class Lowering {
 
     const forOf = (l: Loop, inner: Stmt[]): Stmt => {
       const thread = s.bindings.get(l);
+      const prefetch = (s.prefetches.get(l) ?? []).flatMap(({ tensor, offset }) => {
+        const buf = this.regions.get(tensor)?.buf;
+        return buf ? [{ buf, offset }] : [];
+      });
       return {
         k: "for",
         v: (leafVar.get(l) as { name: string }).name,
@@ -270,6 +274,7 @@ class Lowering {
         kind: kinds.get(l) ?? "serial",
         body: inner,
         ...(thread ? { thread } : {}),
+        ...(prefetch.length > 0 ? { prefetch } : {}),
       };
     };
     const wrapGuards = (inner: Stmt[], conds: AExpr[]): Stmt[] => {

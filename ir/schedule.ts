@@ -132,6 +132,15 @@ export class Schedule {
     this.apply({ op: "unroll", args: { stage, loop } });
   }
   /**
+   * Software prefetch (TVM's `s[stage].prefetch(tensor, loop, offset)`): at
+   * the start of each iteration of leaf loop `loop`, prefetch the cache lines
+   * of `tensor` that iteration `loop + offset` will read (`__builtin_prefetch`
+   * in C; GPU code ignores it). `tensor` must be read by the stage.
+   */
+  prefetch(stage: string, tensor: string, loop: string, offset: number): void {
+    this.apply({ op: "prefetch", args: { stage, tensor, loop, offset } });
+  }
+  /**
    * Binds a spatial leaf loop to a GPU thread axis (`"blockIdx.x"` …
    * `"threadIdx.z"`): on a GPU each block or thread runs one iteration; C code
    * runs the loop serially. A stage binds each axis at most once.
@@ -331,6 +340,20 @@ function annotate(kind: Annotation): Handler {
 }
 
 const HANDLERS: Record<string, Handler> = {
+  prefetch(sch, a) {
+    const s = sch.stage(String(a.stage));
+    const l = sch.leaf(s, a.loop);
+    const tensor = String(a.tensor);
+    const offset = int(a.offset, "prefetch offset");
+    const why = (reason: string) =>
+      new ScheduleError(
+        `Cannot prefetch "${tensor}" at loop "${l.name}" of "${s.name}": ${reason}`,
+      );
+    if (!readsOf(s).includes(tensor)) throw why(`the stage does not read it`);
+    if (offset < 1 || offset > 64) throw why(`offset ${offset} is not in 1..64`);
+    s.prefetches.set(l, [...(s.prefetches.get(l) ?? []), { tensor, offset }]);
+    return { value: undefined };
+  },
   split(sch, a) {
     const s = sch.stage(String(a.stage));
     const l = sch.leaf(s, a.loop);

@@ -3,6 +3,7 @@ import { ScheduleError } from "./errors.ts";
 import { lower } from "./lower.ts";
 import { createPrng } from "./prng.ts";
 import { Schedule } from "./schedule.ts";
+import { parseTrace, printTrace, traceOf } from "./trace.ts";
 import { conv2d, denseBiasRelu, matmul, type Workload } from "./workloads.ts";
 
 const sched = (w: Workload) => new Schedule(w, { prng: createPrng(1) });
@@ -236,4 +237,19 @@ Deno.test("a schedule rejects duplicate tensor names", () => {
   const w = matmul(4, 4, 4);
   const twice = { ...w, inputs: [w.inputs[0], w.inputs[0]] };
   throwsSchedule(() => sched(twice), /"A" is used twice/);
+});
+
+Deno.test("prefetch records the tensor, loop and offset, and rejects what it cannot do", () => {
+  const sch = new Schedule(matmul(64, 64, 64), { prng: createPrng(1) });
+  const [k0] = sch.split("C", "k", [null, 8]);
+  sch.prefetch("C", "B", k0, 2);
+  const trace = traceOf(sch);
+  assert.deepEqual(trace.insts.at(-1), {
+    op: "prefetch",
+    args: { stage: "C", tensor: "B", loop: k0, offset: 2 },
+  });
+  assert.match(printTrace(trace), /sch\.prefetch\("C", "B", loop="k\.0", offset=2\)/);
+  assert.deepEqual(parseTrace(JSON.stringify(trace)), trace);
+  assert.throws(() => sch.prefetch("C", "X", k0, 2), /does not read it/);
+  assert.throws(() => sch.prefetch("C", "A", k0, 0), /offset 0 is not in 1\.\.64/);
 });

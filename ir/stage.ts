@@ -41,6 +41,8 @@ export class Stage {
   readonly relations: Relation[] = [];
   /** Annotations of leaf loops. */
   readonly annotations: Map<Loop, Annotation> = new Map();
+  /** Software prefetches by leaf loop: tensor read `offset` iterations ahead. */
+  readonly prefetches: Map<Loop, { tensor: string; offset: number }[]> = new Map();
   /** GPU thread axes of the leaf loops annotated `"bind"`. */
   readonly bindings: Map<Loop, ThreadAxis> = new Map();
   /** Where the nest goes. */

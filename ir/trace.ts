@@ -118,6 +118,7 @@ const SIGNATURES: Record<string, Record<string, ArgKind>> = {
   parallel: { stage: "name", loop: "name" },
   vectorize: { stage: "name", loop: "name" },
   unroll: { stage: "name", loop: "name" },
+  prefetch: { stage: "name", tensor: "name", loop: "name", offset: "int" },
   bind: { stage: "name", loop: "name", thread_axis: "name" },
   auto_unroll: { stage: "name", max_step: "int" },
   parallel_outer: { stage: "name", loops: "names", count: "int" },

@@ -204,7 +204,8 @@ function packedKcApply(sch: Schedule, v: Record<string, unknown>): void {
  * vectors, edges masked), the filters packed per FR block (`cache_read`
  * "global" + `transform_layout` into `[F/FR][C][KH][KW][FR]`), the order of
  * the reduction loops, an unroll of the kernel's width, the parallel loop
- * (FR blocks, or those fused with the row blocks) and a parallel padding
+ * (FR blocks, or those fused with the row blocks), a software prefetch of
+ * the input rows two channels ahead, and a parallel, vectorized padding
  * copy.
  */
 function convPackedKnobs(w: Workload): Knob[] {
@@ -217,6 +218,7 @@ function convPackedKnobs(w: Workload): Knob[] {
     { name: "order", kind: "reorder", options: [0, 1] },
     { name: "unroll_kw", kind: "annotate", options: [0, 1] },
     { name: "parallel", kind: "annotate", options: ["f", "fy"] },
+    { name: "prefetch", kind: "annotate", options: [0, 2] },
     ...(padded ? [{ name: "pad_parallel", kind: "annotate" as const, options: [0, 1] }] : []),
   ];
 }
@@ -253,6 +255,15 @@ function convPackedApply(sch: Schedule, v: Record<string, unknown>): void {
   sch.unroll("O", yi);
   sch.vectorize("O", xi);
   sch.reorder(local, [...CONV_REDUCE_ORDERS[v.order as number], "n", "f", "y", "x"]);
+  // The input rows `prefetch` input channels ahead (rc is the channel loop).
+  if ((v.prefetch as number) > 0) {
+    sch.prefetch(
+      local,
+      sch.stages.some((s) => s.name === "P") ? "P" : "I",
+      "rc",
+      v.prefetch as number,
+    );
+  }
   sch.unroll(local, "f");
   sch.unroll(local, "y");
   if (v.unroll_kw === 1) sch.unroll(local, "rx");

@@ -107,6 +107,7 @@ Deno.test("conv2d-packed exposes a register tile, filter packing and the paralle
     "order",
     "unroll_kw",
     "parallel",
+    "prefetch",
     "pad_parallel",
   ]);
   // Register tiles beyond the 32 vector registers are not in the space.

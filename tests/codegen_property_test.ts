@@ -106,6 +106,7 @@ const REGRESSIONS: { name: string; workload: [string, number[]]; apply(sch: Sche
     { fr: 6, yr: 2, xr: 32, pack: "W", order: 0, unroll_kw: 1, parallel: "f", pad_parallel: 1 },
     { fr: 8, yr: 4, xr: 16, pack: "none", order: 1, unroll_kw: 0, parallel: "fy" },
     { fr: 16, yr: 1, xr: 48, pack: "W", order: 1, unroll_kw: 1, parallel: "fy", pad_parallel: 1 },
+    { fr: 4, yr: 2, xr: 16, pack: "W", order: 1, unroll_kw: 1, parallel: "f", prefetch: 2 },
   ], ["conv2d-packed", "conv2d"]),
   ...packedCases([1, 3, 11, 13, 5, 3, 3, 2, 1], [
     { fr: 4, yr: 2, xr: 16, pack: "W", order: 0, unroll_kw: 1, parallel: "f" },

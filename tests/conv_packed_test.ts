@@ -34,6 +34,7 @@ const POINT = {
   order: 0,
   unroll_kw: 1,
   parallel: "f",
+  prefetch: 2,
   pad_parallel: 1,
 };
 
@@ -66,6 +67,20 @@ Deno.test("conv2d-packed edge tiles stay in vector variables with masked loads",
   assert.match(source, /tb_lanes_lt\(/);
   // The padding copy (pad_parallel) runs in vectors too, zeros and edges masked.
   assert.match(source, /tb_storeu_m\(&T_P\[[^;]*tb_maskz\(tb_loadu_m\(&T_I\[/);
+});
+
+Deno.test("conv2d-packed prefetches the input rows two channels ahead", () => {
+  const { source } = packedSource();
+  // Padded input 11 x 39 per channel: two channels ahead is +858 floats. A tile of 2 rows of 32
+  // columns with a 3x3 kernel reads rows 39 apart: 39 * 3 + 33 = 150 floats, 10 cache lines.
+  const lines = source.split("\n").filter((l) => l.includes("__builtin_prefetch"));
+  assert.equal(lines.length, 2, "in the full and the edge copy of the reduction loop");
+  for (const l of lines) {
+    assert.match(l, /const float \*tb_pf = &T_P\[.*v_O_local_rc(_2)? \* 429\).* \+ 858\)\]/);
+    assert.equal(l.match(/__builtin_prefetch\(/g)?.length, 10);
+  }
+  const { source: none } = packedSource(SHAPE, { ...POINT, prefetch: 0 });
+  assert.doesNotMatch(none, /__builtin_prefetch/);
 });
 
 Deno.test("a tile under the fused parallel loop (f / rows) stays in vector variables", () => {
