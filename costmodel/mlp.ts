@@ -21,6 +21,7 @@
  * @module
  */
 import * as tf from "@tensorflow/tfjs";
+import { withDefaults } from "../ir/options.ts";
 import { createPrng, type Prng } from "../ir/prng.ts";
 import type { FitOptions, Matrix, Regressor } from "./regressor.ts";
 
@@ -146,10 +147,7 @@ export class MLPRegressor implements Regressor {
 
   /** Creates an untrained model; the network is built at the first `fit`. */
   constructor(options: MLPOptions = {}) {
-    const o: Required<MLPOptions> = { ...DEFAULTS };
-    for (const [k, v] of Object.entries(options)) {
-      if (v !== undefined) (o as unknown as Record<string, unknown>)[k] = v;
-    }
+    const o = withDefaults(DEFAULTS, options);
     o.hidden = [...o.hidden];
     validateOptions(o);
     this.options = o;

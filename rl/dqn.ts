@@ -29,6 +29,7 @@
  * ```
  * @module
  */
+import { withDefaults } from "../ir/options.ts";
 import { createPrng } from "../ir/prng.ts";
 import {
   type ActOptions,
@@ -118,10 +119,7 @@ export interface DQNAgent extends Agent {
 
 /** Creates a (double, branching) DQN agent for `spec`. */
 export function dqnAgent(spec: AgentSpec, options: DQNOptions = {}): DQNAgent {
-  const o: Required<DQNOptions> = { ...DEFAULTS };
-  for (const [k, v] of Object.entries(options)) {
-    if (v !== undefined) (o as unknown as Record<string, unknown>)[k] = v;
-  }
+  const o = withDefaults(DEFAULTS, options);
   if (!(o.batchSize >= 1 && o.bufferSize >= o.batchSize && o.trainEvery >= 1)) {
     throw new RangeError("need batchSize >= 1, bufferSize >= batchSize and trainEvery >= 1");
   }

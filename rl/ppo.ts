@@ -30,6 +30,7 @@
  * ```
  * @module
  */
+import { withDefaults } from "../ir/options.ts";
 import { createPrng } from "../ir/prng.ts";
 import {
   type ActOptions,
@@ -116,10 +117,7 @@ export interface PPOAgent extends Agent {
 
 /** Creates a PPO agent for `spec`. */
 export function ppoAgent(spec: AgentSpec, options: PPOOptions = {}): PPOAgent {
-  const o: Required<PPOOptions> = { ...DEFAULTS };
-  for (const [k, v] of Object.entries(options)) {
-    if (v !== undefined) (o as unknown as Record<string, unknown>)[k] = v;
-  }
+  const o = withDefaults(DEFAULTS, options);
   if (!(o.rolloutSteps >= 1 && o.minibatch >= 1 && o.epochs >= 1)) {
     throw new RangeError("rolloutSteps, minibatch and epochs must be at least 1");
   }
