@@ -40,6 +40,7 @@ import { RecordsDB, workloadKey } from "../datasets/db.ts";
 import { parseTrace, type Trace } from "../ir/trace.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder, exists, sha256Hex } from "../measure/builder.ts";
+import { outputWithin } from "../measure/subprocess.ts";
 import { kernelSource, signatureOf } from "../tuner/kernel.ts";
 import { runSession } from "../tuner/session.ts";
 
@@ -105,26 +106,13 @@ async function run(
   } catch (e) {
     return { ok: false, stdout: "", stderr: `${cmd}: ${(e as Error).message}` };
   }
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // Gone already.
-    }
-  }, timeoutSeconds * 1000);
-  try {
-    const out = await child.output();
-    return {
-      ok: out.success,
-      stdout: decoder.decode(out.stdout),
-      stderr: timedOut ? `killed after ${timeoutSeconds} s` : decoder.decode(out.stderr),
-      timedOut,
-    };
-  } finally {
-    clearTimeout(timer);
-  }
+  const { output: out, timedOut } = await outputWithin(child, timeoutSeconds);
+  return {
+    ok: out.success,
+    stdout: decoder.decode(out.stdout),
+    stderr: timedOut ? `killed after ${timeoutSeconds} s` : decoder.decode(out.stderr),
+    timedOut,
+  };
 }
 
 /** The last lines of a tool's complaint, on one line. */

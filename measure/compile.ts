@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { outputWithin } from "./subprocess.ts";
 
 /** Outcome of {@link runCompiler}. */
 export interface CompileOutcome {
@@ -49,28 +50,19 @@ export async function runCompiler(
     if (e instanceof Deno.errors.NotFound) throw new Error(missingCompilerMessage(cc));
     throw e;
   }
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    try {
-      Deno.kill(-child.pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }, timeoutSeconds * 1000);
-  try {
-    const result = await child.output();
-    const decoder = new TextDecoder();
-    const output = decoder.decode(result.stdout) + decoder.decode(result.stderr);
-    return {
-      success: result.success && !timedOut,
-      timedOut,
-      output,
-      seconds: (performance.now() - start) / 1000,
-    };
-  } finally {
-    clearTimeout(timer);
-  }
+  const { output: result, timedOut } = await outputWithin(
+    child,
+    timeoutSeconds,
+    () => Deno.kill(-child.pid, "SIGKILL"),
+  );
+  const decoder = new TextDecoder();
+  const output = decoder.decode(result.stdout) + decoder.decode(result.stderr);
+  return {
+    success: result.success && !timedOut,
+    timedOut,
+    output,
+    seconds: (performance.now() - start) / 1000,
+  };
 }
 
 /** First line of `cc --version`; throws a clear Error when `cc` is missing. */

@@ -19,6 +19,7 @@
  */
 import { fileURLToPath } from "node:url";
 import type { Runner } from "./runner.ts";
+import { outputWithin } from "./subprocess.ts";
 import type { MeasureInput, RunResult } from "./types.ts";
 import type { CudaReply, CudaRequest } from "./cuda_worker.ts";
 
@@ -97,16 +98,10 @@ async function worker(
     await w.close();
   }
   let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }, timeoutSeconds * 1000);
   try {
-    const out = await child.output();
+    const waited = await outputWithin(child, timeoutSeconds);
+    const out = waited.output;
+    timedOut = waited.timedOut;
     const text = new TextDecoder().decode(out.stdout).trim().split("\n").pop() ?? "";
     if (timedOut) return { ok: false, error: `no result within ${timeoutSeconds} s`, timedOut };
     if (!out.success) {
@@ -117,8 +112,6 @@ async function worker(
     return { ok: true, value: JSON.parse(text) };
   } catch (e) {
     return { ok: false, error: (e as Error).message, timedOut };
-  } finally {
-    clearTimeout(timer);
   }
 }
 
