@@ -56,7 +56,15 @@
  * ```
  * @module
  */
-import { type AExpr, bounds, type ForKind, type Kernel, type Stmt, varsOf } from "../ir/ast.ts";
+import {
+  type AExpr,
+  bounds,
+  forEachLoad,
+  type ForKind,
+  type Kernel,
+  type Stmt,
+  varsOf,
+} from "../ir/ast.ts";
 import { lower } from "../ir/lower.ts";
 import { createPrng } from "../ir/prng.ts";
 import { replayTrace, type Trace } from "../ir/trace.ts";
@@ -374,25 +382,6 @@ function evalInt(e: AExpr, vals: Map<string, number>): number {
   return 0;
 }
 
-function loadsOf(e: AExpr, out: { buf: string; index: AExpr }[]): void {
-  switch (e.k) {
-    case "load":
-      out.push({ buf: e.buf, index: e.index });
-      break;
-    case "bin":
-    case "cmp":
-    case "and":
-      loadsOf(e.a, out);
-      loadsOf(e.b, out);
-      break;
-    case "select":
-      loadsOf(e.cond, out);
-      loadsOf(e.t, out);
-      loadsOf(e.f, out);
-      break;
-  }
-}
-
 interface AccessInfo {
   buf: string;
   /** Per kept loop, innermost first. */
@@ -518,7 +507,7 @@ function analyse(trace: Trace): Analysis {
     const memo = new Map<string, AExpr>();
     const seen = new Set<object>();
     const raw = [{ buf: main.store.buf, index: main.store.index }];
-    loadsOf(main.store.value, raw);
+    forEachLoad(main.store.value, (l) => raw.push({ buf: l.buf, index: l.index }));
     for (const a of raw) {
       // Exact duplicates (same buffer, same index) are one access.
       if (

@@ -191,3 +191,24 @@ export function varsOf(e: AExpr, out = new Set<string>()): Set<string> {
   }
   return out;
 }
+
+/** Calls `f` on every load in `e`, outermost first (loads inside an index too). */
+export function forEachLoad(e: AExpr, f: (load: AExpr & { k: "load" }) => void): void {
+  switch (e.k) {
+    case "load":
+      f(e);
+      forEachLoad(e.index, f);
+      return;
+    case "bin":
+    case "cmp":
+    case "and":
+      forEachLoad(e.a, f);
+      forEachLoad(e.b, f);
+      return;
+    case "select":
+      forEachLoad(e.cond, f);
+      forEachLoad(e.t, f);
+      forEachLoad(e.f, f);
+      return;
+  }
+}

@@ -43,7 +43,7 @@
  * @module
  */
 import { coefOf, fromLinear, linearizeOpaque, nondecreasing, substitute } from "./affine.ts";
-import { type AExpr, int, type Kernel, type Stmt, varsOf } from "./ast.ts";
+import { type AExpr, forEachLoad, int, type Kernel, type Stmt, varsOf } from "./ast.ts";
 
 /** Floats per vector of the explicit SIMD code (a 64-byte AVX-512 register). */
 export const VECTOR_LANES = 16;
@@ -389,15 +389,10 @@ function prefetchLines(
   const extents = new Map<string, number>();
   const lets = new Map<string, AExpr>();
   const indices = new Map<string, AExpr>();
-  const visitExpr = (e: AExpr): void => {
-    if (e.k === "load") {
-      if (e.buf === pf.buf) indices.set(expr(e.index), e.index);
-      visitExpr(e.index);
-    } else if (e.k === "bin" || e.k === "cmp" || e.k === "and") {
-      visitExpr(e.a);
-      visitExpr(e.b);
-    } else if (e.k === "select") [e.cond, e.t, e.f].forEach(visitExpr);
-  };
+  const visitExpr = (e: AExpr): void =>
+    forEachLoad(e, (l) => {
+      if (l.buf === pf.buf) indices.set(expr(l.index), l.index);
+    });
   const visit = (body: Stmt[]): void => {
     for (const st of body) {
       if (st.k === "for") {
@@ -475,24 +470,10 @@ function accumulator(st: Stmt & { k: "store" }, at: Map<string, number>, ctx: Ct
 
 /** Throws NeedsMemory when `e` reads a buffer held in vector variables. */
 function checkLoads(e: AExpr, ctx: Ctx): void {
-  switch (e.k) {
-    case "load":
-      if (ctx.tiles.has(e.buf)) throw new NeedsMemory(e.buf);
-      if (ctx.promote?.buf === e.buf) ctx.promote.ok = false;
-      checkLoads(e.index, ctx);
-      return;
-    case "bin":
-    case "cmp":
-    case "and":
-      checkLoads(e.a, ctx);
-      checkLoads(e.b, ctx);
-      return;
-    case "select":
-      checkLoads(e.cond, ctx);
-      checkLoads(e.t, ctx);
-      checkLoads(e.f, ctx);
-      return;
-  }
+  forEachLoad(e, (l) => {
+    if (ctx.tiles.has(l.buf)) throw new NeedsMemory(l.buf);
+    if (ctx.promote?.buf === l.buf) ctx.promote.ok = false;
+  });
 }
 
 /** A vector or scalar C expression. */
