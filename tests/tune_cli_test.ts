@@ -5,33 +5,14 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { exists } from "../measure/builder.ts";
+import { ROOT, runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TUNE = join(ROOT, "cli/tune.ts");
-/** Shared kernel cache, so repeated tests don't rebuild the same kernels. */
-const CACHE_ENV = { TUNEBOOK_CACHE: join(ROOT, ".cache/kernels") };
 
-async function tune(args: string[], cwd: string, env: Record<string, string> = CACHE_ENV) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", TUNE, ...args],
-    cwd,
-    env,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** Runs `tune` in `cwd`, sharing one kernel cache unless `env` says otherwise. */
+const tune = (args: string[], cwd: string, env: Record<string, string> = SHARED_KERNEL_CACHE) =>
+  runScript("cli/tune.ts", args, cwd, env);
 
 Deno.test("tune exits with status 2 and names the problem for bad arguments", async () => {
   const dir = await Deno.makeTempDir();
@@ -86,14 +67,9 @@ Deno.test("tune rejects a malformed trace file before building anything", async 
   ];
   for (const [text, message] of cases) {
     await Deno.writeTextFile(join(dir, "t.json"), text);
-    const r = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--quiet", TUNE, "--trace", "t.json", "--db", "r.db"],
-      cwd: dir,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+    const r = await tune(["--trace", "t.json", "--db", "r.db"], dir, {});
     assert.equal(r.code, 2);
-    assert.match(new TextDecoder().decode(r.stderr), message);
+    assert.match(r.stderr, message);
     assert.equal(await exists(join(dir, ".cache")), false, "nothing may be built");
   }
   await Deno.remove(dir, { recursive: true });
@@ -191,7 +167,7 @@ Deno.test("a run killed with SIGKILL resumes to exactly the requested trials, me
       "--quiet",
     ],
     cwd: dir,
-    env: CACHE_ENV,
+    env: SHARED_KERNEL_CACHE,
     stdout: "null",
     stderr: "null",
   }).spawn();
