@@ -13,30 +13,29 @@ import { timeSymbolOf } from "./harness.ts";
 import type { WorkerReply, WorkerRequest } from "./protocol.ts";
 import type { KernelSignature } from "./types.ts";
 
-const KERNEL_SYMBOLS = {
-  tb_kernel: { parameters: ["buffer"], result: "void" },
+const KERNEL_FN = { parameters: ["buffer"], result: "void" } as const;
+const TIME_FN = {
+  parameters: ["buffer", "i32", "i32", "f64", "i32", "buffer"],
+  result: "i32",
 } as const;
+const KERNEL_SYMBOLS = { tb_kernel: KERNEL_FN } as const;
 
-const CANDIDATE_SYMBOLS = {
-  ...KERNEL_SYMBOLS,
-  tb_time: { parameters: ["buffer", "i32", "i32", "f64", "i32", "buffer"], result: "i32" },
-} as const;
+/** A loaded candidate: its kernel, its timer (`tb_time` of the harness) and how to unload it. */
+interface Candidate {
+  kernel: Deno.UnsafeFnPointer<typeof KERNEL_FN>["call"];
+  time: Deno.UnsafeFnPointer<typeof TIME_FN>["call"];
+  close(): void;
+}
 
-/** Opens a candidate whose kernel is `symbol` (and its timer), under the usual names. */
-function openCandidate(
-  path: string,
-  symbol = "tb_kernel",
-): Deno.DynamicLibrary<typeof CANDIDATE_SYMBOLS> {
-  if (symbol === "tb_kernel") return Deno.dlopen(path, CANDIDATE_SYMBOLS);
-  const lib = Deno.dlopen(path, {
-    [symbol]: CANDIDATE_SYMBOLS.tb_kernel,
-    [timeSymbolOf(symbol)]: CANDIDATE_SYMBOLS.tb_time,
-  } as Record<string, Deno.ForeignFunction>);
-  const fns = lib.symbols as Record<string, unknown>;
+/** Opens a candidate whose kernel is `symbol` (`tb_kernel_<hash>` in a unity build). */
+function openCandidate(path: string, symbol = "tb_kernel"): Candidate {
+  const time = timeSymbolOf(symbol);
+  const lib = Deno.dlopen(path, { [symbol]: KERNEL_FN, [time]: TIME_FN });
   return {
-    symbols: { tb_kernel: fns[symbol], tb_time: fns[timeSymbolOf(symbol)] },
+    kernel: lib.symbols[symbol] as Candidate["kernel"],
+    time: lib.symbols[time] as Candidate["time"],
     close: () => lib.close(),
-  } as unknown as Deno.DynamicLibrary<typeof CANDIDATE_SYMBOLS>;
+  };
 }
 
 type ReferenceLibrary = Deno.DynamicLibrary<typeof KERNEL_SYMBOLS>;
@@ -153,7 +152,7 @@ export class Measurer {
       ...fields,
       runSeconds: (performance.now() - start) / 1000,
     });
-    let lib: Deno.DynamicLibrary<typeof CANDIDATE_SYMBOLS> | undefined;
+    let lib: Candidate | undefined;
     try {
       const ref = this.#reference(request);
       onReferenceReady?.();
@@ -165,7 +164,7 @@ export class Measurer {
       inputs.forEach((b, i) => b.set(ref.inputs[i]));
       outputs.forEach((b) => b.fill(NaN));
       const table = pointerTable(buffers);
-      lib.symbols.tb_kernel(table);
+      lib.kernel(table);
       const names = signature.buffers.filter((b) => b.role === "output").map((b) => b.name);
       const report = compareOutputs(
         outputs.map((got, i) => ({ name: names[i], got, expected: ref.outputs[i] })),
@@ -176,7 +175,7 @@ export class Measurer {
         return reply({ errorKind: "wrong_answer", error: report.message, times: [] });
       }
       const times = new Float64Array(timing.repeat);
-      lib.symbols.tb_time(
+      lib.time(
         table,
         timing.number,
         timing.repeat,
