@@ -550,38 +550,14 @@ function emitVectorLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolea
       }
     }
     if (full.length === 0) lines.push(...vector.map((l) => `${pad}  ${l}`));
-    else if (maskable) {
+    else {
+      const edge = maskable
+        ? maskedChunk(items, s.v, base, ctx, at)
+        : laneChunk(items, s.v, base, ctx, at);
+      if (!edge) return false;
       lines.push(`${pad}  if (${full.map((c) => expr(c!)).join(" && ")}) {`);
       lines.push(...vector.map((l) => `${pad}    ${l}`), `${pad}  } else {`);
-      const masked = maskedChunk(items, s.v, base, ctx, at);
-      if (!masked) return false;
-      lines.push(...masked.map((l) => `${pad}    ${l}`), `${pad}  }`);
-    } else {
-      lines.push(`${pad}  if (${full.map((c) => expr(c!)).join(" && ")}) {`);
-      lines.push(...vector.map((l) => `${pad}    ${l}`), `${pad}  } else {`);
-      const scalar = (la: Map<string, number>) =>
-        items.map((it) => {
-          const store = `${lvalue(it.st, la, ctx)} ${it.st.accumulate ? "+=" : "="} ${
-            sexpr(it.st.value, la, ctx)
-          };`;
-          return `${it.guard ? `if (${expr(it.guard)}) ` : ""}${store}`;
-        });
-      if (!items.some((it) => usesTile(it.st, ctx))) {
-        // No register tile involved: the edge chunk is a plain loop over its lanes.
-        const end = base + VECTOR_LANES;
-        lines.push(`${pad}    for (int ${s.v} = ${base}; ${s.v} < ${end}; ++${s.v}) {`);
-        // (the lane variable changes in this loop: not a constant to fold)
-        const loop = new Map(at);
-        loop.delete(s.v);
-        lines.push(...scalar(loop).map((l) => `${pad}      ${l}`), `${pad}    }`);
-      } else {
-        for (let lane = 0; lane < VECTOR_LANES; lane++) {
-          const la = new Map(at).set(s.v, base + lane);
-          lines.push(`${pad}    {`, `${pad}      const int ${s.v} = ${base + lane};`);
-          lines.push(...scalar(la).map((l) => `${pad}      ${l}`), `${pad}    }`);
-        }
-      }
-      lines.push(`${pad}  }`);
+      lines.push(...edge.map((l) => `${pad}    ${l}`), `${pad}  }`);
     }
     lines.push(`${pad}}`);
   }
@@ -668,6 +644,43 @@ function maskedChunk(
     );
   }
   return out;
+}
+
+/**
+ * The statements of an edge chunk run lane by lane: a plain loop over its
+ * lanes, or (when a register tile is involved) each lane written out with
+ * its tile lanes named.
+ */
+function laneChunk(
+  items: LaneStore[],
+  v: string,
+  base: number,
+  ctx: Ctx,
+  at: Map<string, number>,
+): string[] {
+  const scalar = (la: Map<string, number>) =>
+    items.map((it) => {
+      const store = `${lvalue(it.st, la, ctx)} ${it.st.accumulate ? "+=" : "="} ${
+        sexpr(it.st.value, la, ctx)
+      };`;
+      return `${it.guard ? `if (${expr(it.guard)}) ` : ""}${store}`;
+    });
+  if (!items.some((it) => usesTile(it.st, ctx))) {
+    // No register tile involved: the edge chunk is a plain loop over its lanes
+    // (the lane variable changes in this loop: not a constant to fold).
+    const loop = new Map(at);
+    loop.delete(v);
+    const end = base + VECTOR_LANES;
+    return [
+      `for (int ${v} = ${base}; ${v} < ${end}; ++${v}) {`,
+      ...scalar(loop).map((l) => `  ${l}`),
+      "}",
+    ];
+  }
+  return Array.from({ length: VECTOR_LANES }, (_, lane) => {
+    const la = new Map(at).set(v, base + lane);
+    return ["{", `  const int ${v} = ${base + lane};`, ...scalar(la).map((l) => `  ${l}`), "}"];
+  }).flat();
 }
 
 /** True when a store writes or reads a buffer held in vector variables. */
