@@ -146,12 +146,17 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
     return versionLine;
   };
 
+  /** The cached shared object of `hash` alone (its kernel is `tb_kernel`). */
+  async function cachedAlone(hash: string): Promise<BuildResult | undefined> {
+    const artifact = join(cacheDir, `${hash}.so`);
+    if (!(await exists(artifact))) return undefined;
+    return { errorKind: "none", artifact, buildSeconds: 0, cached: true, hash };
+  }
+
   /** The cached build of `hash`: its own shared object, or its place in a batch's. */
   async function cached(hash: string): Promise<BuildResult | undefined> {
-    const artifact = join(cacheDir, `${hash}.so`);
-    if (await exists(artifact)) {
-      return { errorKind: "none", artifact, buildSeconds: 0, cached: true, hash };
-    }
+    const alone = await cachedAlone(hash);
+    if (alone) return alone;
     try {
       const ref = JSON.parse(await Deno.readTextFile(join(cacheDir, `${hash}.ref`)));
       const shared = join(cacheDir, ref.artifact);
@@ -172,10 +177,9 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
   }
 
   async function compile(hash: string, source: string): Promise<BuildResult> {
+    const hit = await cachedAlone(hash);
+    if (hit) return hit;
     const artifact = join(cacheDir, `${hash}.so`);
-    if (await exists(artifact)) {
-      return { errorKind: "none", artifact, buildSeconds: 0, cached: true, hash };
-    }
     const cPath = join(cacheDir, `${hash}.c`);
     await writeAtomic(cPath, `${source}\n${HARNESS_C}`);
     const tmp = `${artifact}.tmp-${crypto.randomUUID()}`;
