@@ -15,7 +15,7 @@
  * @module
  */
 import * as Plot from "@observablehq/plot";
-import { PALETTE, plotDocument, svgToPNG, withHeader } from "./tuning_curve.ts";
+import { PALETTE, plotFrame, svgToPNG, withHeader } from "./tuning_curve.ts";
 
 export { svgToPNG };
 
@@ -42,7 +42,6 @@ export function learningCurveSVG(
   series: readonly LearningCurve[],
   options: LearningCurveOptions = {},
 ): string {
-  const document = plotDocument();
   const finite = (v: number) => Number.isFinite(v);
   const rows = series.flatMap((s) =>
     s.episodes.map((e) => ({
@@ -68,11 +67,7 @@ export function learningCurveSVG(
     );
   }
   const chart = Plot.plot({
-    document,
-    width: options.width ?? 640,
-    height: 360,
-    marginLeft: 56,
-    style: { background: "white", fontFamily: "sans-serif", fontSize: "12px" },
+    ...plotFrame(options.width),
     x: { label: "episode", grid: true },
     y: { label: options.y ?? "episode reward", grid: true },
     color: { domain: labels, range: PALETTE },

@@ -11,7 +11,7 @@
  * @module
  */
 import * as Plot from "@observablehq/plot";
-import { plotDocument, withHeader } from "./tuning_curve.ts";
+import { plotFrame, withHeader } from "./tuning_curve.ts";
 
 /** Options of {@link scatterSVG}. */
 export interface ScatterOptions {
@@ -26,15 +26,10 @@ export interface ScatterOptions {
 
 /** An SVG scatter plot of points. */
 export function scatterSVG(points: { x: number; y: number }[], o: ScatterOptions): string {
-  const document = plotDocument();
   const lo = Math.min(...points.flatMap((p) => [p.x, p.y])),
     hi = Math.max(...points.flatMap((p) => [p.x, p.y]));
   const chart = Plot.plot({
-    document,
-    width: 640,
-    height: 420,
-    marginLeft: 56,
-    style: { background: "white", fontFamily: "sans-serif", fontSize: "12px" },
+    ...plotFrame(640, 420),
     x: { label: o.x, grid: true },
     y: { label: o.y, grid: true },
     marks: [

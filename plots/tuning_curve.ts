@@ -42,17 +42,12 @@ export interface CurveOptions {
 
 /** An SVG tuning curve (best so far against trial number). */
 export function tuningCurveSVG(series: CurveSeries[], options: CurveOptions = {}): string {
-  const document = plotDocument();
   const rows = series.flatMap((s) =>
     s.values.flatMap((v, i) => Number.isNaN(v) ? [] : [{ series: s.label, trial: i + 1, value: v }])
   );
   const labels = series.map((s) => s.label);
   const chart = Plot.plot({
-    document,
-    width: options.width ?? 640,
-    height: 360,
-    marginLeft: 56,
-    style: { background: "white", fontFamily: "sans-serif", fontSize: "12px" },
+    ...plotFrame(options.width),
     x: { label: "trial", grid: true },
     y: { label: options.y ?? "best GFLOP/s so far", grid: true, zero: true },
     color: { domain: labels, range: PALETTE },
@@ -72,6 +67,21 @@ export function plotDocument(): NonNullable<Plot.PlotOptions["document"]> {
   }).document;
 }
 
+/**
+ * The frame every tunebook chart shares (Plot options): a fresh server-side
+ * document, `width` (default 640) by `height` pixels, room for y labels,
+ * white background, 12px sans-serif.
+ */
+export function plotFrame(width = 640, height = 360): Plot.PlotOptions {
+  return {
+    document: plotDocument(),
+    width,
+    height,
+    marginLeft: 56,
+    style: { background: "white", fontFamily: "sans-serif", fontSize: "12px" },
+  };
+}
+
 /** A series summarised over seeds: median and quartile band at each x. */
 export interface BandSeries {
   label: string;
@@ -86,17 +96,12 @@ export function bandCurveSVG(
   series: BandSeries[],
   options: CurveOptions & { x?: string } = {},
 ): string {
-  const document = plotDocument();
   const rows = series.flatMap((s) =>
     s.x.map((x, i) => ({ series: s.label, x, median: s.median[i], p25: s.p25[i], p75: s.p75[i] }))
   );
   const labels = series.map((s) => s.label);
   const chart = Plot.plot({
-    document,
-    width: options.width ?? 640,
-    height: 360,
-    marginLeft: 56,
-    style: { background: "white", fontFamily: "sans-serif", fontSize: "12px" },
+    ...plotFrame(options.width),
     x: { label: options.x ?? "evaluations", grid: true },
     y: { label: options.y ?? "fraction of optimum", grid: true, zero: true },
     color: { domain: labels, range: PALETTE },
