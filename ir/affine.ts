@@ -18,7 +18,7 @@
  * ```
  * @module
  */
-import { add, type AExpr, bounds, int, mul } from "./ast.ts";
+import { add, type AExpr, bounds, div, int, mod, mul } from "./ast.ts";
 
 /** A linear form: coefficients by variable name, and a constant. */
 export interface Linear {
@@ -141,6 +141,38 @@ export function divModExact(
   }
   if (range[0] < 0 || range[1] >= f) return undefined;
   return { div: fromLinear(q), mod: rest };
+}
+
+/**
+ * `e / f` and `e % f` when `e` splits into `f * q + r` with `r` provably
+ * non-negative (not necessarily below `f`): `q + r / f` and `r % f`, so the
+ * variables of `q` keep their plain coefficients (a stride-f reader `f * x + rx`
+ * of a deinterleaved buffer is position `x + rx / f` of phase `rx % f`).
+ * {@link divModExact}'s answer when it has one; undefined when `r` may be
+ * negative.
+ */
+export function divModFloor(
+  e: AExpr,
+  f: number,
+  env: ReadonlyMap<string, [number, number]>,
+  lets: ReadonlyMap<string, AExpr> = new Map(),
+): { div: AExpr; mod: AExpr } | undefined {
+  const exact = divModExact(e, f, env, lets);
+  if (exact || !Number.isInteger(f) || f < 1) return exact;
+  const l = linearizeOpaque(e, lets);
+  const q: Linear = { terms: new Map(), c: 0 };
+  const r: Linear = { terms: new Map(), c: l.c };
+  for (const [v, c] of l.terms) {
+    if (c % f === 0) q.terms.set(v, c / f);
+    else r.terms.set(v, c);
+  }
+  const rest = fromLinear(r);
+  try {
+    if (bounds(rest, env)[0] < 0) return undefined;
+  } catch {
+    return undefined;
+  }
+  return { div: add(fromLinear(q), div(rest, f)), mod: mod(rest, f) };
 }
 
 /**

@@ -3,6 +3,7 @@ import {
   coefOf,
   constEval,
   divModExact,
+  divModFloor,
   fromLinear,
   linearize,
   linearizeOpaque,
@@ -40,6 +41,24 @@ Deno.test("divModExact splits only when the remainder is provably within the div
   const c = divModExact(add(mul(vr("r"), int(6)), int(13)), 6, env([["r", 0, 9]]))!;
   assert.equal(expr(c.div), "(r + 2)");
   assert.equal(expr(c.mod), "1");
+});
+
+Deno.test("divModFloor keeps a stride-2 reader's column affine when the remainder exceeds the divisor", () => {
+  // 2 * x + rx with rx in [0, 6]: phase rx % 2, position x + rx / 2.
+  const e = add(mul(vr("x"), int(2)), vr("rx"));
+  const dm = divModFloor(e, 2, env([["x", 0, 15], ["rx", 0, 6]]))!;
+  assert.equal(expr(dm.div), "(x + (rx / 2))");
+  assert.equal(expr(dm.mod), "(rx % 2)");
+  assert.equal(coefOf(dm.div, "x"), 1);
+  // Within the divisor it is divModExact's split.
+  const exact = divModFloor(e, 2, env([["x", 0, 15], ["rx", 0, 1]]))!;
+  assert.equal(expr(exact.div), "x");
+  assert.equal(expr(exact.mod), "rx");
+  // A remainder that may be negative has no such split.
+  assert.equal(
+    divModFloor(sub(mul(vr("x"), int(2)), vr("rx")), 2, env([["x", 0, 15], ["rx", 0, 6]])),
+    undefined,
+  );
 });
 
 Deno.test("coefOf tells unit-stride, broadcast and non-affine accesses apart", () => {

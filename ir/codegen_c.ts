@@ -568,7 +568,8 @@ function emitVectorLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolea
 /**
  * The lanes `base..base+15` of `v` where condition `c` holds, as a C mask
  * expression, when `c` bounds the lane linearly (`a(v) < b` and the like,
- * `a` with coefficient 1 in `v`) or does not depend on it; else undefined.
+ * `a` with a positive coefficient in `v`: 2 for a stride-2 reader) or does
+ * not depend on it; else undefined.
  */
 function laneMask(c: AExpr, v: string, base: number, ctx: Ctx): string | undefined {
   if (coefOf(c, v, ctx.consts) === 0) return `(${expr(c)} ? 0xFFFFu : 0u)`;
@@ -576,23 +577,30 @@ function laneMask(c: AExpr, v: string, base: number, ctx: Ctx): string | undefin
     const a = laneMask(c.a, v, base, ctx), b = laneMask(c.b, v, base, ctx);
     return a && b ? `(${a} & ${b})` : undefined;
   }
-  if (c.k !== "cmp" || coefOf(c.b, v, ctx.consts) !== 0 || coefOf(c.a, v, ctx.consts) !== 1) {
-    return undefined;
-  }
-  // Lane l holds when a(base) + l (op) b, i.e. l (op) b - a(base).
+  const k = c.k === "cmp" && coefOf(c.b, v, ctx.consts) === 0
+    ? coefOf(c.a, v, ctx.consts)
+    : undefined;
+  if (c.k !== "cmp" || k === undefined || k < 1 || !Number.isInteger(k)) return undefined;
+  // Lane l holds when a(base) + k * l (op) b, i.e. k * l (op) room = b - a(base):
+  // l < ceil(room / k) for "<", l < ceil((room + 1) / k) for "<=" (C's division
+  // truncates, and every room <= 0 gives no lane either way).
   const room = expr(substitute(
     { k: "bin", op: "-", a: c.b, b: c.a },
     new Map([[v, int(base)]]),
   ));
+  const lanes = (extra: number) => {
+    const n = extra === 0 ? room : `${room} + ${extra}`;
+    return k === 1 ? n : `(${n} + ${k - 1}) / ${k}`;
+  };
   switch (c.op) {
     case "<":
-      return `tb_lanes_lt(${room})`;
+      return `tb_lanes_lt(${lanes(0)})`;
     case "<=":
-      return `tb_lanes_lt(${room} + 1)`;
+      return `tb_lanes_lt(${lanes(1)})`;
     case ">=":
-      return `(~tb_lanes_lt(${room}) & 0xFFFFu)`;
+      return `(~tb_lanes_lt(${lanes(0)}) & 0xFFFFu)`;
     case ">":
-      return `(~tb_lanes_lt(${room} + 1) & 0xFFFFu)`;
+      return `(~tb_lanes_lt(${lanes(1)}) & 0xFFFFu)`;
   }
   return undefined;
 }

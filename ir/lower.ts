@@ -32,10 +32,10 @@ import {
   varsOf,
   vr,
 } from "./ast.ts";
-import { divModExact, nondecreasing, substitute } from "./affine.ts";
+import { divModExact, divModFloor, nondecreasing, substitute } from "./affine.ts";
 import { ScheduleError } from "./errors.ts";
 import type { Schedule } from "./schedule.ts";
-import { holderIn, type Loop, padToLayout, type Stage } from "./stage.ts";
+import { holderIn, type LayoutDim, type Loop, padToLayout, type Stage } from "./stage.ts";
 import { Expr, type IterVar, type Reduce, rewrite } from "./te.ts";
 
 /** Attached buffers up to this many bytes live on the stack. */
@@ -46,7 +46,7 @@ interface Region {
   mins: AExpr[];
   extents: number[];
   /** Tiled dimensions of a packed copy (see `Stage.layout`); row-major when absent. */
-  layout?: readonly { axis: number; factor: number }[];
+  layout?: readonly LayoutDim[];
 }
 
 /**
@@ -598,21 +598,29 @@ class Lowering {
   /**
    * The flat index of a position (per dimension, relative to the region's
    * start) in a region's buffer: row-major, or for a packed copy its panels
-   * first, then the other dimensions, then the positions within the panels.
+   * first, then the other dimensions, then the positions within the panels;
+   * a deinterleaved dimension is its phase, then the position in the phase.
    * Panel index and position are plain affine expressions when the
    * variables' ranges prove it (so the C generator sees unit strides).
    */
   private layoutIndex(region: Region, rels: AExpr[]): AExpr {
     const dims: { e: AExpr; extent: number }[] = [];
     const inner: { e: AExpr; extent: number }[] = [];
-    const tiled = new Set((region.layout ?? []).map((t) => t.axis));
-    for (const { axis, factor } of region.layout ?? []) {
+    const layout = region.layout ?? [];
+    const panels = new Set(layout.filter((t) => !t.phase).map((t) => t.axis));
+    for (const { axis, factor } of layout.filter((t) => !t.phase)) {
       const dm = divModExact(rels[axis], factor, this.env, this.letValues);
       dims.push({ e: dm?.div ?? div(rels[axis], factor), extent: region.extents[axis] / factor });
       inner.push({ e: dm?.mod ?? mod(rels[axis], factor), extent: factor });
     }
     rels.forEach((e, d) => {
-      if (!tiled.has(d)) dims.push({ e, extent: region.extents[d] });
+      if (panels.has(d)) return;
+      const phases = layout.find((t) => t.phase && t.axis === d)?.factor;
+      if (!phases) return dims.push({ e, extent: region.extents[d] });
+      // A stride-f reader's `f * x + r` is phase `r % f`, position `x + r / f`.
+      const dm = divModFloor(e, phases, this.env, this.letValues);
+      dims.push({ e: dm?.mod ?? mod(e, phases), extent: phases });
+      dims.push({ e: dm?.div ?? div(e, phases), extent: region.extents[d] / phases });
     });
     dims.push(...inner);
     const strides = stridesOf(dims.map((x) => x.extent));

@@ -8,7 +8,7 @@ import { createPrng } from "./prng.ts";
 import { Schedule } from "./schedule.ts";
 import { assertTraceRoundTrip } from "./testing.ts";
 import { parseTrace, printTrace, traceOf } from "./trace.ts";
-import { matmul } from "./workloads.ts";
+import { createWorkload, matmul } from "./workloads.ts";
 
 const sched = (M: number, N: number, K: number) =>
   new Schedule(matmul(M, N, K), { prng: createPrng(1) });
@@ -110,6 +110,29 @@ Deno.test("transform_layout names what it cannot do", () => {
   assert.throws(() => sch.transformLayout(b, 0, 2), /before transforming its loops/);
   assert.throws(() => sch.cacheRead("B", "global", ["C"]), /"B_global" exists/);
   assert.throws(() => sch.cacheRead("A", "local" as "global", ["C"]), /unknown scope "local"/);
+});
+
+Deno.test("deinterleave stores a dimension as phases and names what it cannot do", () => {
+  const w = createWorkload("conv2d", [1, 2, 9, 9, 3, 3, 3, 2, 1]);
+  const sch = new Schedule(w, { prng: createPrng(0) });
+  assert.throws(
+    () => sch.deinterleave("O", 3, 2),
+    /Cannot deinterleave stage "O": it is an output/,
+  );
+  assert.throws(() => sch.deinterleave("P", 4, 2), /axis 4 not in \[0, 3\]/);
+  assert.throws(() => sch.deinterleave("P", 3, 1), /factor 1 not in \[2, 16\]/);
+  sch.deinterleave("P", 3, 2);
+  assert.throws(() => sch.deinterleave("P", 3, 2), /axis 3 is tiled already/);
+  assert.throws(() => sch.computeInline("P"), /its buffer's layout was transformed/);
+  // P is 11 columns wide: two phases of 6 (one padding slot), and O reads
+  // phase rx % 2 at position x + rx / 2.
+  const kernel = lower(sch);
+  assert.equal(kernel.temps[0].size, 2 * 11 * 12);
+  assert.match(generateC(kernel), /\(\(v_O_rx % 2\) \* 6\)\) \+ \(v_O_x \+ \(v_O_rx \/ 2\)\)\)\]/);
+  const plain = new Schedule(w, { prng: createPrng(0) });
+  plain.split("P", "x", [null, 2]);
+  assert.throws(() => plain.deinterleave("P", 3, 2), /before transforming its loops/);
+  assertTraceRoundTrip(sch);
 });
 
 Deno.test("traces with cache_read global and transform_layout parse, print and replay", () => {

@@ -2,8 +2,9 @@
  * A schedule of a workload: the stages' loop nests transformed eagerly by
  * primitives (split, fuse, reorder, parallel, vectorize, unroll,
  * cache_write, cache_read into GPU shared memory or a packed CPU buffer,
- * transform_layout of such a buffer into panels, compute_at, compute_inline,
- * bind to GPU thread axes) and sampling instructions
+ * transform_layout of such a buffer into panels, deinterleave of a buffer
+ * into phases, prefetch, compute_at, compute_inline, bind to GPU thread axes)
+ * and sampling instructions
  * (sample_perfect_tile, sample_categorical, sample_compute_location).
  *
  * Every call is recorded as an instruction of {@link Schedule.trace}; sampled
@@ -199,6 +200,21 @@ export class Schedule {
    */
   transformLayout(stage: string, axis: number, factor: number | RV): void {
     this.apply({ op: "transform_layout", args: { stage, axis, factor } });
+  }
+  /**
+   * Stores dimension `axis` of a stage's buffer as `factor` phases, each
+   * holding every `factor`-th element (the index map
+   * `(…, x, …) -> (…, x % factor, x / factor, …)`; a polyphase or
+   * space-to-depth layout). A reader with stride `factor` along it, such as a
+   * stride-2 convolution reading its padded input `P` at `2 * x + rx`, then
+   * finds consecutive outputs' inputs next to each other (phase `rx % 2`,
+   * position `x + rx / 2`): plain vector loads instead of strided ones. For a
+   * stage computed into its own buffer (not an output, not inlined) or a
+   * `cache_read(..., "global")` copy; the extent is padded to a multiple of
+   * `factor`. Apply before transforming its loops.
+   */
+  deinterleave(stage: string, axis: number, factor: number | RV): void {
+    this.apply({ op: "deinterleave", args: { stage, axis, factor } });
   }
   /**
    * Computes a producer inside a leaf loop of its consumer, or of a stage its
@@ -593,6 +609,33 @@ const HANDLERS: Record<string, Handler> = {
     return { value: undefined };
   },
 
+  deinterleave(sch, a) {
+    const s = sch.stage(String(a.stage));
+    const axis = int(a.axis, "deinterleave axis");
+    const factor = int(a.factor, "deinterleave factor");
+    const why = (reason: string) =>
+      new ScheduleError(`Cannot deinterleave stage "${s.name}": ${reason}`);
+    if (s.isOutput) throw why("it is an output");
+    if (s.attach.k === "inline") throw why("it is inlined");
+    if (s.scope !== "global") throw why(`it lives in ${s.scope} memory`);
+    if (axis < 0 || axis >= s.shape.length) {
+      throw why(`axis ${axis} not in [0, ${s.shape.length - 1}]`);
+    }
+    if (factor < 2 || factor > 16) throw why(`factor ${factor} not in [2, 16]`);
+    if (s.layout.some((t) => t.axis === axis)) throw why(`axis ${axis} is tiled already`);
+    if (s.touched) throw why("apply deinterleave before transforming its loops");
+    s.layout.push({ axis, factor, phase: true });
+    // A packed copy computes its padding (zeros); another stage only its shape.
+    if (s.packed) {
+      s.resize(
+        s.attach.k === "at"
+          ? attachedExtents(sch, s, s.attach.stage, s.attach.loop)
+          : s.fullExtents,
+      );
+    }
+    return { value: undefined };
+  },
+
   compute_at(sch, a) {
     const s = sch.stage(String(a.stage));
     if (a.loop === "root") return HANDLERS.compute_root(sch, { stage: s.name }, undefined, NO);
@@ -639,6 +682,7 @@ const HANDLERS: Record<string, Handler> = {
     if (s.isOutput) throw why("it is an output");
     if (!(s.body instanceof Expr)) throw why("it is a reduction");
     if (s.touched) throw why("its loops were already transformed");
+    if (s.layout.length > 0) throw why("its buffer's layout was transformed");
     if (sch.stages.some((x) => x.attach.k === "at" && x.attach.stage === s)) {
       throw why("another stage is attached to it");
     }

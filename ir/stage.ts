@@ -51,10 +51,12 @@ export class Stage {
   autoUnrollMaxStep = 0;
   /**
    * Dimensions stored in panels (`transform_layout`), in the order applied:
-   * the buffer is indexed `[d0 / f0, …, other dims …, d0 % f0, …]`. Only for
-   * a CPU `cache_read` copy ({@link Stage.packed}).
+   * the buffer is indexed `[d0 / f0, …, other dims …, d0 % f0, …]`, and
+   * dimensions split into phases (`deinterleave`, `phase`), stored in place
+   * as `[…, d % f, d / f, …]`. Panels only for a CPU `cache_read` copy
+   * ({@link Stage.packed}).
    */
-  readonly layout: { axis: number; factor: number }[] = [];
+  readonly layout: LayoutDim[] = [];
   /**
    * A CPU `cache_read` copy (scope `"global"`): positions outside the source
    * tensor are stored as zeros and tiled dimensions are padded to a multiple
@@ -121,10 +123,24 @@ export class Stage {
   }
 }
 
+/**
+ * A dimension of a stage's buffer stored in another order: in panels of
+ * `factor` (`transform_layout`), or, with `phase`, as `factor` phases of
+ * every `factor`-th element (`deinterleave`).
+ */
+export interface LayoutDim {
+  /** The dimension. */
+  axis: number;
+  /** Panel width, or number of phases. */
+  factor: number;
+  /** Phases (`[d % f][d / f]` in place) instead of panels. */
+  phase?: boolean;
+}
+
 /** Extents with each tiled dimension rounded up to a multiple of its factor. */
 export function padToLayout(
   extents: number[],
-  layout: readonly { axis: number; factor: number }[],
+  layout: readonly LayoutDim[],
 ): number[] {
   const out = [...extents];
   for (const { axis, factor } of layout) out[axis] = Math.ceil(out[axis] / factor) * factor;

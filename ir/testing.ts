@@ -97,7 +97,7 @@ const TRIES_PER_STEP = 6;
  * a random leaf loop of the consumer (for a packed copy, sometimes of a stage
  * its reader is computed in), `computeInline`, `computeRoot`, and
  * `cacheRead(..., "global")` of a tensor a stage reads, often followed by
- * `transformLayout` of one dimension.
+ * `transformLayout` or `deinterleave` of one dimension.
  * A primitive that throws ScheduleError is skipped and another one tried. The
  * result always lowers: when `lower()` throws ScheduleError, a new schedule is
  * drawn (counted in `options.stats.lowerRetries`). Deterministic in `prng`.
@@ -266,9 +266,11 @@ function primitive(sch: Schedule, kind: Kind, prng: Prng): (() => void) | undefi
       const rank = sch.workload.inputs.find((x) => x.name === t)?.shape.length ??
         sch.stage(t).shape.length;
       const axis = prng.int(rank), factor = prng.pick([2, 3, 4, 6, 8, 16]);
+      const phases = tile && prng.next() < 0.3;
       return () => {
         const copy = sch.cacheRead(t, "global", [s.name]);
-        if (tile) sch.transformLayout(copy, axis, factor);
+        if (phases) sch.deinterleave(copy, axis, factor);
+        else if (tile) sch.transformLayout(copy, axis, factor);
       };
     }
     case "computeRoot": {

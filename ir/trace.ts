@@ -125,6 +125,7 @@ const SIGNATURES: Record<string, Record<string, ArgKind>> = {
   cache_write: { stage: "name", scope: "name" },
   cache_read: { stage: "name", scope: "name", readers: "names" },
   transform_layout: { stage: "name", axis: "int", factor: "int" },
+  deinterleave: { stage: "name", axis: "int", factor: "int" },
   compute_at: { stage: "name", consumer: "name", loop: "name" },
   compute_inline: { stage: "name" },
   compute_root: { stage: "name" },

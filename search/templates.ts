@@ -205,11 +205,14 @@ function packedKcApply(sch: Schedule, v: Record<string, unknown>): void {
  * "global" + `transform_layout` into `[F/FR][C][KH][KW][FR]`), the order of
  * the reduction loops, an unroll of the kernel's width, the parallel loop
  * (FR blocks, or those fused with the row blocks), a software prefetch of
- * the input rows two channels ahead, and a parallel, vectorized padding
- * copy.
+ * the input rows two channels ahead, a parallel, vectorized padding copy
+ * and, for a strided convolution, a padded input stored in phases
+ * (`deinterleave`: the stride-2 first layer's input rows become plain vector
+ * loads instead of two loads and a permute).
  */
 function convPackedKnobs(w: Workload): Knob[] {
   const padded = w.shape[8] > 0;
+  const strided = padded && w.shape[7] > 1;
   return [
     { name: "fr", kind: "split", options: [4, 6, 8, 12, 16] },
     { name: "yr", kind: "split", options: [1, 2, 4] },
@@ -220,6 +223,7 @@ function convPackedKnobs(w: Workload): Knob[] {
     { name: "parallel", kind: "annotate", options: ["f", "fy"] },
     { name: "prefetch", kind: "annotate", options: [0, 2] },
     ...(padded ? [{ name: "pad_parallel", kind: "annotate" as const, options: [0, 1] }] : []),
+    ...(strided ? [{ name: "phases", kind: "other" as const, options: [0, 1] }] : []),
   ];
 }
 
@@ -237,10 +241,19 @@ const CONV_REDUCE_ORDERS = [["rc", "ry", "rx"], ["ry", "rx", "rc"]];
 function convPackedApply(sch: Schedule, v: Record<string, unknown>): void {
   const [FR, YR, XR] = [v.fr, v.yr, v.xr] as number[];
   const local = sch.cacheWrite("O");
+  let padColumns = "x";
+  if (v.phases === 1) {
+    // P[n][c][y][x % s][x / s]: each phase's columns written in one pass.
+    const stride = sch.workload.shape[7];
+    sch.deinterleave("P", 3, stride);
+    const [xq, xp] = sch.split("P", "x", [null, stride]);
+    sch.reorder("P", ["n", "c", "y", xp, xq]);
+    padColumns = xq;
+  }
   if (v.pad_parallel === 1) {
     // The padding copy: channels in parallel, rows in 16-wide (masked at the edge) vectors.
     sch.parallel("P", "c");
-    const [, x1] = sch.split("P", "x", [null, 16]);
+    const [, x1] = sch.split("P", padColumns, [null, 16]);
     sch.vectorize("P", x1);
   }
   const wp = v.pack === "W" ? sch.cacheRead("Wt", "global", [local]) : undefined;

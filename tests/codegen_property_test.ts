@@ -110,6 +110,33 @@ const REGRESSIONS: { name: string; workload: [string, number[]]; apply(sch: Sche
   ], ["conv2d-packed", "conv2d"]),
   ...packedCases([1, 3, 11, 13, 5, 3, 3, 2, 1], [
     { fr: 4, yr: 2, xr: 16, pack: "W", order: 0, unroll_kw: 1, parallel: "f" },
+    // The padded input in phases (deinterleave), its copy masked at odd edges.
+    { fr: 4, yr: 2, xr: 16, pack: "W", order: 0, unroll_kw: 1, parallel: "f", phases: 1 },
+    { fr: 6, yr: 1, xr: 32, pack: "none", order: 1, unroll_kw: 0, parallel: "fy", phases: 1 },
+    {
+      fr: 4,
+      yr: 1,
+      xr: 16,
+      pack: "W",
+      order: 0,
+      unroll_kw: 1,
+      parallel: "f",
+      pad_parallel: 1,
+      phases: 1,
+    },
+  ], ["conv2d-packed", "conv2d"]),
+  ...packedCases([1, 2, 19, 21, 4, 5, 5, 3, 2], [
+    {
+      fr: 4,
+      yr: 2,
+      xr: 16,
+      pack: "W",
+      order: 0,
+      unroll_kw: 1,
+      parallel: "f",
+      pad_parallel: 1,
+      phases: 1,
+    },
   ], ["conv2d-packed", "conv2d"]),
   ...packedCases([2, 4, 8, 20, 6, 3, 3, 1, 0], [
     { fr: 4, yr: 1, xr: 16, pack: "W", order: 0, unroll_kw: 1, parallel: "fy" },
@@ -295,6 +322,7 @@ Deno.test("random legal schedules compile and match the default schedule's kerne
       "compute_root",
       "cache_read",
       "transform_layout",
+      "deinterleave",
       "sample_perfect_tile",
       "sample_categorical",
       "sample_compute_location",

@@ -2,7 +2,8 @@
  * The `conv2d-packed` template's edge tiles: columns that do not fill the
  * register tile run masked vector code (AVX-512 masked loads and stores) and
  * stay in vector variables; a stride-2 convolution reads its input rows as
- * two vector loads and a permute. Built for a target without AVX-512, the
+ * two vector loads and a permute, or, with the padded input stored in phases
+ * (`deinterleave`), as plain vector loads. Built for a target without AVX-512, the
  * portable lane loops of the same source compute the same output.
  */
 import assert from "node:assert/strict";
@@ -44,7 +45,7 @@ function packedSource(
 ): { source: string; naive: string; signature: KernelSignature } {
   const w = createWorkload("conv2d", shape);
   const t = templateSpace("conv2d-packed", w);
-  const point = t.space.knobs.map((k) => k.options.indexOf(values[k.name]));
+  const point = t.space.knobs.map((k) => k.options.indexOf(values[k.name] ?? k.options[0]));
   const sch = replayTrace(t.candidateOf(point).trace!, { prng: createPrng(0) });
   const naive = lower(new Schedule(w, { prng: createPrng(0) }));
   return {
@@ -100,6 +101,16 @@ Deno.test("a stride-2 convolution's tile reads its input with stride-2 vector lo
   assert.doesNotMatch(source, /float T_O_local\[/);
 });
 
+Deno.test("with its padded input in phases a stride-2 tile reads plain vector loads", () => {
+  const { source } = packedSource(STRIDED, { ...POINT, fr: 8, yr: 1, xr: 16, phases: 1 });
+  // P[c][y][x % 2][x / 2]: the tile's loads are contiguous, the copy writes each phase.
+  assert.match(source, /T_O_local_v\d+ \+= \(tb_loadu\(&T_P\[/);
+  assert.doesNotMatch(source, /tb_loadu_s2(_m)?\(&T_P\[/);
+  assert.match(source, /tb_storeu\(&T_P\[.*tb_loadu_s2\(&T_I\[/);
+  // The copy's edge chunk is masked: lanes bounded through 2 * lane.
+  assert.match(source, /tb_storeu_m\(&T_P\[/);
+});
+
 Deno.test("vector kernels use the compiler's masked-move builtins, not immintrin.h", () => {
   const { source } = packedSource(STRIDED, { ...POINT, fr: 8, yr: 1, xr: 16 });
   // immintrin.h alone costs gcc about 0.25 s per compile: most of a small kernel's build.
@@ -112,6 +123,7 @@ for (
   const [name, shape, point] of [
     ["masked edges", SHAPE, POINT],
     ["stride-2 loads", STRIDED, { ...POINT, fr: 8, yr: 1, xr: 16 }],
+    ["input phases", STRIDED, { ...POINT, fr: 8, yr: 1, xr: 32, phases: 1 }],
   ] as const
 ) {
   Deno.test(`${name} compute the naive output with and without AVX-512`, async () => {
