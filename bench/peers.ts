@@ -17,7 +17,9 @@
  * Every harness times the same way (bench/peers/timing.h: warm-up calls, then
  * repeats of enough calls to last `--min-repeat-ms`), runs as its own process,
  * one at a time, and a round's figure is the median repeat; `--rounds` runs
- * every peer that many times, interleaved, and keeps each peer's best round. A peer whose library or
+ * every peer that many times, interleaved, and keeps each peer's best round (the table), and
+ * prints tunebook's ratio to its reference (OpenBLAS AVX-512, oneDNN for a convolution) round
+ * by round: the median and range of ratios measured seconds apart. A peer whose library or
  * compiler is missing is reported as `unavailable: <reason>`; a peer that
  * does not support a workload (OpenBLAS has no convolution) as `n/a`.
  * Halide's convolution reads an input already zero-padded (as Halide's
@@ -374,7 +376,37 @@ export interface PeersOptions {
 /** One workload's figures, by peer. */
 export interface PeerRow {
   workload: Workload;
+  /** Each peer's best round. */
   figures: Partial<Record<Peer, Figure>>;
+  /** Each peer's GFLOP/s in every round (NaN for a round without a figure). */
+  rounds?: Partial<Record<Peer, number[]>>;
+}
+
+/**
+ * The peer tunebook is judged against on a workload: OpenBLAS (AVX-512) for
+ * matmul, oneDNN for a convolution.
+ */
+export function referencePeer(w: Workload): Peer {
+  return w.name === "matmul" ? "openblas-avx512" : "onednn";
+}
+
+/**
+ * Ratios `a / b` of the rounds in which both have a figure (measured seconds
+ * apart, so a burst of load on the shared cores tends to hit both): their
+ * median, smallest and largest; undefined without such a round.
+ */
+export function pairedRatio(
+  row: PeerRow,
+  a: Peer,
+  b: Peer,
+): { median: number; min: number; max: number; rounds: number } | undefined {
+  const ra = row.rounds?.[a] ?? [], rb = row.rounds?.[b] ?? [];
+  const ratios = ra.map((x, i) => x / rb[i]).filter((r) => Number.isFinite(r) && r > 0)
+    .sort((x, y) => x - y);
+  if (ratios.length === 0) return undefined;
+  const n = ratios.length;
+  const median = n % 2 ? ratios[(n - 1) / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
+  return { median, min: ratios[0], max: ratios[n - 1], rounds: n };
 }
 
 /** Measures every peer on every workload, one process at a time. */
@@ -401,6 +433,7 @@ export async function runPeers(o: PeersOptions): Promise<PeerRow[]> {
   const rows: PeerRow[] = [];
   for (const w of o.workloads) {
     const figures: PeerRow["figures"] = {};
+    const perRound: NonNullable<PeerRow["rounds"]> = {};
     const args = [...problemArgs(w), ...timingArgs];
     const rounds = o.rounds ?? 1;
     // Rounds interleave the peers, so a burst of load on the shared cores hits
@@ -409,13 +442,14 @@ export async function runPeers(o: PeersOptions): Promise<PeerRow[]> {
       for (const peer of o.peers) {
         log(`${w.name} ${w.shape.join(",")}: ${peer}${rounds > 1 ? ` (round ${round})` : ""}`);
         const f = await measurePeer(peer, w, h, o, threads, args, timingArgs);
+        (perRound[peer] ??= []).push("gflops" in f ? f.gflops : NaN);
         const kept = figures[peer];
         if (!kept || ("gflops" in f && (!("gflops" in kept) || f.gflops > kept.gflops))) {
           figures[peer] = f;
         }
       }
     }
-    rows.push({ workload: w, figures });
+    rows.push({ workload: w, figures, rounds: perRound });
   }
   return rows;
 }
@@ -565,7 +599,18 @@ export function peersTable(rows: PeerRow[], peers: readonly Peer[]): string {
       if ("gflops" in f && f.note) notes.add(`${p} ${workloadLabel(r.workload)}: ${f.note}`);
     }
   }
-  return [...lines, ...[...notes].map((n) => `- ${n}`)].join("\n");
+  const paired = rows.flatMap((r) => {
+    const ref = referencePeer(r.workload);
+    const p = pairedRatio(r, "tunebook", ref);
+    return p && p.rounds > 1
+      ? [
+        `- tunebook / ${ref}, ${workloadLabel(r.workload)}, round by round: median ${
+          p.median.toFixed(2)
+        }x (${p.min.toFixed(2)}-${p.max.toFixed(2)}x over ${p.rounds} rounds)`,
+      ]
+      : [];
+  });
+  return [...lines, ...[...notes].map((n) => `- ${n}`), ...paired].join("\n");
 }
 
 if (import.meta.main) {

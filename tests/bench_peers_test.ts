@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { createWorkload } from "../ir/workloads.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import { randomSearch } from "../search/random.ts";
-import { compileFailure, PEERS } from "../bench/peers.ts";
+import { compileFailure, pairedRatio, PEERS, referencePeer } from "../bench/peers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -45,6 +45,7 @@ Deno.test("bench/peers.ts measures every peer on matmul 64 or says why it cannot
   assert.match(stdout, /best of 2 round\(s\) over the peers/);
   assert.match(stdout, /\| workload \| tunebook \| openblas-avx512 \|/);
   assert.match(stdout, /\| matmul 64x64x64 \|/);
+  assert.match(stdout, /tunebook \/ openblas-avx512, matmul 64x64x64, round by round: median \d/);
   const { results } = JSON.parse(stdout.trim().split("\n").at(-1)!);
   assert.deepEqual(results.map((r: { peer: string }) => r.peer), [...PEERS]);
   for (const r of results) {
@@ -72,4 +73,23 @@ Deno.test("a peer whose library is missing is reported with the package to insta
     ),
     /-ldnnl not found \(apt-get install libdnnl-dev/,
   );
+});
+
+Deno.test("tunebook's ratio to its reference is taken round by round", () => {
+  const workload = createWorkload("conv2d", [1, 3, 16, 16, 8, 3, 3, 1, 1]);
+  assert.equal(referencePeer(workload), "onednn");
+  assert.equal(referencePeer(createWorkload("matmul", [8, 8, 8])), "openblas-avx512");
+  // Round 2 was slow for both: its ratio is still 0.8; a round without oneDNN is left out.
+  const row = {
+    workload,
+    figures: {},
+    rounds: { tunebook: [80, 40, 90, 99], onednn: [100, 50, 90, NaN] },
+  };
+  assert.deepEqual(pairedRatio(row, "tunebook", "onednn"), {
+    median: 0.8,
+    min: 0.8,
+    max: 1,
+    rounds: 3,
+  });
+  assert.equal(pairedRatio({ workload, figures: {} }, "tunebook", "onednn"), undefined);
 });
