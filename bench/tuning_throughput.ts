@@ -7,8 +7,8 @@
  *
  * ```sh
  * deno run -A bench/tuning_throughput.ts [--shape 256,256,256] [--trials 200] \
- *   [--strategies random,xgb] [--modes serial,overlap,unity,unity+overlap] [--batch 8] \
- *   [--unity 8] [--opt=-O3] \
+ *   [--strategies random,xgb] [--modes serial,overlap,unity,unity+overlap,unity+race] \
+ *   [--batch 8] [--unity 8] [--race 2] [--opt=-O3] \
  *   [--repeat 3] [--min-repeat-ms 10] [--seed 1]
  * ```
  *
@@ -18,7 +18,9 @@
  * time and can add up to more than the wall time. `overhead` is proposing,
  * observing (model training), code generation and the records database.
  * Modes `unity` compile each round's candidates together, up to `--unity`
- * per file and compiler process (measure/builder.ts `batch`).
+ * per file and compiler process (measure/builder.ts `batch`); modes `race`
+ * give a candidate whose first repeat is more than `--race` times slower than
+ * the best so far no further repeats (`TuneOptions.race`).
  * @module
  */
 import { parseArgs } from "node:util";
@@ -41,6 +43,8 @@ export interface ThroughputRow {
   overlap: boolean;
   /** Kernels per compiler process. */
   unity: number;
+  /** Racing factor (`TuneOptions.race`), if racing. */
+  race?: number;
   /** Distinct candidates measured. */
   trials: number;
   /** Trials per wall second. */
@@ -64,6 +68,8 @@ export interface ThroughputOptions {
   batch: number;
   /** Kernels per compiler process (1: one file each). */
   unity: number;
+  /** Racing factor (`TuneOptions.race`); default: no racing. */
+  race?: number;
   seed: number;
   /** Optimisation flag replacing `-O3` of the builder's default flags. */
   opt: string;
@@ -92,7 +98,7 @@ export async function measureThroughput(o: ThroughputOptions): Promise<Throughpu
       trials: o.trials,
       target: "cpu",
       workloadId: db.upsertWorkload({ name: w.name, shape: w.shape, flops: w.flops }),
-      config: { bench: "tuning_throughput", overlap: o.overlap, unity: o.unity },
+      config: { bench: "tuning_throughput", overlap: o.overlap, unity: o.unity, race: o.race },
       machine: {},
       compiler: await builder.describe(),
       tunebookVersion: "bench",
@@ -107,6 +113,7 @@ export async function measureThroughput(o: ThroughputOptions): Promise<Throughpu
       runner,
       batchSize: o.batch,
       overlap: o.overlap,
+      ...(o.race !== undefined ? { race: o.race } : {}),
     });
     const best = db.best(runId)?.result.gflops ?? undefined;
     const gflopsByHash = new Map<string, number>();
@@ -119,6 +126,7 @@ export async function measureThroughput(o: ThroughputOptions): Promise<Throughpu
       strategy: o.strategy,
       overlap: o.overlap,
       unity: o.unity,
+      ...(o.race !== undefined ? { race: o.race } : {}),
       trials: out.measured,
       perSecond: out.measured / out.timings.wall,
       ...(best !== undefined ? { bestGflops: best } : {}),
@@ -160,23 +168,23 @@ export function overlapNoise(
 export function throughputTable(rows: ThroughputRow[]): string {
   const pct = (x: number, t: TuneTimings) => `${(100 * x / t.wall).toFixed(0)}%`;
   const lines = [
-    "| strategy | overlap | unity | trials | wall s | trials/s | build | measure | overhead (search+model) | gcc s/kernel | best GFLOP/s |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| strategy | overlap | unity | race | trials | wall s | trials/s | build | measure | overhead (search+model) | gcc s/kernel | best GFLOP/s |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
   ];
   for (const r of rows) {
     const t = r.timings;
     lines.push(
-      `| ${r.strategy} | ${r.overlap ? "on" : "off"} | ${r.unity} | ${r.trials} | ${
-        t.wall.toFixed(1)
-      } | ${r.perSecond.toFixed(2)} | ${t.build.toFixed(1)} s (${pct(t.build, t)}) | ${
-        t.measure.toFixed(1)
-      } s (${pct(t.measure, t)}) | ${overheadSeconds(t).toFixed(2)} s (${
-        pct(overheadSeconds(t), t)
-      }: propose ${t.propose.toFixed(2)}, observe ${t.observe.toFixed(2)}, codegen ${
-        t.source.toFixed(2)
-      }, records ${t.records.toFixed(2)}) | ${r.compileSeconds.toFixed(2)} | ${
-        r.bestGflops?.toFixed(1) ?? "none"
-      } |`,
+      `| ${r.strategy} | ${r.overlap ? "on" : "off"} | ${r.unity} | ${
+        r.race ?? "off"
+      } | ${r.trials} | ${t.wall.toFixed(1)} | ${r.perSecond.toFixed(2)} | ${
+        t.build.toFixed(1)
+      } s (${pct(t.build, t)}) | ${t.measure.toFixed(1)} s (${pct(t.measure, t)}) | ${
+        overheadSeconds(t).toFixed(2)
+      } s (${pct(overheadSeconds(t), t)}: propose ${t.propose.toFixed(2)}, observe ${
+        t.observe.toFixed(2)
+      }, codegen ${t.source.toFixed(2)}, records ${t.records.toFixed(2)}) | ${
+        r.compileSeconds.toFixed(2)
+      } | ${r.bestGflops?.toFixed(1) ?? "none"} |`,
     );
   }
   return lines.join("\n");
@@ -192,6 +200,7 @@ if (import.meta.main) {
       modes: { type: "string", default: "serial,overlap" },
       batch: { type: "string", default: "8" },
       unity: { type: "string", default: "8" },
+      race: { type: "string", default: "2" },
       opt: { type: "string", default: "-O3" },
       repeat: { type: "string", default: "3" },
       "min-repeat-ms": { type: "string", default: "10" },
@@ -210,9 +219,15 @@ if (import.meta.main) {
   const rows: ThroughputRow[] = [];
   for (const strategy of v.strategies!.split(",")) {
     for (const mode of v.modes!.split(",")) {
-      const modes = ["serial", "overlap", "unity", "unity+overlap"];
-      if (!modes.includes(mode)) {
-        throw new RangeError(`Unknown mode "${mode}"; known: ${modes.join(", ")}`);
+      // A mode is "serial", or parts joined by "+": overlap, unity, race.
+      const parts = mode.split("+");
+      const known = ["serial", "overlap", "unity", "race"];
+      if (parts.some((p) => !known.includes(p)) || (parts.includes("serial") && parts.length > 1)) {
+        throw new RangeError(
+          `Unknown mode "${mode}"; a mode is "serial" or parts of ${
+            known.slice(1).join(", ")
+          } joined by "+"`,
+        );
       }
       const dir = await Deno.makeTempDir({ prefix: "tb-throughput-" });
       try {
@@ -221,9 +236,10 @@ if (import.meta.main) {
             workload,
             strategy,
             trials: Number(v.trials),
-            overlap: mode.endsWith("overlap"),
+            overlap: parts.includes("overlap"),
             batch: Number(v.batch),
-            unity: mode.startsWith("unity") ? Number(v.unity) : 1,
+            unity: parts.includes("unity") ? Number(v.unity) : 1,
+            ...(parts.includes("race") ? { race: Number(v.race) } : {}),
             seed: Number(v.seed),
             opt: v.opt!,
             timing,
@@ -237,8 +253,9 @@ if (import.meta.main) {
   }
   console.log(throughputTable(rows));
   for (const strategy of new Set(rows.map((r) => r.strategy))) {
-    const serial = rows.find((r) => r.strategy === strategy && !r.overlap && r.unity === 1);
-    const over = rows.find((r) => r.strategy === strategy && r.overlap && r.unity === 1);
+    const plain = (r: ThroughputRow) => r.strategy === strategy && r.unity === 1 && !r.race;
+    const serial = rows.find((r) => plain(r) && !r.overlap);
+    const over = rows.find((r) => plain(r) && r.overlap);
     const noise = serial && over ? overlapNoise(serial, over) : undefined;
     if (noise) {
       console.log(
@@ -255,7 +272,10 @@ if (import.meta.main) {
     `goal (>= 10 trials/s, overhead < 10% of wall): ${
       goal.length
         ? goal.map((r) =>
-          `${r.strategy}/${r.unity > 1 ? "unity+" : ""}${r.overlap ? "overlap" : "serial"}`
+          `${r.strategy}/${
+            [r.unity > 1 ? "unity" : "", r.overlap ? "overlap" : "", r.race ? "race" : ""]
+              .filter(Boolean).join("+") || "serial"
+          }`
         ).join(", ")
         : "not met"
     }`,

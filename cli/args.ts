@@ -52,6 +52,8 @@ export interface TuneArgs {
   overlap: boolean;
   /** Candidates compiled together per compiler process (`--unity`). */
   unity: number;
+  /** Racing factor (`--race`): one repeat for candidates this much slower than the best. */
+  race?: number;
   quiet: boolean;
 }
 
@@ -85,6 +87,8 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
                       on the cores being measured perturbs timings)
   --unity N           compile up to N of a round's candidates in one file and compiler
                       process (default ${UNITY_DEFAULT}; 1: one file each)
+  --race F            racing: a candidate whose first repeat is more than F times slower
+                      than the run's best so far gets no more repeats (default: off)
   --quiet             no progress bar`;
 
 /** Parses `tune`'s arguments; throws UsageError on any problem. */
@@ -113,6 +117,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
         "min-repeat-ms": { type: "string", default: "40" },
         overlap: { type: "boolean", default: false },
         unity: { type: "string", default: String(UNITY_DEFAULT) },
+        race: { type: "string" },
         quiet: { type: "boolean", default: false },
         help: { type: "boolean", default: false },
       },
@@ -139,6 +144,10 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     quiet: v.quiet!,
   };
   if (v.trials !== undefined) args.trials = integer(v.trials, "--trials", 1, 1e7);
+  if (v.race !== undefined) {
+    args.race = positive(v.race, "--race");
+    if (args.race < 1) throw new UsageError(`--race must be a factor >= 1, got ${v.race}`);
+  }
   if (!(TARGETS as readonly string[]).includes(args.target)) {
     throw new UsageError(`Unknown target "${args.target}"; known: ${TARGETS.join(", ")}`);
   }

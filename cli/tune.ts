@@ -85,6 +85,7 @@ export async function main(argv: string[]): Promise<number> {
       batch: args.batch,
       overlap: args.overlap || undefined,
       unity: args.unity,
+      ...(args.race !== undefined ? { race: args.race } : {}),
       timeoutSeconds: args.timeout,
       timing: { number: args.number, repeat: args.repeat, minRepeatMs: args.minRepeatMs },
       onProgress: progress?.update,

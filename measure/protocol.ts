@@ -49,6 +49,8 @@ export interface WorkerRequest {
   atol: number;
   rtol: number;
   timing: TimingOptions;
+  /** No repeat after the first when it is slower than this (seconds per call). */
+  cutoffSeconds?: number;
 }
 
 /** One reply (one line of worker stdout); the last line about a request. */
@@ -105,6 +107,13 @@ export function checkRequest(value: unknown): WorkerRequest {
   ) {
     fail("symbol must be tb_kernel or tb_kernel_<suffix>");
   }
+  if (
+    r.cutoffSeconds !== undefined &&
+    !(typeof r.cutoffSeconds === "number" && Number.isFinite(r.cutoffSeconds) &&
+      r.cutoffSeconds > 0)
+  ) {
+    fail("cutoffSeconds must be a positive number");
+  }
   return {
     id: finite(r.id, "id"),
     artifact: r.artifact,
@@ -120,5 +129,6 @@ export function checkRequest(value: unknown): WorkerRequest {
       minRepeatMs: finite(timing.minRepeatMs, "timing.minRepeatMs"),
       warmup: count(timing.warmup, "timing.warmup", 0),
     },
+    ...(r.cutoffSeconds !== undefined ? { cutoffSeconds: r.cutoffSeconds as number } : {}),
   };
 }

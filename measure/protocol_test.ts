@@ -18,6 +18,15 @@ Deno.test("checkRequest accepts a well-formed request", () => {
   assert.deepEqual(checkRequest(structuredClone(good)), good);
 });
 
+Deno.test("checkRequest keeps a racing cutoff and rejects a non-positive one", () => {
+  assert.equal(checkRequest({ ...good, cutoffSeconds: 0.002 }).cutoffSeconds, 0.002);
+  assert.throws(
+    () => checkRequest({ ...good, cutoffSeconds: 0 }),
+    /cutoffSeconds must be a positive/,
+  );
+  assert.throws(() => checkRequest({ ...good, cutoffSeconds: "1" }), /cutoffSeconds/);
+});
+
 Deno.test("checkRequest says what is wrong with a bad request", () => {
   assert.throws(() => checkRequest(null), /not a JSON object/);
   assert.throws(() => checkRequest({ ...good, artifact: 3 }), /artifact must be a string/);

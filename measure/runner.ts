@@ -96,10 +96,20 @@ class Slot {
       this.worker = fresh;
     }
     const worker = this.worker;
-    const { artifact, symbol, reference, signature, seed, atol, rtol } = input;
+    const { artifact, symbol, reference, signature, seed, atol, rtol, cutoffSeconds } = input;
     const start = performance.now();
     const outcome = await worker.request(
-      { artifact, ...(symbol ? { symbol } : {}), reference, signature, seed, atol, rtol, timing },
+      {
+        artifact,
+        ...(symbol ? { symbol } : {}),
+        reference,
+        signature,
+        seed,
+        atol,
+        rtol,
+        timing,
+        ...(cutoffSeconds !== undefined ? { cutoffSeconds } : {}),
+      },
       limits,
     );
     const runSeconds = (performance.now() - start) / 1000;

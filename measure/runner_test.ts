@@ -182,3 +182,25 @@ Deno.test("runner sets OpenMP threads per worker; by default the cores are share
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("racing: a candidate slower than the cutoff gets its first repeat only", async () => {
+  const { dir, reference, artifacts } = await buildAll({ good: VADD_GOOD });
+  const runner = createRunner({ timing: { repeat: 4, minRepeatMs: 1 } });
+  try {
+    const [raced, kept, plain] = await runner.run([
+      // No kernel of 1024 additions takes a picosecond: cut after one repeat.
+      { ...input(artifacts.good, reference), cutoffSeconds: 1e-12 },
+      // Nor an hour: every repeat.
+      { ...input(artifacts.good, reference), cutoffSeconds: 3600 },
+      input(artifacts.good, reference),
+    ]);
+    for (const r of [raced, kept, plain]) assert.equal(r.errorKind, "none", r.error ?? "");
+    assert.equal(raced.times.length, 1);
+    assert.equal(kept.times.length, 4);
+    assert.equal(plain.times.length, 4);
+    for (const t of [...raced.times, ...kept.times]) assert.ok(t > 0 && t < 0.01, `time ${t}`);
+  } finally {
+    await runner.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

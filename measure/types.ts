@@ -107,6 +107,12 @@ export interface MeasureInput {
   /** Tolerance of the output check: |out - ref| <= atol + rtol * |ref|. */
   atol: number;
   rtol: number;
+  /**
+   * Racing: when the first repeat's seconds per call exceed this, the
+   * candidate cannot compete and gets no further repeats (its result has one
+   * time). Default: every repeat.
+   */
+  cutoffSeconds?: number;
 }
 
 /** What the runner measured for one {@link MeasureInput}. */

@@ -31,21 +31,34 @@ Deno.test("bench/tuning_throughput.ts reports trials/s and the split of wall tim
     "--min-repeat-ms",
     "0",
     "--modes",
-    "serial,overlap,unity",
+    "serial,overlap,unity,unity+race",
     "--unity",
     "2",
+    "--race",
+    "1.5",
   ]);
   for (const strategy of ["random", "xgb"]) {
-    for (const [overlap, unity] of [["off", 1], ["on", 1], ["off", 2]]) {
+    for (
+      const [overlap, unity, race] of [["off", 1, "off"], ["on", 1, "off"], ["off", 2, "off"], [
+        "off",
+        2,
+        "1.5",
+      ]]
+    ) {
       assert.match(
         out,
-        new RegExp(`\\| ${strategy} \\| ${overlap} \\| ${unity} \\| 4 \\| [\\d.]+ \\| [\\d.]+ \\|`),
+        new RegExp(
+          `\\| ${strategy} \\| ${overlap} \\| ${unity} \\| ${race} \\| 4 \\| [\\d.]+ \\| [\\d.]+ \\|`,
+        ),
       );
     }
   }
   // Kernels measured from a unity build are measured for real (a best figure, not "none").
   for (const strategy of ["random", "xgb"]) {
-    assert.match(out, new RegExp(`\\| ${strategy} \\| off \\| 2 \\| 4 \\|.*\\| [\\d.]+ \\|$`, "m"));
+    assert.match(
+      out,
+      new RegExp(`\\| ${strategy} \\| off \\| 2 \\| off \\| 4 \\|.*\\| [\\d.]+ \\|$`, "m"),
+    );
   }
   assert.match(out, /overhead \(search\+model\)/);
   assert.match(out, /^goal .*: /m);

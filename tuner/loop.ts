@@ -65,6 +65,13 @@ export interface TuneOptions {
    * Default false: build, then measure, then observe, one round at a time.
    */
   overlap?: boolean;
+  /**
+   * Racing: a candidate whose first timing repeat is more than `race` times
+   * slower than the best kernel of the run so far gets no further repeats
+   * (its record has one time). Saves most of the measurement time of
+   * candidates that cannot compete. Default: every candidate gets every repeat.
+   */
+  race?: number;
 }
 
 /**
@@ -112,6 +119,9 @@ interface Round {
 /** Runs the tuning loop; see the module documentation. */
 export async function tune(o: TuneOptions): Promise<TuneOutcome> {
   const batchSize = o.batchSize ?? 8;
+  if (o.race !== undefined && !(o.race >= 1)) {
+    throw new RangeError(`race must be a factor >= 1, got ${o.race}`);
+  }
   const patience = o.patience ?? 20;
   const overlap = o.overlap ?? false;
   const started = performance.now();
@@ -315,6 +325,9 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
           seed: o.inputSeed ?? 0,
           atol,
           rtol,
+          ...(o.race !== undefined && best !== undefined
+            ? { cutoffSeconds: o.race * flops / (best * 1e9) }
+            : {}),
         },
       });
     });

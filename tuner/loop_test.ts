@@ -153,6 +153,27 @@ Deno.test("tune() without overlap measures each round before building the next",
   db.close();
 });
 
+Deno.test("tune() with race gives the runner a cutoff of race times the best time so far", async () => {
+  const db = RecordsDB.open(":memory:");
+  const o = options(db, setup(db), [], [], false);
+  const cutoffs: (number | undefined)[][] = [];
+  const runner: Runner = {
+    run(inputs, onResult) {
+      cutoffs.push(inputs.map((i) => i.cutoffSeconds));
+      return o.runner.run(inputs, onResult);
+    },
+    close: () => o.runner.close(),
+  };
+  await tune({ ...o, runner, race: 2 });
+  // The first round knows no best; later ones cut at 2x the fastest time recorded (1 ms).
+  assert.deepEqual(cutoffs[0], [undefined, undefined, undefined, undefined]);
+  const later = cutoffs.slice(1).flat();
+  assert.ok(later.length > 0);
+  for (const c of later) assert.ok(c !== undefined && Math.abs(c - 2e-3) < 1e-9, `cutoff ${c}`);
+  await assert.rejects(() => tune({ ...o, race: 0.5 }), /race must be a factor >= 1/);
+  db.close();
+});
+
 for (const overlap of [false, true]) {
   Deno.test(`a killed run resumes to the calls of an uninterrupted one (overlap ${overlap})`, async () => {
     const whole: string[] = [];

@@ -40,6 +40,8 @@ export interface SessionOptions {
   batch?: number;
   /** Build round k+1 while round k is measured (see `TuneOptions.overlap` in loop.ts). Default false. */
   overlap?: boolean;
+  /** Racing factor (see `TuneOptions.race` in loop.ts). Default: off. */
+  race?: number;
   timeoutSeconds?: number;
   timing?: Partial<TimingOptions>;
   onProgress?: (p: Progress) => void;
@@ -107,6 +109,7 @@ export async function runSession(
         target: o.target ?? "cpu",
         batch: o.batch ?? 8,
         ...(o.overlap ? { overlap: true } : {}),
+        ...(o.race !== undefined ? { race: o.race } : {}),
         timeoutSeconds: o.timeoutSeconds ?? 10,
         timing: { number: 1, repeat: 3, minRepeatMs: 40, warmup: 1, ...o.timing },
         traces: o.traces,
@@ -163,6 +166,7 @@ export async function runSession(
         runner,
         batchSize: config.batch,
         overlap: config.overlap ?? false,
+        ...(config.race !== undefined ? { race: config.race } : {}),
         onProgress: o.onProgress,
         timeLimitSeconds: o.timeLimitSeconds,
         source: o.source ?? (cuda ? cudaKernelSource : kernelSource),
@@ -195,6 +199,8 @@ interface RunConfig {
   batch: number;
   /** Pipelined rounds (absent in runs recorded before the option existed: false). */
   overlap?: boolean;
+  /** Racing factor (absent: every candidate gets every repeat). */
+  race?: number;
   timeoutSeconds: number;
   timing: TimingOptions;
   traces?: Trace[];
