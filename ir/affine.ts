@@ -110,6 +110,16 @@ export function fromLinear(l: Linear): AExpr {
   return add(e, int(l.c));
 }
 
+/** The terms of `l` whose coefficient `f` divides (divided by `f`), and the other terms. */
+function splitTerms(l: Linear, f: number): { q: Map<string, number>; r: Map<string, number> } {
+  const q = new Map<string, number>(), r = new Map<string, number>();
+  for (const [v, c] of l.terms) {
+    if (c % f === 0) q.set(v, c / f);
+    else r.set(v, c);
+  }
+  return { q, r };
+}
+
 /**
  * `e / f` and `e % f` (floor division by a positive constant) as affine
  * expressions (of the variables and of non-affine parts taken whole), when
@@ -126,13 +136,9 @@ export function divModExact(
   // and `f` when f < 16.
   const l = linearizeOpaque(e, lets);
   if (!Number.isInteger(f) || f < 1) return undefined;
-  const q: Linear = { terms: new Map(), c: Math.floor(l.c / f) };
-  const r: Linear = { terms: new Map(), c: l.c - q.c * f };
-  for (const [v, c] of l.terms) {
-    if (c % f === 0) q.terms.set(v, c / f);
-    else r.terms.set(v, c);
-  }
-  const rest = fromLinear(r);
+  const split = splitTerms(l, f);
+  const q: Linear = { terms: split.q, c: Math.floor(l.c / f) };
+  const rest = fromLinear({ terms: split.r, c: l.c - q.c * f });
   let range: [number, number];
   try {
     range = bounds(rest, env);
@@ -160,19 +166,14 @@ export function divModFloor(
   const exact = divModExact(e, f, env, lets);
   if (exact || !Number.isInteger(f) || f < 1) return exact;
   const l = linearizeOpaque(e, lets);
-  const q: Linear = { terms: new Map(), c: 0 };
-  const r: Linear = { terms: new Map(), c: l.c };
-  for (const [v, c] of l.terms) {
-    if (c % f === 0) q.terms.set(v, c / f);
-    else r.terms.set(v, c);
-  }
-  const rest = fromLinear(r);
+  const split = splitTerms(l, f);
+  const rest = fromLinear({ terms: split.r, c: l.c });
   try {
     if (bounds(rest, env)[0] < 0) return undefined;
   } catch {
     return undefined;
   }
-  return { div: add(fromLinear(q), div(rest, f)), mod: mod(rest, f) };
+  return { div: add(fromLinear({ terms: split.q, c: 0 }), div(rest, f)), mod: mod(rest, f) };
 }
 
 /**

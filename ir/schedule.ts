@@ -28,7 +28,7 @@ import { ScheduleError } from "./errors.ts";
 import { attachedExtents } from "./lower.ts";
 import type { Prng } from "./prng.ts";
 import { checkPerfectTile, sampleCategorical, samplePerfectTile } from "./sampling.ts";
-import { type Annotation, holderIn, Loop, Stage } from "./stage.ts";
+import { type Annotation, holderIn, type LayoutDim, Loop, Stage } from "./stage.ts";
 import { compute, Expr, placeholder, rewrite, visitLoads } from "./te.ts";
 import { computeStages, type Workload } from "./workloads.ts";
 
@@ -355,6 +355,33 @@ function annotate(kind: Annotation): Handler {
   };
 }
 
+/**
+ * Adds `dim` to the buffer layout of stage `s` (transform_layout,
+ * deinterleave) after the checks both share; a packed copy is resized to
+ * compute its padding (zeros) too, another stage computes only its shape.
+ */
+function addLayoutDim(
+  sch: Schedule,
+  s: Stage,
+  dim: LayoutDim,
+  [lo, hi]: [number, number],
+  op: string,
+  why: (reason: string) => ScheduleError,
+): void {
+  if (dim.axis < 0 || dim.axis >= s.shape.length) {
+    throw why(`axis ${dim.axis} not in [0, ${s.shape.length - 1}]`);
+  }
+  if (dim.factor < lo || dim.factor > hi) throw why(`factor ${dim.factor} not in [${lo}, ${hi}]`);
+  if (s.layout.some((t) => t.axis === dim.axis)) throw why(`axis ${dim.axis} is tiled already`);
+  if (s.touched) throw why(`apply ${op} before transforming its loops`);
+  s.layout.push(dim);
+  if (s.packed) {
+    s.resize(
+      s.attach.k === "at" ? attachedExtents(sch, s, s.attach.stage, s.attach.loop) : s.fullExtents,
+    );
+  }
+}
+
 const HANDLERS: Record<string, Handler> = {
   prefetch(sch, a) {
     const s = sch.stage(String(a.stage));
@@ -596,16 +623,7 @@ const HANDLERS: Record<string, Handler> = {
     const why = (reason: string) =>
       new ScheduleError(`Cannot transform_layout stage "${s.name}": ${reason}`);
     if (!s.packed) throw why('it is not a cache_read(..., "global") copy');
-    if (axis < 0 || axis >= s.shape.length) {
-      throw why(`axis ${axis} not in [0, ${s.shape.length - 1}]`);
-    }
-    if (factor < 1 || factor > 4096) throw why(`factor ${factor} not in [1, 4096]`);
-    if (s.layout.some((t) => t.axis === axis)) throw why(`axis ${axis} is tiled already`);
-    if (s.touched) throw why("apply transform_layout before transforming its loops");
-    s.layout.push({ axis, factor });
-    if (s.attach.k === "at") {
-      s.resize(attachedExtents(sch, s, s.attach.stage, s.attach.loop));
-    } else s.resize(s.fullExtents);
+    addLayoutDim(sch, s, { axis, factor }, [1, 4096], "transform_layout", why);
     return { value: undefined };
   },
 
@@ -618,21 +636,7 @@ const HANDLERS: Record<string, Handler> = {
     if (s.isOutput) throw why("it is an output");
     if (s.attach.k === "inline") throw why("it is inlined");
     if (s.scope !== "global") throw why(`it lives in ${s.scope} memory`);
-    if (axis < 0 || axis >= s.shape.length) {
-      throw why(`axis ${axis} not in [0, ${s.shape.length - 1}]`);
-    }
-    if (factor < 2 || factor > 16) throw why(`factor ${factor} not in [2, 16]`);
-    if (s.layout.some((t) => t.axis === axis)) throw why(`axis ${axis} is tiled already`);
-    if (s.touched) throw why("apply deinterleave before transforming its loops");
-    s.layout.push({ axis, factor, phase: true });
-    // A packed copy computes its padding (zeros); another stage only its shape.
-    if (s.packed) {
-      s.resize(
-        s.attach.k === "at"
-          ? attachedExtents(sch, s, s.attach.stage, s.attach.loop)
-          : s.fullExtents,
-      );
-    }
+    addLayoutDim(sch, s, { axis, factor, phase: true }, [2, 16], "deinterleave", why);
     return { value: undefined };
   },
 

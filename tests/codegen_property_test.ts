@@ -47,6 +47,18 @@ const WORKLOADS: [string, number[]][] = [
 ];
 
 /** Fixed schedules that once produced wrong code (checked along with the random ones). */
+/** A `conv2d-packed` point with the padded input in phases. */
+const PHASED = {
+  fr: 4,
+  yr: 2,
+  xr: 16,
+  pack: "W",
+  order: 0,
+  unroll_kw: 1,
+  parallel: "f",
+  phases: 1,
+};
+
 const REGRESSIONS: { name: string; workload: [string, number[]]; apply(sch: Schedule): void }[] = [
   {
     name: "a fused loop split imperfectly (its % would wrap around)",
@@ -111,33 +123,14 @@ const REGRESSIONS: { name: string; workload: [string, number[]]; apply(sch: Sche
   ...packedCases([1, 3, 11, 13, 5, 3, 3, 2, 1], [
     { fr: 4, yr: 2, xr: 16, pack: "W", order: 0, unroll_kw: 1, parallel: "f" },
     // The padded input in phases (deinterleave), its copy masked at odd edges.
-    { fr: 4, yr: 2, xr: 16, pack: "W", order: 0, unroll_kw: 1, parallel: "f", phases: 1 },
-    { fr: 6, yr: 1, xr: 32, pack: "none", order: 1, unroll_kw: 0, parallel: "fy", phases: 1 },
-    {
-      fr: 4,
-      yr: 1,
-      xr: 16,
-      pack: "W",
-      order: 0,
-      unroll_kw: 1,
-      parallel: "f",
-      pad_parallel: 1,
-      phases: 1,
-    },
+    PHASED,
+    { ...PHASED, fr: 6, yr: 1, xr: 32, pack: "none", order: 1, unroll_kw: 0, parallel: "fy" },
+    { ...PHASED, yr: 1, pad_parallel: 1 },
   ], ["conv2d-packed", "conv2d"]),
-  ...packedCases([1, 2, 19, 21, 4, 5, 5, 3, 2], [
-    {
-      fr: 4,
-      yr: 2,
-      xr: 16,
-      pack: "W",
-      order: 0,
-      unroll_kw: 1,
-      parallel: "f",
-      pad_parallel: 1,
-      phases: 1,
-    },
-  ], ["conv2d-packed", "conv2d"]),
+  ...packedCases([1, 2, 19, 21, 4, 5, 5, 3, 2], [{ ...PHASED, pad_parallel: 1 }], [
+    "conv2d-packed",
+    "conv2d",
+  ]),
   ...packedCases([2, 4, 8, 20, 6, 3, 3, 1, 0], [
     { fr: 4, yr: 1, xr: 16, pack: "W", order: 0, unroll_kw: 1, parallel: "fy" },
   ], ["conv2d-packed", "conv2d"]),
