@@ -88,7 +88,13 @@ function strategyOf(name: string, w: Workload, seed: number): Strategy {
 export async function measureThroughput(o: ThroughputOptions): Promise<ThroughputRow> {
   const db = RecordsDB.open(join(o.dir, "t.db"));
   const flags = DEFAULT_FLAGS.map((f) => (f === "-O3" ? o.opt : f));
-  const builder = createBuilder({ cacheDir: join(o.dir, "kernels"), flags, batch: o.unity });
+  const builder = createBuilder({
+    cacheDir: join(o.dir, "kernels"),
+    flags,
+    batch: o.unity,
+    // Builds overlapping a measurement take only the cycles it leaves idle.
+    background: o.overlap,
+  });
   const runner = createRunner({ timing: o.timing });
   try {
     const w = o.workload;

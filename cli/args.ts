@@ -83,8 +83,8 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
   --batch N           candidates per round (default 8)
   --timeout S         seconds one measurement may take (default 10)
   --number N --repeat N --min-repeat-ms MS   timing (default 1, 3, 40)
-  --overlap           build the next round while this one is measured (faster; compiling
-                      on the cores being measured perturbs timings)
+  --overlap           build the next round while this one is measured, the compilers at the
+                      lowest CPU priority (nice 19 and their session's autogroup at 19)
   --unity N           compile up to N of a round's candidates in one file and compiler
                       process (default ${UNITY_DEFAULT}; 1: one file each)
   --race F            racing: a candidate whose first repeat is more than F times slower

@@ -49,6 +49,12 @@ export interface BuilderOptions {
   timeoutSeconds?: number;
   /** Most kernels compiled together in one file (unity build). Default 1 (one file each). */
   batch?: number;
+  /**
+   * Compile at the lowest CPU priority (see `runCompiler` in compile.ts), so
+   * that builds overlapping a measurement (`TuneOptions.overlap`) take only
+   * idle cycles. Default false.
+   */
+  background?: boolean;
 }
 
 /** Compiles kernels to shared objects. */
@@ -134,6 +140,7 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
   const parallelism = options.parallel ?? navigator.hardwareConcurrency ?? 1;
   const limit = new Semaphore(parallelism);
   const batch = Math.max(1, Math.floor(options.batch ?? 1));
+  const background = options.background ?? false;
   const inFlight = new Map<string, Promise<BuildResult>>();
   let versionLine: Promise<string> | undefined;
   let description: Promise<string> | undefined;
@@ -184,7 +191,7 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
     await writeAtomic(cPath, `${source}\n${HARNESS_C}`);
     const tmp = `${artifact}.tmp-${crypto.randomUUID()}`;
     const outcome = await limit.use(() =>
-      runCompiler(cc, [...flags, "-o", tmp, cPath], cacheDir, timeoutSeconds)
+      runCompiler(cc, [...flags, "-o", tmp, cPath], cacheDir, timeoutSeconds, background)
     );
     if (!outcome.success) {
       await removeQuietly(tmp);
@@ -227,7 +234,13 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
     await writeAtomic(cPath, text);
     const tmp = `${artifact}.tmp-${crypto.randomUUID()}`;
     const outcome = await limit.use(() =>
-      runCompiler(cc, [...flags, "-o", tmp, cPath], cacheDir, timeoutSeconds * members.length)
+      runCompiler(
+        cc,
+        [...flags, "-o", tmp, cPath],
+        cacheDir,
+        timeoutSeconds * members.length,
+        background,
+      )
     );
     if (!outcome.success) {
       await removeQuietly(tmp);

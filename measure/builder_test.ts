@@ -80,6 +80,50 @@ Deno.test("builder kills a compile that exceeds its timeout", async () => {
   });
 });
 
+Deno.test("a background builder compiles at nice 19, in a session scheduled at nice 19", async () => {
+  await withCacheDir(async (cacheDir) => {
+    const builder = createBuilder({ cacheDir, timeoutSeconds: 3, background: true });
+    const build = builder.build([{ source: slowSource() }]);
+    // The compiler proper of this build, found by the cache directory in its command line.
+    let seen: { nice: number; autogroup?: string } | undefined;
+    for (let i = 0; i < 100 && !seen; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      for (const e of Deno.readDirSync("/proc")) {
+        if (!/^\d+$/.test(e.name)) continue;
+        try {
+          const cmdline = Deno.readTextFileSync(`/proc/${e.name}/cmdline`);
+          if (!cmdline.startsWith("/") || !cmdline.includes("cc1") || !cmdline.includes(cacheDir)) {
+            continue;
+          }
+          const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+          const nice = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+          let autogroup: string | undefined;
+          try {
+            autogroup = Deno.readTextFileSync(`/proc/${e.name}/autogroup`);
+          } catch {
+            // A kernel without autogroups.
+          }
+          seen = { nice, autogroup };
+          break;
+        } catch {
+          // The process ended meanwhile.
+        }
+      }
+    }
+    const [result] = await build;
+    assert.ok(seen, "no cc1 of the build was seen");
+    assert.equal(seen.nice, 19);
+    if (seen.autogroup !== undefined) assert.match(seen.autogroup, /nice 19/);
+    assert.ok(result.errorKind === "build_timeout" || result.errorKind === "none");
+    await assert.rejects(
+      createBuilder({ cacheDir, cc: "tb-no-such-cc", background: true }).build([
+        { source: VADD_GOOD },
+      ]),
+      /tb-no-such-cc.*scripts\/setup\.sh/,
+    );
+  });
+});
+
 Deno.test("builder names a missing compiler and the setup script", async () => {
   await withCacheDir(async (cacheDir) => {
     const builder = createBuilder({ cacheDir, cc: "tb-no-such-cc" });

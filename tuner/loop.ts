@@ -60,8 +60,9 @@ export interface TuneOptions {
   /**
    * Build round k+1 while round k is measured (and observe round k while
    * round k+1 is measured). Proposals then lag one round behind the
-   * observations, and compiling on the cores the measurement uses perturbs
-   * its timings (bench/tuning_throughput.ts measures both effects).
+   * observations. Give it a builder with `background` (as `runSession`
+   * does): compilers at normal priority on the cores being measured perturb
+   * the timings badly (bench/tuning_throughput.ts measures both effects).
    * Default false: build, then measure, then observe, one round at a time.
    */
   overlap?: boolean;

@@ -120,6 +120,8 @@ export async function runSession(
     const builder = createBuilder({
       cacheDir: o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE"),
       batch: o.unity ?? 1,
+      // Builds overlapping a measurement take only the cycles it leaves idle.
+      background: config.overlap ?? false,
     });
     // Target cuda: nvcc builds the candidates, the C builder only the reference.
     const cuda = config.target === "cuda"
