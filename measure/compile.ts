@@ -32,7 +32,7 @@ export function missingCompilerMessage(cc: string): string {
  * With `background`, the compiler runs at the lowest CPU priority, so that
  * it takes only the cycles a kernel measured on the same cores leaves idle:
  * under `nice -n 19`, and with the Linux autogroup of its session set to
- * nice 19. The compiler runs in a session of its own (`detached`, so that a
+ * nice 19 (by a `sh` that then becomes the compiler). The compiler runs in a session of its own (`detached`, so that a
  * timeout can kill its whole process group), and with autogroups enabled
  * (Debian's default) the scheduler shares each core fairly between sessions,
  * whatever the nice value or policy of the tasks inside them. A compiler
@@ -49,8 +49,10 @@ export async function runCompiler(
   const start = performance.now();
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(background ? "nice" : cc, {
-      args: background ? ["-n", "19", cc, ...args] : args,
+    // In the background: a shell lowers its session's autogroup (it is the
+    // session's first process), then becomes the compiler under nice 19.
+    child = new Deno.Command(background ? "sh" : cc, {
+      args: background ? ["-c", BACKGROUND_SCRIPT, cc, ...args] : args,
       cwd,
       stdin: "null",
       stdout: "piped",
@@ -61,7 +63,6 @@ export async function runCompiler(
     if (e instanceof Deno.errors.NotFound) throw new Error(missingCompilerMessage(cc));
     throw e;
   }
-  if (background) lowerAutogroup(child.pid);
   const { output: result, timedOut } = await outputWithin(
     child,
     timeoutSeconds,
@@ -69,7 +70,7 @@ export async function runCompiler(
   );
   const decoder = new TextDecoder();
   const output = decoder.decode(result.stdout) + decoder.decode(result.stderr);
-  // nice runs the compiler itself: 127 is its "command not found".
+  // The shell runs the compiler itself: 127 is its "command not found".
   if (background && result.code === 127 && !timedOut) throw new Error(missingCompilerMessage(cc));
   return {
     success: result.success && !timedOut,
@@ -80,17 +81,12 @@ export async function runCompiler(
 }
 
 /**
- * Sets the autogroup (the scheduling group of a session) of process `pid` to
- * nice 19; without autogroups (or without /proc) there is nothing to set, and
- * `nice` alone applies.
+ * `sh -c` script of a background compile (`$0` the compiler, `$@` its
+ * arguments): the autogroup of its session at nice 19 (nothing to set without
+ * autogroups), then the compiler under `nice -n 19`. Writing
+ * /proc/self/autogroup from the shell needs no file permission of Deno's.
  */
-function lowerAutogroup(pid: number): void {
-  try {
-    Deno.writeTextFileSync(`/proc/${pid}/autogroup`, "19");
-  } catch {
-    // No autogroup support: the task's own nice value decides.
-  }
-}
+const BACKGROUND_SCRIPT = 'echo 19 > /proc/self/autogroup 2>/dev/null; exec nice -n 19 "$0" "$@"';
 
 /** First line of `cc --version`; throws a clear Error when `cc` is missing. */
 export async function compilerVersionLine(cc: string): Promise<string> {
