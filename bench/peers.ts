@@ -17,11 +17,12 @@
  * Every harness times the same way (bench/peers/timing.h: warm-up calls, then
  * repeats of enough calls to last `--min-repeat-ms`), runs as its own process,
  * one at a time, and a round's figure is the median repeat; `--rounds` runs
- * every peer that many times, interleaved, and keeps each peer's best round (the table), and
- * prints tunebook's ratio to its reference (OpenBLAS AVX-512, oneDNN for a convolution) round
- * by round: the median and range of ratios measured seconds apart. A peer whose library or
- * compiler is missing is reported as `unavailable: <reason>`; a peer that
- * does not support a workload (OpenBLAS has no convolution) as `n/a`.
+ * every peer that many times, interleaved, and keeps each peer's best round
+ * (the table), and prints tunebook's ratio to its reference (OpenBLAS
+ * AVX-512, oneDNN for a convolution) round by round: the median and range of
+ * ratios measured seconds apart. A peer whose library or compiler is missing
+ * is reported as `unavailable: <reason>`; a peer that does not support a
+ * workload (OpenBLAS has no convolution) as `n/a`.
  * Halide's convolution reads an input already zero-padded (as Halide's
  * apps/conv_layer does): with a boundary condition instead, Adams2019 ran for
  * minutes and gigabytes on ResNet-18 conv2. In both Halide pipelines the
@@ -38,7 +39,7 @@
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
-import { RecordsDB, workloadKey } from "../datasets/db.ts";
+import { median, RecordsDB, workloadKey } from "../datasets/db.ts";
 import { parseTrace, type Trace } from "../ir/trace.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder, exists, sha256Hex } from "../measure/builder.ts";
@@ -401,12 +402,14 @@ export function pairedRatio(
   b: Peer,
 ): { median: number; min: number; max: number; rounds: number } | undefined {
   const ra = row.rounds?.[a] ?? [], rb = row.rounds?.[b] ?? [];
-  const ratios = ra.map((x, i) => x / rb[i]).filter((r) => Number.isFinite(r) && r > 0)
-    .sort((x, y) => x - y);
+  const ratios = ra.map((x, i) => x / rb[i]).filter((r) => Number.isFinite(r) && r > 0);
   if (ratios.length === 0) return undefined;
-  const n = ratios.length;
-  const median = n % 2 ? ratios[(n - 1) / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
-  return { median, min: ratios[0], max: ratios[n - 1], rounds: n };
+  return {
+    median: median(ratios),
+    min: Math.min(...ratios),
+    max: Math.max(...ratios),
+    rounds: ratios.length,
+  };
 }
 
 /** Measures every peer on every workload, one process at a time. */

@@ -607,8 +607,9 @@ class Lowering {
     const dims: { e: AExpr; extent: number }[] = [];
     const inner: { e: AExpr; extent: number }[] = [];
     const layout = region.layout ?? [];
-    const panels = new Set(layout.filter((t) => !t.phase).map((t) => t.axis));
-    for (const { axis, factor } of layout.filter((t) => !t.phase)) {
+    const panelDims = layout.filter((t) => !t.phase);
+    const panels = new Set(panelDims.map((t) => t.axis));
+    for (const { axis, factor } of panelDims) {
       const dm = divModExact(rels[axis], factor, this.env, this.letValues);
       dims.push({ e: dm?.div ?? div(rels[axis], factor), extent: region.extents[axis] / factor });
       inner.push({ e: dm?.mod ?? mod(rels[axis], factor), extent: factor });

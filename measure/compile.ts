@@ -32,8 +32,9 @@ export function missingCompilerMessage(cc: string): string {
  * With `background`, the compiler runs at the lowest CPU priority, so that
  * it takes only the cycles a kernel measured on the same cores leaves idle:
  * under `nice -n 19`, and with the Linux autogroup of its session set to
- * nice 19 (by a `sh` that then becomes the compiler). The compiler runs in a session of its own (`detached`, so that a
- * timeout can kill its whole process group), and with autogroups enabled
+ * nice 19 (by a `sh` that then becomes the compiler). The compiler runs in a
+ * session of its own (`detached`, so that a timeout can kill its whole
+ * process group), and with autogroups enabled
  * (Debian's default) the scheduler shares each core fairly between sessions,
  * whatever the nice value or policy of the tasks inside them. A compiler
  * overlapping a measurement then takes half of a measured core: random-search

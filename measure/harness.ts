@@ -13,8 +13,8 @@
  * {@link HARNESS_MAX_NUMBER}). So no call is thrown away: a repeat that falls
  * short used to be redone with `number` at least doubled (TVM's evaluator
  * grows it at least 1.618x), which on a 0.5 ms kernel and 10 ms repeats made
- * the first repeat last about 20 ms. `times_out[r]` receives the seconds per call of repeat `r`, and the
- * last repeat's call count is returned.
+ * the first repeat last about 20 ms. `times_out[r]` receives the seconds per
+ * call of repeat `r`, and the last repeat's call count is returned.
  *
  * @module
  */

@@ -176,15 +176,22 @@ export class Measurer {
         return reply({ errorKind: "wrong_answer", error: report.message, times: [] });
       }
       const times = new Float64Array(timing.repeat);
+      // Racing: one repeat first, the others only if it can compete.
       const cutoff = request.cutoffSeconds;
-      if (cutoff === undefined || timing.repeat < 2) {
-        lib.time(table, timing.number, timing.repeat, timing.minRepeatMs, timing.warmup, times);
-        return reply({ errorKind: "none", times: Array.from(times) });
+      const race = cutoff !== undefined && timing.repeat > 1;
+      const first = race ? 1 : timing.repeat;
+      const number = lib.time(
+        table,
+        timing.number,
+        first,
+        timing.minRepeatMs,
+        timing.warmup,
+        times,
+      );
+      if (race) {
+        if (times[0] > cutoff) return reply({ errorKind: "none", times: [times[0]] });
+        lib.time(table, number, timing.repeat - 1, timing.minRepeatMs, 0, times.subarray(1));
       }
-      // Racing: one repeat first; the others only if it can compete.
-      const number = lib.time(table, timing.number, 1, timing.minRepeatMs, timing.warmup, times);
-      if (times[0] > cutoff) return reply({ errorKind: "none", times: [times[0]] });
-      lib.time(table, number, timing.repeat - 1, timing.minRepeatMs, 0, times.subarray(1));
       return reply({ errorKind: "none", times: Array.from(times) });
     } catch (e) {
       return reply({ errorKind: "runtime_error", error: message(e), times: [] });
