@@ -89,7 +89,7 @@ export {
   type HeatSample,
 } from "./plots/heatmap.ts";
 export { knobFeaturizer } from "./costmodel/featurizers.ts";
-export { SHARED_CACHE_NAMES } from "./datasets/kerneltuner.ts";
+export { KERNELTUNER_CACHE_NAMES } from "./datasets/kerneltuner.ts";
 export { generateCuda } from "./ir/codegen_cuda.ts";
 export {
   type ActionSpace,

@@ -11,7 +11,7 @@
  * @module
  */
 import { basename } from "node:path";
-import { sharedCaches } from "../datasets/kerneltuner.ts";
+import { kernelTunerCaches } from "../datasets/kerneltuner.ts";
 import { createPrng } from "../ir/prng.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
 
@@ -43,7 +43,7 @@ if (import.meta.main) {
   const [secArg, ...names] = Deno.args;
   const seconds = secArg ? Number(secArg) : 0.3;
   if (!(seconds > 0)) throw new Error(`seconds must be positive, got ${secArg}`);
-  const files = names.length > 0 ? names : sharedCaches();
+  const files = names.length > 0 ? names : kernelTunerCaches();
   const target = 100_000;
   let worst = Infinity;
   console.log("cache                  mode        proposals/s   best/optimum");

@@ -3,7 +3,7 @@
  * budgets, print a table, write tuning curves (SVG and PNG) and end with one
  * line of JSON on stdout.
  *
- * A space is a Kernel Tuner cache (a name from shared/data/kerneltuner such
+ * A space is a Kernel Tuner cache (a name from data/kerneltuner such
  * as `gemm_RTX_3090`, or a path), replayed; or a workload such as
  * `matmul:256,256,256`, measured live on this CPU through its knob template
  * (each configuration is measured once and shared by all strategies, and the

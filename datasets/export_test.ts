@@ -21,7 +21,7 @@ import {
   testWorkloads,
 } from "./export.ts";
 import { ImportError, importKernelTunerCache, importRecords, parseCSV } from "./import.ts";
-import { cacheStats, readKernelTunerCache, SHARED_KERNELTUNER_DIR } from "./kerneltuner.ts";
+import { cacheStats, readKernelTunerCache, KERNELTUNER_DIR } from "./kerneltuner.ts";
 
 const MATMUL = "matmul:32,32,32";
 const DENSE = "dense:16,24,8";
@@ -665,7 +665,7 @@ Deno.test("export CLI: arguments and exit status", async () => {
   });
 });
 
-const PNPOLY = join(SHARED_KERNELTUNER_DIR, "pnpoly_RTX_3090.json.gz");
+const PNPOLY = join(KERNELTUNER_DIR, "pnpoly_RTX_3090.json.gz");
 
 Deno.test({
   name: "the shared pnpoly Kernel Tuner cache imports with its sizes",

@@ -24,7 +24,7 @@
  * import { RecordsDB } from "./db.ts";
  * import { importKernelTunerCache } from "./import.ts";
  * const db = RecordsDB.open("/tmp/kt.db");
- * const s = await importKernelTunerCache(db, "../shared/data/kerneltuner/pnpoly_RTX_3090.json.gz");
+ * const s = await importKernelTunerCache(db, "data/kerneltuner/pnpoly_RTX_3090.json.gz");
  * console.log(s.rows, s.errors);
  * db.close();
  * ```

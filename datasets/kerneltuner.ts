@@ -106,7 +106,7 @@ export interface KernelTunerCache {
   cache: Map<string, KernelTunerEntry>;
 }
 
-/** Sizes of a cache, as in the shared folder's README table. */
+/** Sizes of a cache, as in data/kerneltuner/README.md's table. */
 export interface KernelTunerStats {
   /** Number of tuning parameters. */
   parameters: number;
@@ -119,15 +119,16 @@ export interface KernelTunerStats {
 }
 
 /**
- * The shared folder of Kernel Tuner data (`shared/data/kerneltuner/` beside
- * the repository), as a path ending in a separator.
+ * The repository's folder of Kernel Tuner data (`data/kerneltuner/`: six
+ * caches of real GPUs and their space files, MIT licence), as a path ending
+ * in a separator.
  */
-export const SHARED_KERNELTUNER_DIR: string = fileURLToPath(
-  new URL("../../shared/data/kerneltuner/", import.meta.url),
+export const KERNELTUNER_DIR: string = fileURLToPath(
+  new URL("../data/kerneltuner/", import.meta.url),
 );
 
-/** Names (without `.json.gz`) of the six cache files of the shared folder. */
-export const SHARED_CACHE_NAMES: readonly string[] = [
+/** Names (without `.json.gz`) of the six cache files of {@link KERNELTUNER_DIR}. */
+export const KERNELTUNER_CACHE_NAMES: readonly string[] = [
   "convolution_A100",
   "convolution_A4000",
   "convolution_MI250X",
@@ -137,12 +138,12 @@ export const SHARED_CACHE_NAMES: readonly string[] = [
 ];
 
 /**
- * Paths of the six cache files of the shared folder (not checked for existence).
+ * Paths of the six cache files of {@link KERNELTUNER_DIR} (not checked for existence).
  *
- * @param dir the folder (default {@link SHARED_KERNELTUNER_DIR})
+ * @param dir the folder (default {@link KERNELTUNER_DIR})
  */
-export function sharedCaches(dir: string = SHARED_KERNELTUNER_DIR): string[] {
-  return SHARED_CACHE_NAMES.map((n) => join(dir, `${n}.json.gz`));
+export function kernelTunerCaches(dir: string = KERNELTUNER_DIR): string[] {
+  return KERNELTUNER_CACHE_NAMES.map((n) => join(dir, `${n}.json.gz`));
 }
 
 /** Reads a file as text, gunzipping it when it starts with the gzip magic bytes. */

@@ -9,12 +9,12 @@ import {
   KernelTunerError,
   readKernelTunerCache,
   readSpaceFile,
-  SHARED_CACHE_NAMES,
-  SHARED_KERNELTUNER_DIR,
-  sharedCaches,
+  KERNELTUNER_CACHE_NAMES,
+  KERNELTUNER_DIR,
+  kernelTunerCaches,
 } from "./kerneltuner.ts";
 
-const shared = (name: string) => join(SHARED_KERNELTUNER_DIR, name);
+const shared = (name: string) => join(KERNELTUNER_DIR, name);
 
 /** The shared folder's README table: parameters, Cartesian size, entries, invalid entries. */
 const README_TABLE: Record<string, [number, number, number, number]> = {
@@ -53,11 +53,11 @@ const TINY = {
   },
 };
 
-Deno.test("sharedCaches lists the six files of the shared folder", () => {
-  const files = sharedCaches();
+Deno.test("kernelTunerCaches lists the six files of the shared folder", () => {
+  const files = kernelTunerCaches();
   assert.equal(files.length, 6);
   assert.deepEqual(files.map((f) => f.replace(/^.*[\\/]/, "")), [
-    ...SHARED_CACHE_NAMES.map((n) => `${n}.json.gz`),
+    ...KERNELTUNER_CACHE_NAMES.map((n) => `${n}.json.gz`),
   ]);
   for (const f of files) assert.ok(existsSync(f), `${f} exists`);
 });
@@ -85,7 +85,7 @@ Deno.test("pnpoly_RTX_3090: fields and sizes match the README table", async () =
 });
 
 Deno.test("every shared cache matches its README row", async () => {
-  for (const name of SHARED_CACHE_NAMES) {
+  for (const name of KERNELTUNER_CACHE_NAMES) {
     const c = await readKernelTunerCache(shared(`${name}.json.gz`));
     const s = cacheStats(c);
     assert.deepEqual(

@@ -30,7 +30,7 @@ import {
   KernelTunerError,
   type ParamValue,
   readKernelTunerCache,
-  SHARED_KERNELTUNER_DIR,
+  KERNELTUNER_DIR,
 } from "../datasets/kerneltuner.ts";
 import type { ErrorKind } from "../measure/types.ts";
 import { KnobSpace, type Point } from "./knobs.ts";
@@ -301,25 +301,25 @@ export const RECORDED_DIR: string = fileURLToPath(new URL("../data/conv2d_cpu/",
 /**
  * Where a cache name or path points: a bare name such as `"gemm_RTX_3090"`
  * or `"resnet18_conv2_cpu"` (no folder, no `.json` suffix) is a file of the
- * shared folder or, when not there, of {@link RECORDED_DIR}; anything else is
+ * folder `data/kerneltuner/` or, when not there, of {@link RECORDED_DIR}; anything else is
  * a path.
  *
- * @param pathOrName a path, or the name of a shared or recorded cache
- * @param dir the shared folder (default {@link SHARED_KERNELTUNER_DIR})
+ * @param pathOrName a path, or the name of a Kernel Tuner or recorded cache
+ * @param dir the Kernel Tuner folder (default {@link KERNELTUNER_DIR})
  */
-export function resolveCachePath(pathOrName: string, dir: string = SHARED_KERNELTUNER_DIR): string {
+export function resolveCachePath(pathOrName: string, dir: string = KERNELTUNER_DIR): string {
   const bare = !isAbsolute(pathOrName) && !/[\\/]/.test(pathOrName) &&
     !/\.json(\.gz)?$/.test(pathOrName);
   if (!bare) return pathOrName;
-  const shared = join(dir, `${pathOrName}.json.gz`);
+  const kt = join(dir, `${pathOrName}.json.gz`);
   const recorded = join(RECORDED_DIR, `${pathOrName}.json.gz`);
-  return !existsSync(shared) && existsSync(recorded) ? recorded : shared;
+  return !existsSync(kt) && existsSync(recorded) ? recorded : kt;
 }
 
 /**
  * Reads a cache and replays it.
  *
- * @param pathOrName a path to a `.json`/`.json.gz` cache, or a shared cache's name such as `"gemm_RTX_3090"`
+ * @param pathOrName a path to a `.json`/`.json.gz` cache, or a Kernel Tuner cache's name such as `"gemm_RTX_3090"`
  * @param options absent points and extra restrictions (see {@link replaySpace})
  * @throws {KernelTunerError} when the file is missing or malformed
  */

@@ -5,7 +5,7 @@ import {
   KernelTunerError,
   readKernelTunerCache,
   readSpaceFile,
-  SHARED_KERNELTUNER_DIR,
+  KERNELTUNER_DIR,
   validateCache,
 } from "../datasets/kerneltuner.ts";
 import { createPrng } from "../ir/prng.ts";
@@ -14,7 +14,7 @@ import { replaySpace, replaySpaceFromFile, resolveCachePath } from "./replay.ts"
 const loaded = new Map<string, Promise<KernelTunerCache>>();
 function cache(name: string): Promise<KernelTunerCache> {
   if (!loaded.has(name)) {
-    loaded.set(name, readKernelTunerCache(join(SHARED_KERNELTUNER_DIR, `${name}.json.gz`)));
+    loaded.set(name, readKernelTunerCache(join(KERNELTUNER_DIR, `${name}.json.gz`)));
   }
   return loaded.get(name)!;
 }
@@ -107,7 +107,7 @@ Deno.test("an absent point is an instantiation error; restricted mode marks it i
 });
 
 Deno.test("space-file restrictions agree with the caches' entries", async () => {
-  const spaces = join(SHARED_KERNELTUNER_DIR, "spaces");
+  const spaces = join(KERNELTUNER_DIR, "spaces");
   const pairs: [string, string][] = [
     ["convolution_A100", "convolution_milo"],
     ["convolution_MI250X", "convolution_milo"],
@@ -221,10 +221,10 @@ Deno.test("a cache key naming an unknown value is a KernelTunerError", () => {
   });
 });
 
-Deno.test("replaySpaceFromFile resolves a bare name to the shared folder", async () => {
+Deno.test("replaySpaceFromFile resolves a bare name to data/kerneltuner", async () => {
   assert.equal(
     resolveCachePath("gemm_RTX_3090"),
-    join(SHARED_KERNELTUNER_DIR, "gemm_RTX_3090.json.gz"),
+    join(KERNELTUNER_DIR, "gemm_RTX_3090.json.gz"),
   );
   assert.equal(resolveCachePath("data/x.json"), "data/x.json");
   assert.equal(resolveCachePath("x.json.gz"), "x.json.gz");
