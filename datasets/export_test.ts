@@ -21,7 +21,7 @@ import {
   testWorkloads,
 } from "./export.ts";
 import { ImportError, importKernelTunerCache, importRecords, parseCSV } from "./import.ts";
-import { cacheStats, readKernelTunerCache, KERNELTUNER_DIR } from "./kerneltuner.ts";
+import { cacheStats, KERNELTUNER_DIR, readKernelTunerCache } from "./kerneltuner.ts";
 
 const MATMUL = "matmul:32,32,32";
 const DENSE = "dense:16,24,8";

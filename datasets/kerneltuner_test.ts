@@ -6,12 +6,12 @@ import {
   compileExpression,
   compileRestrictions,
   ExpressionError,
-  KernelTunerError,
-  readKernelTunerCache,
-  readSpaceFile,
   KERNELTUNER_CACHE_NAMES,
   KERNELTUNER_DIR,
   kernelTunerCaches,
+  KernelTunerError,
+  readKernelTunerCache,
+  readSpaceFile,
 } from "./kerneltuner.ts";
 
 const shared = (name: string) => join(KERNELTUNER_DIR, name);

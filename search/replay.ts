@@ -26,11 +26,11 @@ import { fileURLToPath } from "node:url";
 import {
   compileRestrictions,
   deviceOf,
+  KERNELTUNER_DIR,
   type KernelTunerCache,
   KernelTunerError,
   type ParamValue,
   readKernelTunerCache,
-  KERNELTUNER_DIR,
 } from "../datasets/kerneltuner.ts";
 import type { ErrorKind } from "../measure/types.ts";
 import { KnobSpace, type Point } from "./knobs.ts";

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
+  KERNELTUNER_DIR,
   type KernelTunerCache,
   KernelTunerError,
   readKernelTunerCache,
   readSpaceFile,
-  KERNELTUNER_DIR,
   validateCache,
 } from "../datasets/kerneltuner.ts";
 import { createPrng } from "../ir/prng.ts";
