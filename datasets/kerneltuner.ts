@@ -179,6 +179,12 @@ async function readText(path: string): Promise<string> {
  *
  * @param path path of the file
  * @throws {KernelTunerError} naming the file: unreadable, too large, corrupt gzip or not JSON
+ * @example
+ * ```ts
+ * import { kernelTunerCaches, readKernelTunerJSON } from "./kerneltuner.ts";
+ * const raw = await readKernelTunerJSON(kernelTunerCaches()[5]) as { kernel_name: string };
+ * console.log(raw.kernel_name);
+ * ```
  */
 export function readKernelTunerJSON(path: string): Promise<unknown> {
   return readJSON(path);

@@ -21,7 +21,20 @@
  */
 import { formatBytes, type Limit, LimitError, limitMessage } from "../ir/limits.ts";
 
-/** Caps of {@link readBoundedText}. */
+/**
+ * Caps of {@link readBoundedText}.
+ *
+ * @example
+ * ```ts
+ * import type { ReadBounds } from "./read_bounded.ts";
+ * import { LIMITS } from "../ir/limits.ts";
+ * const bounds: ReadBounds = {
+ *   maxBytes: LIMITS.cacheFileBytes,
+ *   maxInflatedBytes: LIMITS.inflatedBytes,
+ * };
+ * console.log(bounds.maxBytes.name);
+ * ```
+ */
 export interface ReadBounds {
   /** Bytes the file may hold as stored. */
   maxBytes: Limit;
@@ -82,6 +95,18 @@ export async function readBoundedText(path: string, bounds: ReadBounds): Promise
  *
  * @param path the file
  * @param bounds the caps on the stored and inflated bytes
+ * @example
+ * ```ts
+ * import { readBounded } from "./read_bounded.ts";
+ * import { LIMITS } from "../ir/limits.ts";
+ * const path = await Deno.makeTempFile({ suffix: ".json" });
+ * await Deno.writeTextFile(path, "{}");
+ * const { text, gzip } = await readBounded(path, {
+ *   maxBytes: LIMITS.cacheFileBytes,
+ *   maxInflatedBytes: LIMITS.inflatedBytes,
+ * });
+ * if (text !== "{}" || gzip) throw new Error();
+ * ```
  */
 export async function readBounded(
   path: string,

@@ -22,7 +22,16 @@
  */
 import type { Workload } from "./workloads.ts";
 
-/** One limit: what it bounds, its default and its unit. */
+/**
+ * One limit: what it bounds, its default and its unit.
+ *
+ * @example
+ * ```ts
+ * import type { Limit } from "./limits.ts";
+ * const tiny: Limit = { name: "test size", value: 1024, unit: "bytes" };
+ * console.log(tiny.name);
+ * ```
+ */
 export interface Limit {
   /** Name used in messages and in README.md, e.g. `"split factors"`. */
   readonly name: string;
@@ -34,10 +43,26 @@ export interface Limit {
 
 const MiB = 1024 * 1024;
 
-/** Largest value of a C `int`: every integer a trace holds fits one. */
+/**
+ * Largest value of a C `int`: every integer a trace holds fits one.
+ *
+ * @example
+ * ```ts
+ * import { C_INT_MAX } from "./limits.ts";
+ * if (C_INT_MAX !== 2147483647) throw new Error();
+ * ```
+ */
 export const C_INT_MAX = 2 ** 31 - 1;
 
-/** Every limit, by key; the values are the defaults. */
+/**
+ * Every limit, by key; the values are the defaults.
+ *
+ * @example
+ * ```ts
+ * import { formatLimit, LIMITS } from "./limits.ts";
+ * for (const l of Object.values(LIMITS)) console.log(`${l.name}: ${formatLimit(l)}`);
+ * ```
+ */
 export const LIMITS = {
   /** Instructions of one trace. */
   traceInsts: { name: "instructions per trace", value: 1000, unit: "count" },
@@ -73,7 +98,16 @@ export const LIMITS = {
   seeds: { name: "seeds", value: 1000, unit: "count" },
 } as const satisfies Record<string, Limit>;
 
-/** A value past a limit of {@link LIMITS}; the CLI reports it as bad input (exit 2). */
+/**
+ * A value past a limit of {@link LIMITS}; the CLI reports it as bad input (exit 2).
+ *
+ * @example
+ * ```ts
+ * import { LimitError, LIMITS, limitMessage } from "./limits.ts";
+ * const e = new LimitError(limitMessage("5000 seeds", LIMITS.seeds), LIMITS.seeds);
+ * if (!(e instanceof RangeError) || e.limit !== LIMITS.seeds) throw new Error();
+ * ```
+ */
 export class LimitError extends RangeError {
   /** The limit exceeded. */
   readonly limit: Limit;
@@ -85,12 +119,29 @@ export class LimitError extends RangeError {
   }
 }
 
-/** A limit's value as written in messages: `16`, `1,000` or `16 MiB`. */
+/**
+ * A limit's value as written in messages: `16`, `1,000` or `16 MiB`.
+ *
+ * @example
+ * ```ts
+ * import { formatLimit, LIMITS } from "./limits.ts";
+ * if (formatLimit(LIMITS.traceFileBytes) !== "16 MiB") throw new Error();
+ * if (formatLimit(LIMITS.traceInsts) !== "1,000") throw new Error();
+ * ```
+ */
 export function formatLimit(limit: Limit): string {
   return limit.unit === "bytes" ? formatBytes(limit.value) : limit.value.toLocaleString("en-US");
 }
 
-/** Bytes as MiB or GiB with one decimal when needed, e.g. `16 MiB`, `51.2 GiB`. */
+/**
+ * Bytes as MiB or GiB with one decimal when needed, e.g. `16 MiB`, `51.2 GiB`.
+ *
+ * @example
+ * ```ts
+ * import { formatBytes } from "./limits.ts";
+ * if (formatBytes(1.5 * 2 ** 30) !== "1.5 GiB") throw new Error();
+ * ```
+ */
 export function formatBytes(bytes: number): string {
   const gib = bytes / (1024 * MiB);
   if (gib >= 1) return `${Number(gib.toFixed(1))} GiB`;
@@ -197,6 +248,13 @@ export function workloadBytes(w: Workload): number {
  * Bytes of memory available: `TUNEBOOK_MEM_AVAILABLE` (bytes; for a
  * container whose memory limit is below the host's) when set, else
  * `MemAvailable` of `/proc/meminfo`; undefined when neither can be read.
+ *
+ * @example
+ * ```ts
+ * import { formatBytes, memAvailableBytes } from "./limits.ts";
+ * const m = memAvailableBytes();
+ * console.log(m === undefined ? "unknown" : formatBytes(m));
+ * ```
  */
 export function memAvailableBytes(): number | undefined {
   try {
