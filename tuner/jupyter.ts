@@ -7,8 +7,13 @@
  * Map: {@link liveProgress} (an `onProgress` callback for `runSession`),
  * {@link displayTrace}, {@link displayRecord}, {@link displaySVG},
  * {@link displayHTML}, {@link displayCode}, {@link htmlTable}; {@link show} (displays one of them,
- * or prints its text outside Jupyter); the pure renderers {@link progressHTML}
- * and {@link sparklineSVG}; {@link inJupyter}.
+ * or prints its text outside Jupyter); the pure renderers {@link progressHTML},
+ * {@link progressCardSVG} and {@link sparklineSVG}; {@link inJupyter}.
+ *
+ * Figures ({@link displaySVG}, `show` of an SVG string, the final state of a
+ * live progress display) go out as `figureBundle`s of plots/figure.ts: the
+ * SVG with its PNG beside it, so HTML and PDF exports of the notebook show
+ * them too.
  *
  * Outside the kernel (`deno run`, tests) `Deno.jupyter` throws on access:
  * the progress display then falls back to one stderr line per update.
@@ -27,6 +32,7 @@
  */
 import type { CandidateRow } from "../datasets/db.ts";
 import { printTrace, type Trace } from "../ir/trace.ts";
+import { figureBundle } from "../plots/figure.ts";
 import { type Progress, progressLine } from "./progress.ts";
 
 /** The key Deno's Jupyter kernel looks up to render an object. */
@@ -39,6 +45,19 @@ export type MimeBundle = Record<string, string>;
 export interface Displayable {
   /** The MIME bundle Jupyter shows. */
   [JUPYTER_DISPLAY](): MimeBundle;
+}
+
+/**
+ * A figure that renders itself in Jupyter; its bundle (SVG, PNG, an `<img>`
+ * of the PNG as HTML, text) is made when shown, as the PNG takes a render.
+ */
+export interface FigureDisplay {
+  /** The figure as an SVG document. */
+  readonly svg: string;
+  /** Its text form (`text/plain`). */
+  readonly text: string;
+  /** The MIME bundle Jupyter shows (the kernel awaits it). */
+  [JUPYTER_DISPLAY](): Promise<MimeBundle>;
 }
 
 /** Sends one message on the kernel's IOPub channel (`Deno.jupyter.broadcast`). */
@@ -77,7 +96,8 @@ export interface SparklineOptions {
 
 /**
  * A small inline SVG line of a series (e.g. best GFLOP/s so far after each
- * trial); NaN values are skipped. An empty series gives an empty frame.
+ * trial) with a dot on its last value; NaN values are skipped. An empty
+ * series gives an empty frame.
  */
 export function sparklineSVG(values: readonly number[], options: SparklineOptions = {}): string {
   const w = options.width ?? 160, h = options.height ?? 32, pad = 2;
@@ -90,30 +110,93 @@ export function sparklineSVG(values: readonly number[], options: SparklineOption
     const y = (v: number) => hi === lo ? h / 2 : h - pad - ((v - lo) / (hi - lo)) * (h - 2 * pad);
     const coords = pts.map(([i, v]) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`);
     if (coords.length === 1) coords.push(coords[0]);
-    path = `<polyline fill="none" stroke="${
-      options.stroke ?? "#4269d0"
-    }" stroke-width="1.5" points="${coords.join(" ")}"/>`;
+    const stroke = options.stroke ?? "#4269d0";
+    const [lastX, lastY] = coords.at(-1)!.split(",");
+    path = `<polyline fill="none" stroke="${stroke}" stroke-width="1.5" points="${
+      coords.join(" ")
+    }"/><circle cx="${lastX}" cy="${lastY}" r="2" fill="${stroke}"/>`;
   }
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" style="vertical-align: middle"><rect width="${w}" height="${h}" fill="#f6f6f6"/>${path}</svg>`;
 }
 
-/**
- * The HTML of a progress display: title, a progress bar, trials done, valid
- * and failed counts, best GFLOP/s so far, elapsed seconds and a sparkline
- * of `history` (best so far after each update).
- */
-export function progressHTML(title: string, p: Progress, history: readonly number[]): string {
+/** Progress as words: `3/8 trials, valid 3, errors 0, best 1.50 GFLOP/s, 0.4 s`. */
+function progressText(p: Progress): string {
   const counts = p.valid === undefined ? "" : `, valid ${p.valid}, errors ${p.errors}`;
   const best = p.bestGflops !== undefined
     ? `, best ${p.bestGflops.toFixed(2)} GFLOP/s`
     : p.valid === undefined
     ? ""
     : ", best -";
+  return `${p.done}/${p.total} ${p.unit ?? "trials"}${counts}${best}, ${p.elapsed.toFixed(1)} s`;
+}
+
+/**
+ * What a progress display's sparkline shows: the best GFLOP/s so far when
+ * the progress counts measured trials, else the seconds each unit took
+ * (e.g. `"s per run"`).
+ */
+export function seriesLabel(p: Progress): string {
+  return p.valid !== undefined
+    ? "best GFLOP/s so far"
+    : `s per ${(p.unit ?? "trials").replace(/s$/, "")}`;
+}
+
+/**
+ * The HTML of a progress display: title, a progress bar, trials done, valid
+ * and failed counts, best GFLOP/s so far, elapsed seconds and a sparkline
+ * of `history` (see {@link LiveProgress.history}) when it holds a value.
+ */
+export function progressHTML(title: string, p: Progress, history: readonly number[]): string {
+  const spark = history.some(Number.isFinite)
+    ? ` <span title="${escapeHTML(seriesLabel(p))}">${sparklineSVG(history)}</span>`
+    : "";
   return `<div style="font-family: sans-serif; font-size: 13px">` +
     `<b>${escapeHTML(title)}</b> ` +
     `<progress value="${p.done}" max="${p.total}" style="vertical-align: middle"></progress> ` +
-    `${p.done}/${p.total} ${escapeHTML(p.unit ?? "trials")}${counts}${best}, ` +
-    `${p.elapsed.toFixed(1)} s ${sparklineSVG(history)}</div>`;
+    `${escapeHTML(progressText(p))}${spark}</div>`;
+}
+
+function formatValue(v: number): string {
+  return Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toPrecision(2);
+}
+
+/**
+ * A progress display as one standalone SVG (the final state of
+ * {@link liveProgress}): the title, a filled bar, the counts and times, and
+ * the sparkline of `history` with what it shows and its range; without a
+ * value to draw it says so instead of leaving an empty frame.
+ */
+export function progressCardSVG(title: string, p: Progress, history: readonly number[]): string {
+  const text = progressText(p);
+  const finite = history.filter(Number.isFinite);
+  const label = seriesLabel(p);
+  const range = finite.length
+    ? `${label}: ${formatValue(finite[0])} first, ${formatValue(finite.at(-1)!)} last` +
+      (p.valid === undefined
+        ? `, ${formatValue(Math.min(...finite))} to ${formatValue(Math.max(...finite))}`
+        : "")
+    : p.valid === undefined
+    ? "nothing timed yet"
+    : "no valid candidate yet";
+  // About 7 px a character at 12-13 px sans-serif.
+  const width = Math.ceil(
+    Math.max(360, 20 + 7.5 * title.length, 230 + 7 * text.length, 180 + 6.5 * range.length),
+  );
+  const frac = p.total > 0 ? Math.min(1, p.done / p.total) : 1;
+  const t = (x: number, y: number, size: number, s: string, extra = "") =>
+    `<text x="${x}" y="${y}" font-size="${size}" font-family="sans-serif"${extra}>${
+      escapeHTML(s)
+    }</text>`;
+  const spark = finite.length
+    ? sparklineSVG(history).replace(/^<svg /, '<svg x="10" y="50" ') +
+      t(180, 70, 11, range, ' fill="#555"')
+    : t(10, 70, 11, range, ' fill="#555"');
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="92" viewBox="0 0 ${width} 92">` +
+    `<rect width="100%" height="100%" fill="white"/>` +
+    t(10, 20, 13, title, ' font-weight="bold"') +
+    `<rect x="10" y="30" width="200" height="10" rx="2" fill="#e4e4e4"/>` +
+    `<rect x="10" y="30" width="${(200 * frac).toFixed(1)}" height="10" rx="2" fill="#4269d0"/>` +
+    t(220, 39, 12, text) + spark + `</svg>`;
 }
 
 /** Options of {@link liveProgress}. */
@@ -135,7 +218,11 @@ export interface LiveProgress {
   (p: Progress): void;
   /** Sends the last update if it was held back and waits until every message is out. */
   done(): Promise<void>;
-  /** Best GFLOP/s so far after each update (NaN before the first valid candidate). */
+  /**
+   * The sparkline's series, one value per update: the best GFLOP/s so far
+   * when the progress counts measured trials (NaN before the first valid
+   * one), else the seconds per unit since the previous update (e.g. per run).
+   */
   readonly history: number[];
 }
 
@@ -146,7 +233,10 @@ let displays = 0;
  * `runSession`, then `await progress.done()`. In Jupyter it broadcasts one
  * `display_data` and then `update_display_data` with the same display id,
  * so one output shows trials done, best so far and a sparkline of the best
- * so far. Outside Jupyter it writes {@link progressLine}s to stderr.
+ * so far (or of the seconds per run, for progress that is not measurement).
+ * `done()` leaves it as a figure ({@link progressCardSVG} with its PNG), so
+ * the saved notebook and its HTML or PDF export show the final state.
+ * Outside Jupyter it writes {@link progressLine}s to stderr.
  */
 export function liveProgress(title: string, options: LiveProgressOptions = {}): LiveProgress {
   const broadcast: Broadcast | undefined = options.broadcast ?? (() => {
@@ -156,8 +246,8 @@ export function liveProgress(title: string, options: LiveProgressOptions = {}): 
   const displayId = options.displayId ?? `tunebook-progress-${Date.now()}-${++displays}`;
   const interval = options.minIntervalMs ?? 250;
   const history: number[] = [];
-  let shown = false, lastSent = -Infinity;
-  let pending: Progress | undefined;
+  let shown = false, lastSent = -Infinity, final = false;
+  let pending: Progress | undefined, last: Progress | undefined;
   let chain: Promise<void> = Promise.resolve();
   const enc = new TextEncoder();
 
@@ -183,12 +273,31 @@ export function liveProgress(title: string, options: LiveProgressOptions = {}): 
   };
 
   const update = ((p: Progress) => {
-    history.push(p.bestGflops ?? NaN);
+    if (p.valid !== undefined) history.push(p.bestGflops ?? NaN);
+    else {
+      const steps = p.done - (last?.done ?? 0);
+      history.push(steps > 0 ? (p.elapsed - (last?.elapsed ?? 0)) / steps : NaN);
+    }
+    last = p;
+    final = false;
     if (p.done >= p.total || performance.now() - lastSent >= interval) send(p);
     else pending = p;
   }) as LiveProgress;
   update.done = async () => {
     if (pending) send(pending);
+    if (broadcast && last && !final) {
+      final = true;
+      const p = last, series = [...history];
+      chain = chain.then(async () => {
+        const svg = progressCardSVG(title, p, series);
+        const data = await figureBundle(svg, { alt: `${title} ${progressLine(p)}` });
+        await broadcast("update_display_data", {
+          data,
+          metadata: {},
+          transient: { display_id: displayId },
+        });
+      }).catch(() => {});
+    }
     await chain;
   };
   Object.defineProperty(update, "history", { value: history });
@@ -247,9 +356,13 @@ export function displayRecord(c: CandidateRow): Displayable {
   });
 }
 
-/** An SVG (e.g. from `tuningCurveSVG` or `heatmapSVG`) that renders in Jupyter as an image. */
-export function displaySVG(svg: string): Displayable {
-  return bundleOf(() => ({ "image/svg+xml": svg, "text/plain": "[SVG plot]" }));
+/**
+ * An SVG (e.g. from `tuningCurveSVG` or `heatmapSVG`) that renders in
+ * Jupyter as a figure: the SVG with its PNG beside it (`figureBundle` of
+ * plots/figure.ts); `alt` is its text form. Default `"[SVG plot]"`.
+ */
+export function displaySVG(svg: string, alt = "[SVG plot]"): FigureDisplay {
+  return { svg, text: alt, [JUPYTER_DISPLAY]: () => figureBundle(svg, { alt }) };
 }
 
 /** HTML (e.g. a table) that renders in Jupyter; `text` is its plain-text form. */
@@ -300,11 +413,13 @@ export function htmlTable(
 /**
  * Shows an object: in Jupyter as a `display_data` output (sent while the
  * cell runs, so it is kept even when the cell's final result is not), an
- * SVG string as an image; outside Jupyter, its plain text on stdout.
+ * SVG string as a figure ({@link displaySVG}); outside Jupyter, its plain
+ * text on stdout.
  */
-export async function show(x: Displayable | string): Promise<void> {
+export async function show(x: Displayable | FigureDisplay | string): Promise<void> {
   const d = typeof x === "string" ? (x.startsWith("<svg") ? displaySVG(x) : displayHTML(x)) : x;
   const api = jupyterApi();
   if (api) await api.display(d);
+  else if ("svg" in d) console.log(d.text);
   else console.log(d[JUPYTER_DISPLAY]()["text/plain"] ?? "");
 }
