@@ -12,7 +12,7 @@ Deno.test("GPU sketches tile SSSRRSRS, bind blocks and threads, and pass verifyG
     "SSSRRSRS+local",
     "SSSRRSRS",
   ]);
-  const space = gpuSpace(w);
+  const space = gpuSpace(w, { gemmShare: 0 });
   const prng = createPrng(1);
   const seen = new Set<string>();
   for (let i = 0; i < 20; i++) {
@@ -46,12 +46,13 @@ Deno.test("GPU sketches tile SSSRRSRS, bind blocks and threads, and pass verifyG
 
 Deno.test("GPU sketches inline padding and put a reduction under its consumer's threads", () => {
   const prng = createPrng(3);
-  const conv = replayTrace(gpuSpace(conv2d(1, 16, 14, 14, 32, 3, 3, 1, 1)).sample(prng), {
+  const loops = { gemmShare: 0 };
+  const conv = replayTrace(gpuSpace(conv2d(1, 16, 14, 14, 32, 3, 3, 1, 1), loops).sample(prng), {
     prng: createPrng(0),
   });
   assert.equal(conv.stage("P").attach.k, "inline");
   assert.equal(verifyGpu(conv).launches.length, 1);
-  const dense = replayTrace(gpuSpace(denseBiasRelu(64, 128, 96)).sample(prng), {
+  const dense = replayTrace(gpuSpace(denseBiasRelu(64, 128, 96), loops).sample(prng), {
     prng: createPrng(0),
   });
   const d = dense.stage("D");
