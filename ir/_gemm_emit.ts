@@ -58,7 +58,7 @@ class Emitter {
     this.gq = cuda ? "" : "__global ";
     this.lq = cuda ? "" : "__local ";
     this.bufs = [...k.params, ...k.temps];
-    this.ldA = g.blockK + g.pad;
+    this.ldA = g.aTrans ? g.blockM + g.pad : g.blockK + g.pad;
     this.ldB = g.bLayout === "nk" ? g.blockK + g.pad : g.blockN + g.pad;
     this.offB = g.stages * g.stageA;
   }
@@ -151,7 +151,9 @@ class Emitter {
 
   /** Shared element of A (`[m][k]`) in stage `s`. */
   sA(s: string, m: string, k: string): string {
-    return `sm[(${s}) * ${this.g.stageA} + (${m}) * ${this.ldA} + (${k})]`;
+    return this.g.aTrans
+      ? `sm[(${s}) * ${this.g.stageA} + (${k}) * ${this.ldA} + (${m})]`
+      : `sm[(${s}) * ${this.g.stageA} + (${m}) * ${this.ldA} + (${k})]`;
   }
 
   /** Shared element of B at (k, n) in stage `s`. */
@@ -183,7 +185,9 @@ class Emitter {
           `const int gm = bm0 + r, gk = (${kt}) * ${g.blockK} + c;`,
           `const int ok = gm < ${g.M} && gk < ${g.K};`,
           `const int src = ok ? gm * ${g.K} + gk : 0;`,
-          `const int dst = (r) * ${this.ldA} + (c);`,
+          g.aTrans
+            ? `const int dst = (c) * ${this.ldA} + (r);`
+            : `const int dst = (r) * ${this.ldA} + (c);`,
         );
       } else if (g.bLayout === "nk") {
         lines.push(
@@ -239,11 +243,18 @@ class Emitter {
       body = [`${this.p}_cp${bytes}(${dst}, &${buf}[src], ok ? ${bytes} : 0);`];
     } else if (u.vec === 4) {
       const load = `ok ? ${this.ld4(`&${buf}[src]`)} : ${this.zero4()}`;
+      // A stored transposed: the four values along k go to four rows of the [k][m] tile.
+      const put = (v: string) =>
+        op === "A" && this.g.aTrans
+          ? [0, 1, 2, 3].map((q) =>
+            `sm[dst + (${s}) * ${stride} + ${q * this.ldA}] = (${v}).${"xyzw"[q]};`
+          )
+          : [this.st4(dst, v)];
       body = kind === "direct"
-        ? [this.st4(dst, `(${load})`)]
+        ? [`const float4 v = ${load};`, ...put("v")]
         : kind === "toRegs"
         ? [`${reg} = ${load};`]
-        : [this.st4(dst, reg)];
+        : put(reg);
     } else {
       const load = `ok ? ${buf}[src] : 0.0f`;
       body = kind === "direct"
@@ -286,13 +297,27 @@ class Emitter {
       `for (int kk = 0; kk < ${g.blockK}; kk += 4) {`,
       `  float a[${L.TM * 4}];`,
     ];
-    for (let i = 0; i < L.TM; i++) {
-      out.push(`  { const float4 t = ${this.ld4(`&${this.sA(s, L.row(i), "kk")}`)};`);
-      out.push(
-        `    a[${i * 4}] = t.x; a[${i * 4 + 1}] = t.y; a[${i * 4 + 2}] = t.z; a[${
-          i * 4 + 3
-        }] = t.w; }`,
-      );
+    // a[i * 4 + v] = A(row i, kk + v): float4s along k, or along m when A is transposed.
+    if (g.aTrans) {
+      for (let v = 0; v < 4; v++) {
+        for (let i = 0; i < L.TM; i += L.RM) {
+          if (L.RM === 4) {
+            out.push(`  { const float4 t = ${this.ld4(`&${this.sA(s, L.row(i), `kk + ${v}`)}`)};`);
+            const as = [0, 1, 2, 3].map((x) => `a[${(i + x) * 4 + v}] = t.${"xyzw"[x]};`);
+            out.push(`    ${as.join(" ")} }`);
+          } else {
+            for (let x = 0; x < L.RM; x++) {
+              out.push(`  a[${(i + x) * 4 + v}] = ${this.sA(s, L.row(i + x), `kk + ${v}`)};`);
+            }
+          }
+        }
+      }
+    } else {
+      for (let i = 0; i < L.TM; i++) {
+        out.push(`  { const float4 t = ${this.ld4(`&${this.sA(s, L.row(i), "kk")}`)};`);
+        const as = [0, 1, 2, 3].map((v) => `a[${i * 4 + v}] = t.${"xyzw"[v]};`);
+        out.push(`    ${as.join(" ")} }`);
+      }
     }
     const fma = (v: string) => [
       "#pragma unroll",

@@ -16,7 +16,9 @@
  * Knobs: block tile (`block_m` x `block_n` x `block_k`, up to 256 x 256 x 32),
  * warp tile (`warp_m` x `warp_n`: threads = 32 x warps, whole warps always),
  * `lanes_n` (lanes of a warp along N on the FP32 path: 8 x 4 or 4 x 8, so a
- * thread computes (warp_m / (32 / lanes_n)) x (warp_n / lanes_n) outputs),
+ * thread computes (warp_m / (32 / lanes_n)) x (warp_n / lanes_n) outputs, in
+ * patches of 4 x 4 read as float4s from shared memory, where A is stored
+ * transposed unless it is copied by `cp.async`),
  * `mma` (0: FP32 FMA; 1: TF32 `mma.sync` m16n8k8 with `cvt.rna.tf32.f32`;
  * 2: FP16 and 3: BF16 inputs, `mma.sync` m16n8k16, FP32 accumulation),
  * `load` (0: direct loads into one shared buffer; 1: next tile prefetched
@@ -134,6 +136,12 @@ export interface GemmPlan extends GemmProblem {
   /** Blocks per SM asked of ptxas (`__launch_bounds__(threads, minBlocks)`): caps registers. */
   minBlocks: number;
   threads: number;
+  /**
+   * A stored transposed in shared memory (`[k][m]`): on the FP32 path
+   * without `cp.async` (which cannot transpose), so a k-step reads the
+   * thread's rows as float4s along m.
+   */
+  aTrans: boolean;
   /** Floats per shared stage of A and of B. */
   stageA: number;
   stageB: number;
@@ -237,7 +245,8 @@ export function gemmPlan(
       (p.bLayout === "kn" ? p.N % 4 === 0 : p.K % 4 === 0)
     ? 4
     : 1;
-  const stageA = blockM * (blockK + pad);
+  const aTrans = mma === 0 && load !== 2;
+  const stageA = aTrans ? blockK * (blockM + pad) : blockM * (blockK + pad);
   const stageB = p.bLayout === "nk" ? blockN * (blockK + pad) : blockK * (blockN + pad);
   const sharedBytes = stages * (stageA + stageB) * 4;
   if (sharedBytes > target.maxSharedBytesPerBlockOptin) {
@@ -264,6 +273,7 @@ export function gemmPlan(
     splitK,
     minBlocks,
     threads,
+    aTrans,
     stageA,
     stageB,
     sharedBytes,

@@ -25,8 +25,11 @@ Deno.test("gemm template points lower to whole-warp launches that cover the outp
   assert.equal(launches.length, 1);
   assert.deepEqual(launches[0].grid, [8, 8, 1]);
   assert.deepEqual(launches[0].block, [256, 1, 1]);
-  // Two buffers of A (128 x (16 + 4)) and B (16 x (128 + 4)) floats.
-  assert.equal(launches[0].dynamicSharedBytes, 2 * (128 * 20 + 16 * 132) * 4);
+  // Two buffers of A (transposed: 16 x (128 + 4)) and B (16 x (128 + 4)) floats.
+  assert.equal(launches[0].dynamicSharedBytes, 2 * (16 * 132 + 16 * 132) * 4);
+  const cp = verifyGpu(gemm(matmul(1024, 1024, 1024), { load: 2, stages: 3 }));
+  // cp.async cannot transpose: A stays [m][k], 128 x (16 + 4).
+  assert.equal(cp.launches[0].dynamicSharedBytes, 3 * (128 * 20 + 16 * 132) * 4);
   assert.deepEqual(kernel.params.map((p) => p.buf), ["T_A", "T_B", "T_C"]);
   const split = verifyGpu(gemm(matmul(64, 48, 1024), { block_m: 64, block_n: 32, split_k: 4 }));
   assert.deepEqual(split.launches.map((l) => l.grid), [[2, 1, 4], [12, 1, 1]]);
