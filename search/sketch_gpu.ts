@@ -80,7 +80,7 @@ export function gpuSpace(w: Workload, options: Partial<GpuSketchOptions> = {}): 
   const o = { ...DEFAULTS, ...options };
   const inner = traceSpace(w, gpuSketchesOf(w, o));
   const gemm = o.gemmShare > 0 && gemmProblemOf(w)
-    ? traceSpace(w, { gemm: gemmSketch })
+    ? traceSpace(w, { gemm: (sch) => gemmSketch(sch, o.target) })
     : undefined;
   return {
     workload: w,
@@ -144,19 +144,28 @@ export function gpuSketchesOf(
 
 /**
  * The GEMM template sketch (`ir/gemm_gpu.ts`): every `gemm.*` knob sampled
- * (`sample_categorical`, uniform) and annotated on the reduction stage; warp
- * tiles are drawn among those no larger than the block tile.
+ * (`sample_categorical`, uniform) and annotated on the reduction stage. Warp
+ * tiles are drawn among those no larger than the block tile, and split-K
+ * only where the block tiles leave SMs idle, up to 4 blocks per SM (a rule
+ * in the spirit of MetaSchedule's: splitting K of a large output only adds
+ * a workspace and a second kernel).
  */
-export function gemmSketch(sch: Schedule): void {
+export function gemmSketch(sch: Schedule, target: Readonly<GpuTarget> = H100): void {
   const stage = computeStages(sch.workload).reverse().find((t) => t.reduce !== undefined)!.name;
+  const { M, N } = gemmProblemOf(sch.workload)!;
+  const sms = target.smCount ?? 132;
   const value: Record<string, number> = {};
+  const allowed = (key: string, v: number): boolean => {
+    if (key === "gemm.warp_m") return v <= value["gemm.block_m"];
+    if (key === "gemm.warp_n") return v <= value["gemm.block_n"];
+    if (key === "gemm.split_k" && v > 1) {
+      const blocks = Math.ceil(M / value["gemm.block_m"]) * Math.ceil(N / value["gemm.block_n"]);
+      return blocks < sms && blocks * v <= 4 * sms;
+    }
+    return true;
+  };
   for (const [key, all] of Object.entries(GEMM_KNOBS)) {
-    const bound = key === "gemm.warp_m"
-      ? value["gemm.block_m"]
-      : key === "gemm.warp_n"
-      ? value["gemm.block_n"]
-      : Infinity;
-    const cands = all.filter((v) => v <= bound);
+    const cands = all.filter((v) => allowed(key, v));
     const rv = sch.sampleCategorical(cands, cands.map(() => 1));
     value[key] = sch.value(rv) as number;
     sch.annotate(stage, key, rv);
