@@ -68,6 +68,7 @@ Deno.test("64 random candidates of the default GPU space of matmul 1024³ (and 8
       }
       if (g.mma === 0) assert.ok(text.includes("ld.shared.v4.f32"), `p${i}: float4 shared loads`);
     });
+    console.log(`PTX of 64 candidates of matmul 1024³: ${JSON.stringify(seen)}`);
     assert.ok(seen.gemm >= 16, `only ${seen.gemm} GEMM template kernels`);
     assert.ok(seen.v4 > 0 && seen.cpAsync > 0 && seen.mma > 0, JSON.stringify(seen));
   } finally {
