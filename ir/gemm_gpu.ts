@@ -240,6 +240,10 @@ export function gemmPlan(
   if (acc > 128) throw bad(`${acc} accumulators per thread (at most 128 fit in registers)`);
   const kTiles = Math.ceil(p.K / blockK);
   if (splitK > kTiles) throw bad(`split_k ${splitK} exceeds the ${kTiles} tiles of K`);
+  // Kernels index with 32-bit ints.
+  if (Math.max(p.M * p.K, p.K * p.N, p.M * p.N * splitK) >= 2 ** 31) {
+    throw bad(`a ${p.M}x${p.N}x${p.K} product with split_k ${splitK} needs 64-bit indices`);
+  }
   const vecA: 1 | 4 = vec === 4 && p.K % 4 === 0 ? 4 : 1;
   const vecB: 1 | 4 = vec === 4 && p.bLayout !== "gather" &&
       (p.bLayout === "kn" ? p.N % 4 === 0 : p.K % 4 === 0)

@@ -57,6 +57,8 @@ export interface GpuTarget {
   warpSize: number;
   /** Local (per-thread, off-chip) memory one thread may use (bytes). */
   maxLocalBytesPerThread: number;
+  /** Streaming multiprocessors (what a launch needs blocks for). Default 132 (H100 SXM). */
+  smCount?: number;
 }
 
 /** NVIDIA H100 (Hopper, sm_90), the default target. */
@@ -72,6 +74,7 @@ export const H100: Readonly<GpuTarget> = Object.freeze({
   maxRegistersPerThread: 255,
   warpSize: 32,
   maxLocalBytesPerThread: 512 * 1024,
+  smCount: 132,
 });
 
 /** One kernel launch of a GPU program: one root stage's nest. */

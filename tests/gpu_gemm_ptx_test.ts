@@ -32,6 +32,10 @@ Deno.test("64 random candidates of the default GPU space of matmul 1024³ (and 8
   const w = matmul(1024, 1024, 1024);
   const cands = randomSearch(gpuSpace(w), { seed: 1 }).propose(64);
   assert.equal(cands.length, 64);
+  // Dense (bias + ReLU epilogue) and ResNet-18's conv2 (implicit GEMM) on the same machinery.
+  for (const other of [denseBiasRelu(1024, 1024, 1024), conv2d(1, 64, 56, 56, 64, 3, 3, 1, 1)]) {
+    cands.push(...randomSearch(gpuSpace(other), { seed: 2 }).propose(8));
+  }
   const kernels = cands.map((c) =>
     verifyGpu(replayTrace(c.trace!, { prng: createPrng(0) })).kernel
   );
