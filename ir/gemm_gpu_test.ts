@@ -60,7 +60,7 @@ Deno.test("gemm template rejects configurations that break a limit, naming the k
   assert.throws(() => verifyGpu(gemm(w, { mma: 2, block_k: 8 })), /not a multiple of the mma k 16/);
   assert.throws(() => verifyGpu(gemm(w, { block_m: 48 })), /gemm.block_m 48 is not one of/);
   assert.throws(
-    () => verifyGpu(gemm(matmul(16384, 16384, 64), { split_k: 2, block_k: 32 })),
+    () => verifyGpu(gemm(matmul(16384, 16384, 256), { split_k: 8 })),
     /needs 64-bit indices/,
   );
   const mixed = gemm(w);
