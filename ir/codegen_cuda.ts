@@ -9,7 +9,8 @@
  * - `const char *<prefix>_cuda_error_string(int code)`: `cudaGetErrorString`;
  * - `int <prefix>_cuda_run(float **host_bufs, const long *sizes, int nbufs,
  *   int repeat, double *times_ms)`: allocates device buffers (parameters and
- *   temporaries), copies the inputs, launches once (warm-up, and the output
+ *   temporaries), copies the inputs, opts kernels with more than 48 KiB of
+ *   dynamic shared memory in (`cudaFuncSetAttribute`), launches once (warm-up, and the output
  *   that is checked), then `repeat` times between CUDA events
  *   (`times_ms[r]` = milliseconds of repeat `r`), copies the outputs back,
  *   frees everything and returns the `cudaError_t` (0 on success). Without a
@@ -35,6 +36,8 @@
  */
 import type { Kernel, ThreadAxis } from "./ast.ts";
 import { deviceBody, type Dialect, globalBuffers } from "./_gpu_emit.ts";
+import { emitGemm } from "./_gemm_emit.ts";
+import { isGemmKernel } from "./gemm_gpu.ts";
 import { type GpuLaunch, gpuLaunches } from "./target_gpu.ts";
 
 /** Options of {@link generateCuda}. */
@@ -60,15 +63,18 @@ export function generateCuda(kernel: Kernel, options: CudaOptions = {}): string 
   }
   const launches = gpuLaunches(kernel, prefix);
   const bufs = globalBuffers(kernel);
+  const gemm = isGemmKernel(kernel);
   const out: string[] = [
     "#include <cuda_runtime.h>",
+    ...(gemm ? ["#include <cuda_fp16.h>", "#include <cuda_bf16.h>"] : []),
     "",
     ...launches.map((l) =>
       `// launch ${l.name} stage ${l.stage} grid ${dims(l.grid)} block ${dims(l.block)}`
     ),
     "",
   ];
-  for (const l of launches) {
+  if (gemm) out.push(...emitGemm(kernel, launches, true));
+  for (const l of gemm ? [] : launches) {
     const threads = l.block[0] * l.block[1] * l.block[2];
     const params = bufs.map((b) => `float *__restrict__ ${b.buf}`).join(", ");
     out.push(`extern "C" __global__ void __launch_bounds__(${threads}) ${l.name}(${params}) {`);
@@ -102,10 +108,21 @@ function hostCode(kernel: Kernel, launches: GpuLaunch[], p: string): string[] {
   ];
   for (const l of launches) {
     const args = bufs.map((_, i) => `d[${i}]`).join(", ");
+    const smem = l.dynamicSharedBytes ? `, ${l.dynamicSharedBytes}` : "";
     out.push(
-      `  ${l.name}<<<dim3(${l.grid.join(", ")}), dim3(${l.block.join(", ")})>>>(${args});`,
+      `  ${l.name}<<<dim3(${l.grid.join(", ")}), dim3(${l.block.join(", ")})${smem}>>>(${args});`,
       "  e = cudaGetLastError();",
       "  if (e != cudaSuccess) return e;",
+    );
+  }
+  out.push("  return cudaSuccess;", "}", "");
+  // Dynamic shared memory above the 48 KiB default needs the kernel's opt-in, once.
+  out.push(`static cudaError_t ${p}_setup(void) {`);
+  for (const l of launches) {
+    if ((l.dynamicSharedBytes ?? 0) <= 48 * 1024) continue;
+    out.push(
+      `  cudaError_t e${l.name} = cudaFuncSetAttribute(${l.name}, cudaFuncAttributeMaxDynamicSharedMemorySize, ${l.dynamicSharedBytes});`,
+      `  if (e${l.name} != cudaSuccess) return e${l.name};`,
     );
   }
   out.push("  return cudaSuccess;", "}", "");
@@ -134,6 +151,7 @@ function hostCode(kernel: Kernel, launches: GpuLaunch[], p: string): string[] {
   out.push(
     "  if ((e = cudaEventCreate(&ev[0])) != cudaSuccess) return e;",
     "  if ((e = cudaEventCreate(&ev[1])) != cudaSuccess) return e;",
+    `  if ((e = ${p}_setup()) != cudaSuccess) return e;`,
     `  if ((e = ${p}_launch(d)) != cudaSuccess) return e;`,
     "  if ((e = cudaDeviceSynchronize()) != cudaSuccess) return e;",
     "  for (int r = 0; r < repeat; ++r) {",

@@ -27,6 +27,8 @@
  */
 import type { Kernel, ThreadAxis } from "./ast.ts";
 import { deviceBody, type Dialect, globalBuffers } from "./_gpu_emit.ts";
+import { emitGemm } from "./_gemm_emit.ts";
+import { isGemmKernel } from "./gemm_gpu.ts";
 import { type GpuLaunch, gpuLaunches } from "./target_gpu.ts";
 
 /** An OpenCL program with what a host needs to run it. */
@@ -57,8 +59,12 @@ export function openclProgram(kernel: Kernel, options: { prefix?: string } = {})
   }
   const launches = gpuLaunches(kernel, prefix);
   const bufs = globalBuffers(kernel);
-  const out: string[] = [];
-  for (const l of launches) {
+  // GEMM template kernels: the twin of the CUDA source, without unroll pragmas
+  // (PoCL's barrier handling blows up on unrolled loops with barriers).
+  const out: string[] = isGemmKernel(kernel)
+    ? emitGemm(kernel, launches, false).filter((l) => l !== "#pragma unroll")
+    : [];
+  for (const l of isGemmKernel(kernel) ? [] : launches) {
     const params = bufs.map((b) => `__global float *restrict ${b.buf}`).join(", ");
     out.push(
       `// stage ${l.stage}: ${l.grid.join("x")} groups of ${l.block.join("x")}`,

@@ -158,6 +158,14 @@ export class Schedule {
   parallelOuter(stage: string, loops: string[], count: number | RV): string {
     return this.apply({ op: "parallel_outer", args: { stage, loops, count } }) as string;
   }
+  /**
+   * Annotates a stage with an integer pragma (MetaSchedule's `annotate`), read
+   * by code generators: e.g. the `gemm.*` keys of `ir/gemm_gpu.ts`, which
+   * generate the stage as a GEMM-class GPU kernel.
+   */
+  annotate(stage: string, key: string, value: number | RV): void {
+    this.apply({ op: "annotate", args: { stage, key, value } });
+  }
   /** Unrolls the innermost loops while their extents' product stays within `maxStep`. */
   autoUnroll(stage: string, maxStep: number | RV): void {
     this.apply({ op: "auto_unroll", args: { stage, max_step: maxStep } });
@@ -553,6 +561,12 @@ const HANDLERS: Record<string, Handler> = {
       : loops[0];
     HANDLERS.parallel(sch, { stage: s.name, loop: fused }, undefined, NO);
     return { value: fused };
+  },
+
+  annotate(sch, a) {
+    const s = sch.stage(String(a.stage));
+    s.pragmas.set(String(a.key), int(a.value, `annotate ${a.key}`));
+    return { value: undefined };
   },
 
   auto_unroll(sch, a) {

@@ -47,6 +47,8 @@ export class Stage {
   readonly bindings: Map<Loop, ThreadAxis> = new Map();
   /** Where the nest goes. */
   attach: Attach = { k: "root" };
+  /** Integer pragmas of the stage (`annotate`), e.g. `gemm.block_m`. */
+  readonly pragmas: Map<string, number> = new Map();
   /** `pragma auto_unroll_max_step`: unroll inner loops up to this product (0: off). */
   autoUnrollMaxStep = 0;
   /**

@@ -27,6 +27,7 @@
  */
 import { type AExpr, type Kernel, type Stmt, THREAD_AXES, type ThreadAxis, varsOf } from "./ast.ts";
 import { ScheduleError } from "./errors.ts";
+import { gemmKernelOf, gemmLaunches, hasGemmPragmas, isGemmKernel } from "./gemm_gpu.ts";
 import { lower } from "./lower.ts";
 import { Schedule } from "./schedule.ts";
 
@@ -56,6 +57,8 @@ export interface GpuTarget {
   warpSize: number;
   /** Local (per-thread, off-chip) memory one thread may use (bytes). */
   maxLocalBytesPerThread: number;
+  /** Streaming multiprocessors (what a launch needs blocks for). Default 132 (H100 SXM). */
+  smCount?: number;
 }
 
 /** NVIDIA H100 (Hopper, sm_90), the default target. */
@@ -71,6 +74,7 @@ export const H100: Readonly<GpuTarget> = Object.freeze({
   maxRegistersPerThread: 255,
   warpSize: 32,
   maxLocalBytesPerThread: 512 * 1024,
+  smCount: 132,
 });
 
 /** One kernel launch of a GPU program: one root stage's nest. */
@@ -87,6 +91,12 @@ export interface GpuLaunch {
   block: [number, number, number];
   /** Bytes of `__shared__` memory the kernel declares. */
   sharedBytes: number;
+  /**
+   * Bytes of dynamic shared memory the launch passes (`<<<grid, block,
+   * bytes>>>`); above 48 KiB the launcher first raises the kernel's
+   * `cudaFuncAttributeMaxDynamicSharedMemorySize`. Absent: static only.
+   */
+  dynamicSharedBytes?: number;
 }
 
 const DIM: Record<string, number> = { x: 0, y: 1, z: 2 };
@@ -98,6 +108,7 @@ const DIM: Record<string, number> = { x: 0, y: 1, z: 2 };
  * CPU-only feature (`Kernel.cpuOnly`).
  */
 export function gpuLaunches(kernel: Kernel, prefix = "tb"): GpuLaunch[] {
+  if (isGemmKernel(kernel)) return gemmLaunches(kernel, prefix);
   if (kernel.cpuOnly) {
     throw new ScheduleError(
       `Cannot generate GPU code: the schedule uses ${kernel.cpuOnly}, a CPU packing copy (use cache_read(..., "shared") on GPUs)`,
@@ -161,12 +172,24 @@ export interface GpuCheck {
  *   run (under a guard on thread indices), where it would deadlock;
  * - a shared-memory stage is not computed at a loop of its reader, or binds
  *   blockIdx.
+ *
+ * A schedule with `gemm.*` pragmas is a point of the GEMM template
+ * (`ir/gemm_gpu.ts`): its configuration is checked instead (threads, tiles,
+ * registers, shared memory up to the opt-in limit, which its launcher
+ * requests).
  */
 export function verifyGpu(
   input: Schedule | Kernel,
   target: Readonly<GpuTarget> = H100,
   options: VerifyGpuOptions = {},
 ): GpuCheck {
+  if (input instanceof Schedule && hasGemmPragmas(input)) {
+    const gemm = gemmKernelOf(input, target);
+    return { kernel: gemm, launches: gemmLaunches(gemm) };
+  }
+  if (!(input instanceof Schedule) && isGemmKernel(input)) {
+    return { kernel: input, launches: gemmLaunches(input) };
+  }
   if (input instanceof Schedule) checkSchedule(input);
   const kernel = input instanceof Schedule ? lower(input) : input;
   const launches = gpuLaunches(kernel);

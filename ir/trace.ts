@@ -122,6 +122,7 @@ const SIGNATURES: Record<string, Record<string, ArgKind>> = {
   prefetch: { stage: "name", tensor: "name", loop: "name", offset: "int" },
   bind: { stage: "name", loop: "name", thread_axis: "name" },
   auto_unroll: { stage: "name", max_step: "int" },
+  annotate: { stage: "name", key: "name", value: "int" },
   parallel_outer: { stage: "name", loops: "names", count: "int" },
   cache_write: { stage: "name", scope: "name" },
   cache_read: { stage: "name", scope: "name", readers: "names" },

@@ -21,6 +21,7 @@
  */
 import { type OpenCLProgram, openclProgram } from "../ir/codegen_opencl.ts";
 import { evaluate } from "../ir/evaluate.ts";
+import { gemmTolerance } from "../ir/gemm_gpu.ts";
 import type { Schedule } from "../ir/schedule.ts";
 import { type GpuTarget, H100, verifyGpu } from "../ir/target_gpu.ts";
 import {
@@ -345,11 +346,14 @@ export function checkGpuSchedules(
   options: CheckOptions = {},
 ): GpuCheckResult[] {
   const results: GpuCheckResult[] = new Array(schedules.length);
-  const programs: { i: number; program: OpenCLProgram }[] = [];
+  const programs: { i: number; program: OpenCLProgram; tol?: { atol: number; rtol: number } }[] =
+    [];
   schedules.forEach((sch, i) => {
     try {
       const { kernel } = verifyGpu(sch, options.target ?? H100);
-      programs.push({ i, program: openclProgram(kernel, { prefix: `p${i}` }) });
+      // Tensor-core kernels (TF32, FP16, BF16 inputs) are checked with their precision's tolerance.
+      const tol = gemmTolerance(kernel);
+      programs.push({ i, program: openclProgram(kernel, { prefix: `p${i}` }), tol });
     } catch (e) {
       results[i] = { ok: false, message: (e as Error).message };
     }
@@ -357,7 +361,7 @@ export function checkGpuSchedules(
   if (programs.length === 0) return results;
   const built = rt.build(programs.map((p) => p.program.source).join("\n"));
   try {
-    for (const { i, program } of programs) {
+    for (const { i, program, tol } of programs) {
       const w = schedules[i].workload;
       const inputs = w.inputs.map((t) => new Float32Array(t.size));
       fillUniform(options.seed ?? 0, inputs);
@@ -379,8 +383,8 @@ export function checkGpuSchedules(
           got: outs[j],
           expected: Float32Array.from(expected.get(t.name)!),
         })),
-        options.atol ?? 1e-5 * Math.sqrt(terms) + 1e-5,
-        options.rtol ?? 1e-3,
+        options.atol ?? tol?.atol ?? 1e-5 * Math.sqrt(terms) + 1e-5,
+        options.rtol ?? tol?.rtol ?? 1e-3,
       );
       results[i] = { ok: report.bad === 0, message: report.message, program };
     }

@@ -9,6 +9,12 @@
  * reduction step (cache_read "shared", fetched cooperatively by the block),
  * element-wise producers (padding) inlined, and a sampled auto-unroll step.
  *
+ * Half of the samples (`gemmShare`) come from the GEMM template sketch
+ * ({@link gemmSketch}) where the workload is a GEMM (matmul, dense, conv2d
+ * as an implicit GEMM): block tiles up to 256x256, warp tiles, float4 and
+ * `cp.async` pipelines, tensor cores (TF32, FP16, BF16 `mma.sync`) and
+ * split-K as sampled decisions.
+ *
  * Sampling is followed by the GPU postprocessor {@link verifyGpu}: a sample
  * that breaks a limit of the target (threads per block above 1024, …) is
  * drawn again, as MetaSchedule's VerifyGPUCode postprocessor does.
@@ -28,6 +34,7 @@
  * @module
  */
 import { ScheduleError } from "../ir/errors.ts";
+import { GEMM_KNOBS, gemmProblemOf } from "../ir/gemm_gpu.ts";
 import type { Prng } from "../ir/prng.ts";
 import { readsOf, type Schedule } from "../ir/schedule.ts";
 import { type GpuTarget, H100, verifyGpu } from "../ir/target_gpu.ts";
@@ -48,6 +55,12 @@ export interface GpuSketchOptions {
   unrollSteps: number[];
   /** Samples drawn before giving up on a valid one. Default 200. */
   maxAttempts: number;
+  /**
+   * Share of samples drawn from the GEMM template sketch (`gemm`), for
+   * workloads it covers (matmul, dense, conv2d); the rest come from the
+   * loop-nest sketches. Default 0.5; 0 leaves it out.
+   */
+  gemmShare: number;
 }
 
 const DEFAULTS: GpuSketchOptions = {
@@ -56,6 +69,7 @@ const DEFAULTS: GpuSketchOptions = {
   maxInnerReduce: 16,
   unrollSteps: [0, 16, 64, 512, 1024],
   maxAttempts: 200,
+  gemmShare: 0.5,
 };
 
 /**
@@ -65,13 +79,16 @@ const DEFAULTS: GpuSketchOptions = {
 export function gpuSpace(w: Workload, options: Partial<GpuSketchOptions> = {}): DesignSpace {
   const o = { ...DEFAULTS, ...options };
   const inner = traceSpace(w, gpuSketchesOf(w, o));
+  const gemm = o.gemmShare > 0 && gemmProblemOf(w)
+    ? traceSpace(w, { gemm: (sch) => gemmSketch(sch, o.target) })
+    : undefined;
   return {
     workload: w,
-    sketches: inner.sketches,
+    sketches: [...inner.sketches, ...(gemm ? gemm.sketches : [])],
     sample(prng: Prng): Trace {
       let last = "";
       for (let i = 0; i < o.maxAttempts; i++) {
-        const trace = inner.sample(prng);
+        const trace = gemm && prng.next() < o.gemmShare ? gemm.sample(prng) : inner.sample(prng);
         try {
           verifyGpu(replayTrace(trace, { prng }), o.target);
           return trace;
@@ -123,6 +140,36 @@ export function gpuSketchesOf(
       tileDirect(sch, name, o);
     },
   };
+}
+
+/**
+ * The GEMM template sketch (`ir/gemm_gpu.ts`): every `gemm.*` knob sampled
+ * (`sample_categorical`, uniform) and annotated on the reduction stage. Warp
+ * tiles are drawn among those no larger than the block tile, and split-K
+ * only where the block tiles leave SMs idle, up to 4 blocks per SM (a rule
+ * in the spirit of MetaSchedule's: splitting K of a large output only adds
+ * a workspace and a second kernel).
+ */
+export function gemmSketch(sch: Schedule, target: Readonly<GpuTarget> = H100): void {
+  const stage = computeStages(sch.workload).reverse().find((t) => t.reduce !== undefined)!.name;
+  const { M, N } = gemmProblemOf(sch.workload)!;
+  const sms = target.smCount ?? 132;
+  const value: Record<string, number> = {};
+  const allowed = (key: string, v: number): boolean => {
+    if (key === "gemm.warp_m") return v <= value["gemm.block_m"];
+    if (key === "gemm.warp_n") return v <= value["gemm.block_n"];
+    if (key === "gemm.split_k" && v > 1) {
+      const blocks = Math.ceil(M / value["gemm.block_m"]) * Math.ceil(N / value["gemm.block_n"]);
+      return blocks < sms && blocks * v <= 4 * sms;
+    }
+    return true;
+  };
+  for (const [key, all] of Object.entries(GEMM_KNOBS)) {
+    const cands = all.filter((v) => allowed(key, v));
+    const rv = sch.sampleCategorical(cands, cands.map(() => 1));
+    value[key] = sch.value(rv) as number;
+    sch.annotate(stage, key, rv);
+  }
 }
 
 /** Inlines every element-wise stage that is not an output (padding, bias). */

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { createPrng } from "../ir/prng.ts";
 import { H100, verifyGpu } from "../ir/target_gpu.ts";
 import { replayTrace } from "../ir/trace.ts";
-import { conv2d, denseBiasRelu, matmul } from "../ir/workloads.ts";
+import { isGemmKernel } from "../ir/gemm_gpu.ts";
+import { conv2d, denseBiasRelu, matmul, type Workload } from "../ir/workloads.ts";
 import { gpuSketchesOf, gpuSpace } from "./sketch_gpu.ts";
 
 Deno.test("GPU sketches tile SSSRRSRS, bind blocks and threads, and pass verifyGpu", () => {
@@ -12,7 +13,7 @@ Deno.test("GPU sketches tile SSSRRSRS, bind blocks and threads, and pass verifyG
     "SSSRRSRS+local",
     "SSSRRSRS",
   ]);
-  const space = gpuSpace(w);
+  const space = gpuSpace(w, { gemmShare: 0 });
   const prng = createPrng(1);
   const seen = new Set<string>();
   for (let i = 0; i < 20; i++) {
@@ -46,12 +47,13 @@ Deno.test("GPU sketches tile SSSRRSRS, bind blocks and threads, and pass verifyG
 
 Deno.test("GPU sketches inline padding and put a reduction under its consumer's threads", () => {
   const prng = createPrng(3);
-  const conv = replayTrace(gpuSpace(conv2d(1, 16, 14, 14, 32, 3, 3, 1, 1)).sample(prng), {
+  const loops = { gemmShare: 0 };
+  const conv = replayTrace(gpuSpace(conv2d(1, 16, 14, 14, 32, 3, 3, 1, 1), loops).sample(prng), {
     prng: createPrng(0),
   });
   assert.equal(conv.stage("P").attach.k, "inline");
   assert.equal(verifyGpu(conv).launches.length, 1);
-  const dense = replayTrace(gpuSpace(denseBiasRelu(64, 128, 96)).sample(prng), {
+  const dense = replayTrace(gpuSpace(denseBiasRelu(64, 128, 96), loops).sample(prng), {
     prng: createPrng(0),
   });
   const d = dense.stage("D");
@@ -65,4 +67,30 @@ Deno.test("gpuSpace gives up with the last reason when no sample can be valid", 
     maxAttempts: 5,
   });
   assert.throws(() => space.sample(createPrng(1)), /No valid GPU schedule of matmul in 5 samples/);
+});
+
+Deno.test("half of the default GPU space is the GEMM template; split-K only where blocks leave SMs idle", () => {
+  const count = (w: Workload, share?: number) => {
+    const space = gpuSpace(w, share === undefined ? {} : { gemmShare: share });
+    const prng = createPrng(9);
+    const plans = [];
+    for (let i = 0; i < 60; i++) {
+      const k = verifyGpu(replayTrace(space.sample(prng), { prng: createPrng(0) })).kernel;
+      if (isGemmKernel(k)) plans.push(k.gemm);
+    }
+    return plans;
+  };
+  const big = count(matmul(4096, 4096, 4096));
+  assert.ok(big.length >= 15 && big.length <= 45, `${big.length} of 60`);
+  // 4096² outputs fill every SM with any block tile: no split-K.
+  assert.ok(big.every((g) => g.splitK === 1));
+  const skinny = count(matmul(128, 128, 8192));
+  assert.ok(skinny.some((g) => g.splitK > 1));
+  for (const g of skinny) {
+    const blocks = Math.ceil(128 / g.blockM) * Math.ceil(128 / g.blockN);
+    assert.ok(g.splitK === 1 || blocks * g.splitK <= 4 * 132);
+  }
+  assert.equal(count(matmul(256, 256, 256), 0).length, 0);
+  assert.ok(count(denseBiasRelu(64, 128, 96)).length > 0);
+  assert.ok(count(conv2d(1, 16, 14, 14, 32, 3, 3, 1, 1)).length > 0);
 });

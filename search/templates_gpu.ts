@@ -10,7 +10,11 @@
  *   cooperatively by the block's threads);
  * - `conv2d-gpu`: `tile_f`, `tile_y`, `tile_x` in four, `tile_rc`, `tile_ry`,
  *   `tile_rx` in two, `auto_unroll`, `unroll_explicit` (AutoTVM's
- *   conv2d_nchw direct CUDA template), padding inlined.
+ *   conv2d_nchw direct CUDA template), padding inlined;
+ * - `gemm-gpu` (the default for matmul, dense and conv2d): the knobs of the
+ *   GEMM-class template of `ir/gemm_gpu.ts` (block and warp tiles, float4 or
+ *   `cp.async` pipelines, tensor cores, split-K), valid where
+ *   `gemmPlan` accepts them.
  *
  * Points whose threads per block exceed the target's limit, whose register
  * tile exceeds `maxRegisterTile` floats, or whose shared tiles exceed the
@@ -26,6 +30,8 @@
  * ```
  * @module
  */
+import { ScheduleError } from "../ir/errors.ts";
+import { GEMM_KNOBS, gemmPlan, gemmProblemOf } from "../ir/gemm_gpu.ts";
 import { createPrng } from "../ir/prng.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { H100 } from "../ir/target_gpu.ts";
@@ -46,9 +52,41 @@ interface GpuTemplate {
   /** Threads per block, register-tile floats and shared bytes of a point's values. */
   shape(v: Record<string, unknown>): { threads: number; tile: number; sharedBytes?: number };
   apply(sch: Schedule, v: Record<string, unknown>): void;
+  /** Throws ScheduleError for a point the target cannot run (instead of `shape`'s limits). */
+  check?(w: Workload, v: Record<string, unknown>, maxThreads: number, maxShared: number): void;
 }
 
+const reductionStage = (w: Workload) => ({ matmul: "C", dense: "D", conv2d: "O" })[w.name]!;
+
 const TEMPLATES: Record<string, GpuTemplate> = {
+  "gemm-gpu": {
+    workloads: ["matmul", "dense", "conv2d"],
+    knobs: () =>
+      Object.entries(GEMM_KNOBS).map(([key, options]) => ({
+        name: key.slice("gemm.".length),
+        kind: "other" as const,
+        options: [...options],
+      })),
+    shape: (v) => {
+      const n = (k: string) => v[k] as number;
+      const warps = (n("block_m") / n("warp_m")) * (n("block_n") / n("warp_n"));
+      return { threads: 32 * warps, tile: n("warp_m") * n("warp_n") / 32 };
+    },
+    check: (w, v, maxThreads, maxShared) => {
+      const values = Object.fromEntries(
+        Object.entries(v).map(([k, x]) => [`gemm.${k}`, x as number]),
+      );
+      gemmPlan(gemmProblemOf(w)!, values, {
+        ...H100,
+        maxThreadsPerBlock: maxThreads,
+        maxSharedBytesPerBlockOptin: maxShared,
+      });
+    },
+    apply: (sch, v) => {
+      const stage = reductionStage(sch.workload);
+      for (const [k, x] of Object.entries(v)) sch.annotate(stage, `gemm.${k}`, x as number);
+    },
+  },
   "matmul-gpu": {
     workloads: ["matmul"],
     knobs: (w) => {
@@ -152,7 +190,10 @@ const TEMPLATES: Record<string, GpuTemplate> = {
 };
 
 /** Names of the GPU knob templates. */
-export const GPU_TEMPLATE_NAMES: readonly string[] = Object.keys(TEMPLATES);
+export const GPU_TEMPLATE_NAMES: readonly string[] = [
+  ...Object.keys(TEMPLATES).filter((n) => n !== "gemm-gpu"),
+  "gemm-gpu",
+];
 
 /** Options of {@link gpuTemplateSpace}. */
 export interface GpuTemplateOptions {
@@ -160,7 +201,10 @@ export interface GpuTemplateOptions {
   maxThreadsPerBlock?: number;
   /** Largest per-thread register tile in floats. Default {@link MAX_REGISTER_TILE}. */
   maxRegisterTile?: number;
-  /** Most shared memory per block in bytes. Default the H100's 48 KiB (no opt-in). */
+  /**
+   * Most shared memory per block in bytes. Default the H100's 48 KiB (no
+   * opt-in), or its 227 KiB opt-in for `gemm-gpu`, whose launcher opts in.
+   */
   maxSharedBytes?: number;
 }
 
@@ -181,9 +225,19 @@ export function gpuTemplateSpace(
   }
   const maxThreads = options.maxThreadsPerBlock ?? H100.maxThreadsPerBlock;
   const maxTile = options.maxRegisterTile ?? MAX_REGISTER_TILE;
-  const maxShared = options.maxSharedBytes ?? H100.maxSharedBytesPerBlock;
+  const maxShared = options.maxSharedBytes ??
+    (t.check ? H100.maxSharedBytesPerBlockOptin : H100.maxSharedBytesPerBlock);
   const space = new KnobSpace(t.knobs(w), {
     isValid: (v) => {
+      if (t.check) {
+        try {
+          t.check(w, v, maxThreads, maxShared);
+          return true;
+        } catch (e) {
+          if (e instanceof ScheduleError) return false;
+          throw e;
+        }
+      }
       const { threads, tile, sharedBytes = 0 } = t.shape(v);
       return threads <= maxThreads && tile <= maxTile && sharedBytes <= maxShared;
     },
@@ -200,8 +254,12 @@ export function gpuTemplateSpace(
   };
 }
 
-/** The GPU template of a workload, if there is one. */
+/**
+ * The GPU template of a workload, if there is one: `gemm-gpu` (the GEMM-class
+ * template) for matmul, dense and conv2d.
+ */
 export function defaultGpuTemplate(w: Workload): string | undefined {
+  if (TEMPLATES["gemm-gpu"].workloads.includes(w.name)) return "gemm-gpu";
   return GPU_TEMPLATE_NAMES.find((n) => TEMPLATES[n].workloads.includes(w.name));
 }
 

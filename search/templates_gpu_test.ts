@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { createPrng } from "../ir/prng.ts";
 import { verifyGpu } from "../ir/target_gpu.ts";
 import { replayTrace } from "../ir/trace.ts";
-import { conv2d, matmul } from "../ir/workloads.ts";
+import { conv2d, denseBiasRelu, matmul } from "../ir/workloads.ts";
+import type { GemmKernel } from "../ir/gemm_gpu.ts";
 import {
   defaultGpuTemplate,
   GPU_TEMPLATE_NAMES,
@@ -12,14 +13,14 @@ import {
 } from "./templates_gpu.ts";
 
 Deno.test("GPU templates: knobs, valid points within the thread limit, traces that verify", () => {
-  assert.deepEqual(GPU_TEMPLATE_NAMES, ["matmul-gpu", "conv2d-gpu"]);
+  assert.deepEqual(GPU_TEMPLATE_NAMES, ["matmul-gpu", "conv2d-gpu", "gemm-gpu"]);
   const cases = [
     ["matmul-gpu", matmul(256, 512, 128)],
     ["conv2d-gpu", conv2d(1, 64, 56, 56, 64, 3, 3, 1, 1)],
   ] as const;
   const prng = createPrng(11);
   for (const [name, w] of cases) {
-    assert.equal(defaultGpuTemplate(w), name);
+    assert.equal(defaultGpuTemplate(w), "gemm-gpu");
     const t = gpuTemplateSpace(name, w);
     let valid = 0;
     for (let n = 0; n < 400 && valid < 10; n++) {
@@ -67,3 +68,36 @@ function tileOf(v: Record<string, unknown>): number {
     .filter(([k]) => ["tile_i", "tile_j", "tile_f", "tile_y", "tile_x"].includes(k))
     .reduce((p, [, f]) => p * (f as number[])[3], 1);
 }
+
+Deno.test("gemm-gpu: the GEMM template's knobs for matmul, dense and conv2d; valid points verify with the plan they name", () => {
+  const prng = createPrng(5);
+  for (
+    const w of [
+      matmul(1024, 1024, 1024),
+      denseBiasRelu(512, 256, 384),
+      conv2d(1, 64, 56, 56, 64, 3, 3, 1, 1),
+    ]
+  ) {
+    const t = gpuTemplateSpace("gemm-gpu", w);
+    assert.ok(t.space.knobs.some((k) => k.name === "mma"));
+    let valid = 0, invalid = 0;
+    for (let n = 0; n < 200; n++) {
+      const p = t.space.point(prng.int(t.space.size));
+      if (!t.space.isValid(p)) {
+        invalid++;
+        continue;
+      }
+      valid++;
+      const v = t.space.values(p);
+      const { kernel } = verifyGpu(replayTrace(t.candidateOf(p).trace!, { prng: createPrng(0) }));
+      const g = (kernel as GemmKernel).gemm;
+      assert.deepEqual([g.blockM, g.blockN, g.mma, g.splitK], [
+        v.block_m,
+        v.block_n,
+        v.mma,
+        v.split_k,
+      ]);
+    }
+    assert.ok(valid >= 20 && invalid > 0, `${w.name}: ${valid} valid, ${invalid} invalid`);
+  }
+});
