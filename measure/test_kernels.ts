@@ -51,13 +51,20 @@ export const VADD_COMPILE_ERROR = kernel("  out[0] = undeclared_variable_xyz;");
 /** Seconds {@link VADD_SLOW_REFERENCE} busy-waits. */
 export const SLOW_REFERENCE_SECONDS = 2.5;
 
-/** A correct reference that busy-waits {@link SLOW_REFERENCE_SECONDS} of wall time first. */
+/**
+ * A reference that busy-waits {@link SLOW_REFERENCE_SECONDS} of wall time,
+ * then is correct on its first call only: every later call in the same
+ * process writes zeros, so a candidate checked against a recomputed (not
+ * cached) reference output is a wrong answer.
+ */
 export const VADD_SLOW_REFERENCE = `#include <time.h>\n${
-  kernel(`  struct timespec t0, t;
+  kernel(`  static int calls = 0;
+  struct timespec t0, t;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   do clock_gettime(CLOCK_MONOTONIC, &t);
   while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9 < ${SLOW_REFERENCE_SECONDS});
-  for (int i = 0; i < N; i++) out[i] = a[i] + b[i];`)
+  for (int i = 0; i < N; i++) out[i] = calls == 0 ? a[i] + b[i] : 0.0f;
+  calls++;`)
 }`;
 
 /** Correct only when OpenMP runs it with exactly one thread: adds `omp_get_max_threads() - 1`. */
