@@ -71,3 +71,47 @@ export const VADD_SLOW_REFERENCE = `#include <time.h>\n${
 export const VADD_ONE_THREAD = `#include <omp.h>\n${
   kernel("  for (int i = 0; i < N; i++) out[i] = a[i] + b[i] + (float)(omp_get_max_threads() - 1);")
 }`;
+
+/**
+ * Tries to fork a child (named `tbforkchild`, which would sleep forever);
+ * correct when the fork fails, wrong (`out[0] = -1`) when it succeeds.
+ */
+export const VADD_FORK = `#include <unistd.h>\n#include <sys/prctl.h>\n${
+  kernel(`  pid_t child = fork();
+  if (child == 0) { prctl(PR_SET_NAME, "tbforkchild"); for (;;) pause(); }
+  for (int i = 0; i < N; i++) out[i] = a[i] + b[i];
+  if (child > 0) out[0] = -1.0f;`)
+}`;
+
+/**
+ * Asks for 6 GiB (without touching it); correct when the allocation fails,
+ * wrong (`out[0] = -1`) when it succeeds.
+ */
+export const VADD_ALLOC_6G = `#include <stdlib.h>\n${
+  kernel(`  char *p = malloc((size_t)6 << 30);
+  for (int i = 0; i < N; i++) out[i] = a[i] + b[i];
+  if (p) { out[0] = -1.0f; free(p); }`)
+}`;
+
+/** Kills its own worker with SIGKILL (as another process or the OOM killer would). */
+export const VADD_SIGKILL = `#include <signal.h>\n#include <unistd.h>\n${
+  kernel("  kill(getpid(), SIGKILL);")
+}`;
+
+/**
+ * Correct, except that the first call in any process after `marker` was
+ * missing creates `marker` and then never returns (sleeping, or with `spin`
+ * spinning): a worker to be killed from outside, whose candidate measures
+ * well the next time.
+ */
+export function vaddOnceStuck(marker: string, spin = false): string {
+  return `#include <stdio.h>\n#include <unistd.h>\n${
+    kernel(`  if (access(${JSON.stringify(marker)}, F_OK) != 0) {
+    FILE *f = fopen(${JSON.stringify(marker)}, "w");
+    if (f) fclose(f);
+    volatile int spins = 0;
+    for (;;) ${spin ? "spins++" : "usleep(1000)"};
+  }
+  for (int i = 0; i < N; i++) out[i] = a[i] + b[i];`)
+  }`;
+}
