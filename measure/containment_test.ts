@@ -128,6 +128,48 @@ Deno.test("a worker killed from outside is worker_lost, measured again at once, 
   }
 });
 
+Deno.test("a reference killed from outside (as by the OOM killer) is worker_lost, then valid", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tb-contain-" });
+  const marker = join(dir, "reference-started");
+  const [reference, good] = await build(dir, [vaddOnceStuck(marker), VADD_GOOD]);
+  const runner = createRunner({ timing: { repeat: 1 } });
+  try {
+    const pending = runner.run([input(good, reference)]);
+    assert.ok(await until(() => exists(marker)), "the reference started");
+    for (const pid of await childrenOf(Deno.pid)) Deno.kill(pid, "SIGKILL");
+    const [r] = await pending;
+    assert.equal(r.errorKind, "none", r.error ?? "");
+  } finally {
+    await runner.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a timeout of a worker starved of CPU is run_timeout_transient and measured again", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tb-contain-" });
+  const marker = join(dir, "sleeping");
+  // A sleeping kernel gets no CPU, as one on a loaded machine gets too little: the limit waits
+  // for CPU time up to 4x, then calls the timeout transient. The next measurement is valid.
+  const [reference, sleepsOnce, sleeps] = await build(dir, [
+    VADD_REFERENCE,
+    vaddOnceStuck(marker),
+    vaddOnceStuck(join(dir, "never-created/x")),
+  ]);
+  const runner = createRunner({ timeoutSeconds: 0.5, timing: { repeat: 1 } });
+  try {
+    const [again, starved] = await runner.run([
+      input(sleepsOnce, reference),
+      input(sleeps, reference),
+    ]);
+    assert.equal(again.errorKind, "none", again.error ?? "");
+    assert.equal(starved.errorKind, "run_timeout_transient");
+    assert.match(starved.error!, /machine loaded.*measured twice; first: run_timeout_transient/);
+  } finally {
+    await runner.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("a kernel spinning when the tuner is killed dies with it", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tb-contain-" });
   const marker = join(dir, "spinning");
