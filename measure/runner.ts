@@ -36,7 +36,7 @@ import { isTransient, type MeasureInput, type RunResult, type TimingOptions } fr
 /** Signals that kill a worker from outside: a kernel does not raise them. */
 export const OUTSIDE_SIGNALS: readonly Deno.Signal[] = ["SIGKILL", "SIGTERM", "SIGINT", "SIGHUP"];
 
-/** Default address space a worker may map beyond what it maps at start: 8 GiB. */
+/** Address space a worker may map beyond its start when the machine's memory is unknown: 8 GiB. */
 export const DEFAULT_MEMORY_BYTES = 8 * 2 ** 30;
 
 /** Default timing: 1 call per repeat, 3 repeats, no minimum repeat time, 1 warmup call. */
@@ -78,8 +78,8 @@ export interface RunnerOptions {
   /**
    * Bytes of address space a worker may map beyond what it maps at start
    * (`RLIMIT_AS`): a kernel's larger allocation fails. Default
-   * {@link DEFAULT_MEMORY_BYTES}, at most half the machine's memory when
-   * that can be read.
+   * {@link defaultMemoryBytes}: half the machine's memory shared among the
+   * workers, at least 1 GiB.
    */
   memoryBytes?: number;
   /**
@@ -90,10 +90,21 @@ export interface RunnerOptions {
   cpuSecondsPerRequest?: number;
 }
 
-/** The default of {@link RunnerOptions.memoryBytes} on this machine. */
-export function defaultMemoryBytes(): number {
+/**
+ * The default of {@link RunnerOptions.memoryBytes}: half the machine's memory
+ * (`Deno.systemMemoryInfo`) shared among `workers` workers, at least 1 GiB;
+ * {@link DEFAULT_MEMORY_BYTES} when the memory cannot be read.
+ *
+ * @example
+ * ```ts
+ * import { defaultMemoryBytes } from "./runner.ts";
+ * console.log(`${defaultMemoryBytes(2) / 2 ** 30} GiB per worker`);
+ * ```
+ */
+export function defaultMemoryBytes(workers = 1): number {
   try {
-    return Math.min(DEFAULT_MEMORY_BYTES, Math.floor(Deno.systemMemoryInfo().total / 2));
+    const half = Deno.systemMemoryInfo().total / 2 / Math.max(1, workers);
+    return Math.max(2 ** 30, Math.floor(half));
   } catch {
     return DEFAULT_MEMORY_BYTES;
   }
@@ -250,7 +261,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     ),
   );
   const workerLimits: WorkerLimits = {
-    memoryBytes: options.memoryBytes ?? defaultMemoryBytes(),
+    memoryBytes: options.memoryBytes ?? defaultMemoryBytes(workers),
     cpuSecondsPerRequest: options.cpuSecondsPerRequest ??
       (limits.timeoutSeconds + limits.referenceTimeoutSeconds) * ompThreads + 60,
     noFork: true,
