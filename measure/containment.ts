@@ -185,16 +185,31 @@ export function forbidNewProcesses(): boolean {
 
 /**
  * Applies `limits` to this process (see {@link WorkerLimits}); the CPU limit
- * is applied per request by the caller with {@link limitCpuTime}.
+ * is applied per request by the caller with {@link limitCpuTime}. Returns
+ * what could not be applied (nothing outside Linux), each with its reason:
+ * the worker still measures, less contained, and says so on stderr.
  *
  * @example
  * ```ts ignore
  * applyLimits({ parentPid: Deno.ppid, memoryBytes: 2 ** 32, noFork: true });
  * ```
  */
-export function applyLimits(limits: WorkerLimits): void {
-  if (Deno.build.os !== "linux") return;
-  if (limits.parentPid !== undefined) dieWithParent(limits.parentPid);
-  if (limits.memoryBytes !== undefined) limitAddressSpace(limits.memoryBytes);
-  if (limits.noFork) forbidNewProcesses();
+export function applyLimits(limits: WorkerLimits): string[] {
+  if (Deno.build.os !== "linux") return ["containment needs Linux"];
+  const missed: string[] = [];
+  const attempt = (what: string, f: () => unknown) => {
+    try {
+      if (f() === false) missed.push(`${what}: not on ${Deno.build.arch}`);
+    } catch (e) {
+      missed.push(`${what}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+  if (limits.parentPid !== undefined) {
+    attempt("death with the parent", () => dieWithParent(limits.parentPid!));
+  }
+  if (limits.memoryBytes !== undefined) {
+    attempt("memory limit", () => limitAddressSpace(limits.memoryBytes!));
+  }
+  if (limits.noFork) attempt("no new processes", () => forbidNewProcesses());
+  return missed;
 }
