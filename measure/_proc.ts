@@ -25,6 +25,8 @@ let libc: Deno.DynamicLibrary<typeof SYMBOLS> | undefined;
  */
 export function readProcFile(path: string): string | undefined {
   try {
+    // Never prompt for the permission: without it, no answer.
+    if (!libc && Deno.permissions.querySync({ name: "ffi" }).state !== "granted") return undefined;
     libc ??= Deno.dlopen("libc.so.6", SYMBOLS);
   } catch {
     return undefined;

@@ -103,6 +103,10 @@ export interface RunnerOptions {
  */
 export function defaultMemoryBytes(workers = 1): number {
   try {
+    // Never prompt for a permission: without it, the fallback.
+    if (Deno.permissions.querySync({ name: "sys", kind: "systemMemoryInfo" }).state !== "granted") {
+      return DEFAULT_MEMORY_BYTES;
+    }
     const half = Deno.systemMemoryInfo().total / 2 / Math.max(1, workers);
     return Math.max(2 ** 30, Math.floor(half));
   } catch {
