@@ -627,11 +627,14 @@ function analyse(trace: Trace): Analysis {
 
 const CACHE_LIMIT = 20_000;
 const cache = new Map<string, Analysis>();
+const stats = { analyses: 0, hits: 0 };
 
 function analysed(trace: Trace): Analysis {
   const key = JSON.stringify(trace);
   let a = cache.get(key);
-  if (!a) {
+  if (a) stats.hits++;
+  else {
+    stats.analyses++;
     a = analyse(trace);
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
     cache.set(key, a);
@@ -688,6 +691,21 @@ export function featurize(
     data.set(kind === "loop" ? a.loop : a.fixed, r * cols);
   });
   return { data, rows, cols, names: [...names], version: FEATURE_VERSION };
+}
+
+/**
+ * How often the feature cache computed an analysis (replay and lowering of a
+ * trace) and how often it answered from memory, since the process started:
+ * the work featurizing does, counted independently of the machine's speed.
+ *
+ * @example
+ * ```ts
+ * const { analyses, hits } = featureCacheStats();
+ * console.log(`${analyses} traces lowered, ${hits} cache hits`);
+ * ```
+ */
+export function featureCacheStats(): { analyses: number; hits: number } {
+  return { ...stats };
 }
 
 /** Empties the feature cache (for benchmarks and long runs). */

@@ -13,7 +13,7 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { ERROR_KINDS, type ErrorKind } from "../measure/types.ts";
+import { ERROR_KINDS, type ErrorKind, isTransient } from "../measure/types.ts";
 
 export type { ErrorKind };
 
@@ -595,13 +595,28 @@ export class RecordsDB {
    * `times` is non-empty, `seconds` is the median of `times` and `gflops` is
    * the workload's flops / seconds / 1e9; otherwise both are null.
    *
+   * A result of a transient error kind (`isTransient`) is not final: a later
+   * result of the same candidate replaces it.
+   *
    * @returns the result id.
-   * @throws {DatabaseError} if the candidate does not exist or already has a result.
+   * @throws {DatabaseError} if the candidate does not exist or already has a final result.
    */
   addResult(candidateId: number, r: ResultInput): number {
     if (!ERROR_KIND_SET.has(r.errorKind)) {
       throw new DatabaseError(this.path, `Unknown error kind "${r.errorKind}"`);
     }
+    const old = this.#get("SELECT id, error_kind FROM results WHERE candidate_id = ?", candidateId);
+    if (!old || !isTransient(old.error_kind as ErrorKind)) {
+      return this.#insertResult(candidateId, r);
+    }
+    // Replace the transient result in one transaction: a kill in between loses nothing.
+    return this.#transaction(() => {
+      this.#run("DELETE FROM results WHERE id = ?", old.id);
+      return this.#insertResult(candidateId, r);
+    });
+  }
+
+  #insertResult(candidateId: number, r: ResultInput): number {
     const row = this.#get(
       `SELECT w.flops AS flops, (SELECT id FROM results WHERE candidate_id = c.id) AS result_id
        FROM candidates c JOIN runs ON runs.id = c.run_id JOIN workloads w ON w.id = runs.workload_id

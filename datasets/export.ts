@@ -474,6 +474,8 @@ export const AUTOTVM_ERROR_NO: Readonly<Record<ErrorKind, number>> = Object.free
   build_timeout: 6, // BUILD_TIMEOUT
   run_timeout: 7, // RUN_TIMEOUT
   unknown: 8, // UNKNOWN_ERROR
+  worker_lost: 4, // RUNTIME_DEVICE (the worker was killed from outside)
+  run_timeout_transient: 7, // RUN_TIMEOUT (while the machine was loaded)
 });
 
 /** An AutoTVM log record (`record.encode` in JSON form) with tunebook's extra field. */
@@ -668,6 +670,8 @@ export const KERNEL_TUNER_MARKERS: Readonly<Record<Exclude<ErrorKind, "none">, s
     wrong_answer: "RuntimeFailedConfig",
     no_device: "RuntimeFailedConfig",
     unknown: "RuntimeFailedConfig",
+    worker_lost: "RuntimeFailedConfig",
+    run_timeout_transient: "RuntimeFailedConfig",
   });
 
 /**

@@ -19,6 +19,7 @@
 import { join, resolve } from "node:path";
 import { compilerVersionLine, runCompiler } from "./compile.ts";
 import { HARNESS_C, HARNESS_VERSION, harnessFor } from "./harness.ts";
+import { DEFAULT_CACHE_BYTES, sweepCache, TMP_FOLDER, touch } from "./kernel_cache.ts";
 import { Semaphore } from "./semaphore.ts";
 import type { BuildInput, BuildResult } from "./types.ts";
 
@@ -55,6 +56,13 @@ export interface BuilderOptions {
    * idle cycles. Default false.
    */
   background?: boolean;
+  /**
+   * Cap of the cache's size in bytes: past it, the least recently used
+   * kernels are evicted (see `kernel_cache.ts`), at the first build and each
+   * time a tenth of the cap has been added. Default {@link DEFAULT_CACHE_BYTES}
+   * (1 GiB); `Infinity` for none.
+   */
+  maxCacheBytes?: number;
 }
 
 /** Compiles kernels to shared objects. */
@@ -141,7 +149,42 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
   const limit = new Semaphore(parallelism);
   const batch = Math.max(1, Math.floor(options.batch ?? 1));
   const background = options.background ?? false;
+  const maxCacheBytes = options.maxCacheBytes ?? DEFAULT_CACHE_BYTES;
   const inFlight = new Map<string, Promise<BuildResult>>();
+  /** Kernels built alone (a run's reference kernel, say): never evicted by this builder. */
+  const alone = new Set<string>();
+  /** Bytes written since the last sweep; a sweep is due at the first build. */
+  let added = Infinity;
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const sweepIfDue = () => {
+    if (!Number.isFinite(maxCacheBytes) || added < maxCacheBytes / 10) return sweeping;
+    added = 0;
+    const tmpAgeSeconds = Math.max(600, 2 * timeoutSeconds * batch);
+    sweeping = sweeping.then(() =>
+      sweepCache(cacheDir, { maxBytes: maxCacheBytes, tmpAgeSeconds, keep: alone })
+    );
+    return sweeping;
+  };
+  const wrote = async (...paths: string[]) => {
+    for (const path of paths) added += (await Deno.stat(path).catch(() => ({ size: 0 }))).size;
+  };
+
+  /**
+   * Runs the compiler with a `TMPDIR` of its own inside the cache, removed
+   * afterwards (a killed build's folder goes at a later sweep), so that
+   * gcc's temporary files (`cc*.s`) never pile up in /tmp.
+   */
+  const compileIn = async (args: string[], seconds: number) => {
+    const tmp = join(cacheDir, TMP_FOLDER, crypto.randomUUID());
+    await Deno.mkdir(tmp, { recursive: true });
+    try {
+      return await limit.use(() =>
+        runCompiler(cc, args, cacheDir, seconds, background, { TMPDIR: tmp })
+      );
+    } finally {
+      await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    }
+  };
   let versionLine: Promise<string> | undefined;
   let description: Promise<string> | undefined;
 
@@ -157,6 +200,7 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
   async function cachedAlone(hash: string): Promise<BuildResult | undefined> {
     const artifact = join(cacheDir, `${hash}.so`);
     if (!(await exists(artifact))) return undefined;
+    await touch(artifact);
     return { errorKind: "none", artifact, buildSeconds: 0, cached: true, hash };
   }
 
@@ -165,9 +209,11 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
     const alone = await cachedAlone(hash);
     if (alone) return alone;
     try {
-      const ref = JSON.parse(await Deno.readTextFile(join(cacheDir, `${hash}.ref`)));
+      const refPath = join(cacheDir, `${hash}.ref`);
+      const ref = JSON.parse(await Deno.readTextFile(refPath));
       const shared = join(cacheDir, ref.artifact);
       if (await exists(shared)) {
+        await Promise.all([touch(refPath), touch(shared)]);
         return {
           errorKind: "none",
           artifact: shared,
@@ -190,9 +236,7 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
     const cPath = join(cacheDir, `${hash}.c`);
     await writeAtomic(cPath, `${source}\n${HARNESS_C}`);
     const tmp = `${artifact}.tmp-${crypto.randomUUID()}`;
-    const outcome = await limit.use(() =>
-      runCompiler(cc, [...flags, "-o", tmp, cPath], cacheDir, timeoutSeconds, background)
-    );
+    const outcome = await compileIn([...flags, "-o", tmp, cPath], timeoutSeconds);
     if (!outcome.success) {
       await removeQuietly(tmp);
       const seconds = outcome.seconds;
@@ -204,6 +248,7 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
       return { errorKind: "compile_host", error, buildSeconds: seconds, cached: false, hash };
     }
     await Deno.rename(tmp, artifact);
+    await wrote(cPath, artifact);
     return { errorKind: "none", artifact, buildSeconds: outcome.seconds, cached: false, hash };
   }
 
@@ -233,20 +278,13 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
     const cPath = join(cacheDir, `batch-${batchHash}.c`);
     await writeAtomic(cPath, text);
     const tmp = `${artifact}.tmp-${crypto.randomUUID()}`;
-    const outcome = await limit.use(() =>
-      runCompiler(
-        cc,
-        [...flags, "-o", tmp, cPath],
-        cacheDir,
-        timeoutSeconds * members.length,
-        background,
-      )
-    );
+    const outcome = await compileIn([...flags, "-o", tmp, cPath], timeoutSeconds * members.length);
     if (!outcome.success) {
       await removeQuietly(tmp);
       return await Promise.all(members.map((m) => compile(m.hash, m.source)));
     }
     await Deno.rename(tmp, artifact);
+    await wrote(cPath, artifact);
     const seconds = outcome.seconds / members.length;
     return await Promise.all(members.map(async (m, i) => {
       const ref = JSON.stringify({ artifact: name, symbol: symbols[i] });
@@ -318,10 +356,12 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
     async build(inputs, onDone) {
       await version();
       await Deno.mkdir(cacheDir, { recursive: true });
+      await sweepIfDue();
       // One kernel alone is always its own `tb_kernel` (a reference kernel, say).
       if (batch > 1 && inputs.length > 1) return await buildBatched(inputs, onDone);
       return await Promise.all(inputs.map(async (input, index) => {
         const result = await buildOne(input.source);
+        if (inputs.length === 1 && result.artifact) alone.add(result.artifact);
         onDone?.(index, result);
         return result;
       }));

@@ -27,7 +27,8 @@ export function missingCompilerMessage(cc: string): string {
 
 /**
  * Runs `cc args...` in `cwd`, killing its process group after
- * `timeoutSeconds`. Throws a clear Error when `cc` is not installed.
+ * `timeoutSeconds`, with `env` added to its environment (the builder sets
+ * `TMPDIR` there). Throws a clear Error when `cc` is not installed.
  *
  * With `background`, the compiler runs at the lowest CPU priority, so that
  * it takes only the cycles a kernel measured on the same cores leaves idle:
@@ -46,6 +47,7 @@ export async function runCompiler(
   cwd: string,
   timeoutSeconds: number,
   background = false,
+  env: Record<string, string> = {},
 ): Promise<CompileOutcome> {
   const start = performance.now();
   let child: Deno.ChildProcess;
@@ -55,6 +57,7 @@ export async function runCompiler(
     child = new Deno.Command(background ? "sh" : cc, {
       args: background ? ["-c", BACKGROUND_SCRIPT, cc, ...args] : args,
       cwd,
+      env,
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

@@ -4,17 +4,22 @@
  * It defines (for a kernel `tb_kernel`; `tb_time_X` for `tb_kernel_X`)
  * `int tb_time(float **bufs, int number, int repeat, double min_repeat_ms, int warmup, double *times_out)`,
  * which times `tb_kernel` inside native code, like TVM's time evaluator:
- * `warmup` untimed calls, then `repeat` repeats of `number` calls each, timed
- * with `clock_gettime(CLOCK_MONOTONIC)`. A repeat that has not lasted
- * `min_repeat_ms` after its `number` calls goes on, in the same repeat, with
- * as many more calls as its mean call time predicts are still needed (at
- * least one; the clock is read only between such chunks), until it has; its
- * call count is the `number` of the next repeat (at most
- * {@link HARNESS_MAX_NUMBER}). So no call is thrown away: a repeat that falls
- * short used to be redone with `number` at least doubled (TVM's evaluator
- * grows it at least 1.618x), which on a 0.5 ms kernel and 10 ms repeats made
- * the first repeat last about 20 ms. `times_out[r]` receives the seconds per
- * call of repeat `r`, and the last repeat's call count is returned.
+ * `warmup` untimed calls, then `repeat` repeats, timed with
+ * `clock_gettime(CLOCK_MONOTONIC)`. With `min_repeat_ms` 0 a repeat is
+ * exactly `number` calls. Otherwise a repeat runs `number` calls, then goes
+ * on in chunks, reading the clock after each, and stops at its budget: as
+ * soon as it has lasted `min_repeat_ms` (or reached {@link HARNESS_MAX_NUMBER}
+ * calls). Each chunk doubles the last, but is at most an eighth of the budget
+ * and at most the calls still needed, both at this repeat's own rate so far.
+ * Every repeat sizes itself afresh from `number`, so a repeat never runs a
+ * call count sized by an earlier, faster one: when the machine slows down
+ * after sizing, a repeat still ends within about its budget plus an eighth
+ * of it times the slowdown. (Harness 3 went on with the previous repeat's
+ * count: in `harness_test.ts`, calls turning from about 1 us to 1 ms after a
+ * 20 ms repeat made it run 23,246 slow calls, 80 s, for two more repeats.)
+ * No call is thrown away: a short repeat goes on rather than being redone.
+ * `times_out[r]` receives the seconds per call of repeat `r`, and the last
+ * repeat's call count is returned.
  *
  * @module
  */
@@ -23,7 +28,7 @@
 export const HARNESS_MAX_NUMBER = 1_000_000_000;
 
 /** Version of {@link HARNESS_C}; part of the build cache key. Bump on any change. */
-export const HARNESS_VERSION = "tb-harness-3";
+export const HARNESS_VERSION = "tb-harness-4";
 
 /**
  * The timing loop, once per file (guarded): `tb_time_impl` times the kernel
@@ -45,10 +50,18 @@ static double tb_harness_now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+/* Whole calls in x, rounded up, at least 1. */
+static double tb_harness_calls(double x) {
+  long long whole = (long long)x;
+  double up = (double)whole < x ? (double)(whole + 1) : (double)whole;
+  return up < 1.0 ? 1.0 : up;
+}
+
 static int tb_time_impl(void (*kernel)(float **), float **bufs, int number, int repeat,
                         double min_repeat_ms, int warmup, double *times_out) {
   const double max_number = ${HARNESS_MAX_NUMBER}.0;
   if (number < 1) number = 1;
+  int last = number;
   for (int i = 0; i < warmup; i++) kernel(bufs);
   for (int r = 0; r < repeat; r++) {
     double calls = 0.0, chunk = (double)number, elapsed = 0.0;
@@ -58,17 +71,21 @@ static int tb_time_impl(void (*kernel)(float **), float **bufs, int number, int 
       calls += chunk;
       elapsed = tb_harness_now_ms() - t0;
       if (elapsed >= min_repeat_ms || calls >= max_number) break;
-      /* The calls still needed at this repeat's mean call time, rounded up. */
-      double need = elapsed > 0.0 ? (min_repeat_ms - elapsed) * calls / elapsed : calls;
-      long long whole = (long long)need;
-      chunk = (double)whole < need ? (double)(whole + 1) : (double)whole;
-      if (chunk < 1.0) chunk = 1.0;
-      if (calls + chunk > max_number) chunk = max_number - calls;
+      /* Double, but at most 1/8 of the budget and the calls still needed, at this repeat's rate. */
+      double next = 2.0 * chunk;
+      if (elapsed > 0.0) {
+        double eighth = tb_harness_calls(min_repeat_ms * 0.125 * calls / elapsed);
+        double need = tb_harness_calls((min_repeat_ms - elapsed) * calls / elapsed);
+        if (next > eighth) next = eighth;
+        if (next > need) next = need;
+      }
+      if (calls + next > max_number) next = max_number - calls;
+      chunk = next;
     }
     times_out[r] = elapsed * 1e-3 / calls;
-    number = (int)calls;
+    last = (int)calls;
   }
-  return number;
+  return last;
 }
 #endif
 `;

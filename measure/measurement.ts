@@ -180,7 +180,7 @@ export class Measurer {
       const cutoff = request.cutoffSeconds;
       const race = cutoff !== undefined && timing.repeat > 1;
       const first = race ? 1 : timing.repeat;
-      const number = lib.time(
+      lib.time(
         table,
         timing.number,
         first,
@@ -190,7 +190,7 @@ export class Measurer {
       );
       if (race) {
         if (times[0] > cutoff) return reply({ errorKind: "none", times: [times[0]] });
-        lib.time(table, number, timing.repeat - 1, timing.minRepeatMs, 0, times.subarray(1));
+        lib.time(table, timing.number, timing.repeat - 1, timing.minRepeatMs, 0, times.subarray(1));
       }
       return reply({ errorKind: "none", times: Array.from(times) });
     } catch (e) {

@@ -9,6 +9,8 @@
 export * from "./types.ts";
 export { createBuilder, DEFAULT_FLAGS } from "./builder.ts";
 export type { Builder, BuilderOptions } from "./builder.ts";
-export { createRunner, DEFAULT_TIMING } from "./runner.ts";
+export { createRunner, DEFAULT_TIMING, defaultMemoryBytes } from "./runner.ts";
 export type { Runner, RunnerOptions } from "./runner.ts";
 export { HARNESS_C, HARNESS_MAX_NUMBER, HARNESS_VERSION } from "./harness.ts";
+export { DEFAULT_CACHE_BYTES, sweepCache } from "./kernel_cache.ts";
+export type { SweepOptions, SweepReport } from "./kernel_cache.ts";

@@ -1,13 +1,43 @@
 /**
  * The runner: measures built kernels in a pool of long-lived worker processes
  * (see `worker.ts`), one request at a time per worker, so a crash or a hang
- * only costs a fresh worker.
+ * only costs a fresh worker. Workers run contained (`containment.ts`: memory,
+ * CPU time, no new processes, death with the tuner).
+ *
+ * Transient failures (see `TRANSIENT_ERROR_KINDS` in `types.ts`) are
+ * measured again at once, in a fresh worker, and the second result is the
+ * one returned:
+ * - `worker_lost`: the worker died of a signal a kernel does not raise
+ *   ({@link OUTSIDE_SIGNALS}: SIGKILL from another process or the
+ *   out-of-memory killer, SIGTERM, SIGINT, SIGHUP).
+ * - `run_timeout_transient`: a time limit passed while the machine was loaded.
+ *   Loaded and slow are told apart by the CPU time the worker got (read from
+ *   `/proc/PID/stat`): a kernel that computes or spins uses a core-second per
+ *   wall second it is given. A phase past its limit whose worker used less
+ *   than `LOADED_CPU_SHARE` (half) of the limit in CPU time was starved: it
+ *   goes on until it has (then it is a plain `run_timeout`, whatever the
+ *   load), or until `LOADED_WALL_FACTOR` (4) times the limit, which makes it
+ *   transient. A kernel that blocks without computing thus ends transient
+ *   too, after 4 times the limit: it is measured again, and once more on each
+ *   `--resume`.
  *
  * @module
  */
 
-import { describeStatus, type RequestLimits, WorkerProcess } from "./worker_process.ts";
-import type { MeasureInput, RunResult, TimingOptions } from "./types.ts";
+import {
+  describeStatus,
+  LOADED_CPU_SHARE,
+  type RequestLimits,
+  WorkerProcess,
+} from "./worker_process.ts";
+import type { WorkerLimits } from "./containment.ts";
+import { isTransient, type MeasureInput, type RunResult, type TimingOptions } from "./types.ts";
+
+/** Signals that kill a worker from outside: a kernel does not raise them. */
+export const OUTSIDE_SIGNALS: readonly Deno.Signal[] = ["SIGKILL", "SIGTERM", "SIGINT", "SIGHUP"];
+
+/** Address space a worker may map beyond its start when the machine's memory is unknown: 8 GiB. */
+export const DEFAULT_MEMORY_BYTES = 8 * 2 ** 30;
 
 /** Default timing: 1 call per repeat, 3 repeats, no minimum repeat time, 1 warmup call. */
 export const DEFAULT_TIMING: Readonly<TimingOptions> = {
@@ -45,6 +75,43 @@ export interface RunnerOptions {
    * quota can be many more than the cores it may use.
    */
   ompThreads?: number;
+  /**
+   * Bytes of address space a worker may map beyond what it maps at start
+   * (`RLIMIT_AS`): a kernel's larger allocation fails. Default
+   * {@link defaultMemoryBytes}: half the machine's memory shared among the
+   * workers, at least 1 GiB.
+   */
+  memoryBytes?: number;
+  /**
+   * CPU seconds (all threads together) one request may use (`RLIMIT_CPU`,
+   * reset per request; past it the kernel gets SIGXCPU: `run_timeout`).
+   * Default: both time limits times the OpenMP threads, plus 60.
+   */
+  cpuSecondsPerRequest?: number;
+}
+
+/**
+ * The default of {@link RunnerOptions.memoryBytes}: half the machine's memory
+ * (`Deno.systemMemoryInfo`) shared among `workers` workers, at least 1 GiB;
+ * {@link DEFAULT_MEMORY_BYTES} when the memory cannot be read.
+ *
+ * @example
+ * ```ts
+ * import { defaultMemoryBytes } from "./runner.ts";
+ * console.log(`${defaultMemoryBytes(2) / 2 ** 30} GiB per worker`);
+ * ```
+ */
+export function defaultMemoryBytes(workers = 1): number {
+  try {
+    // Never prompt for a permission: without it, the fallback.
+    if (Deno.permissions.querySync({ name: "sys", kind: "systemMemoryInfo" }).state !== "granted") {
+      return DEFAULT_MEMORY_BYTES;
+    }
+    const half = Deno.systemMemoryInfo().total / 2 / Math.max(1, workers);
+    return Math.max(2 ** 30, Math.floor(half));
+  } catch {
+    return DEFAULT_MEMORY_BYTES;
+  }
 }
 
 /**
@@ -76,7 +143,26 @@ class Slot {
   worker?: WorkerProcess;
   closed = false;
 
-  constructor(readonly startSeconds: number, readonly ompThreads: number) {}
+  constructor(
+    readonly startSeconds: number,
+    readonly ompThreads: number,
+    readonly workerLimits: WorkerLimits,
+  ) {}
+
+  /** Measures `input`, and once more at once when the failure is transient. */
+  async measureTwiceIfTransient(
+    input: MeasureInput,
+    timing: TimingOptions,
+    limits: RequestLimits,
+  ): Promise<RunResult> {
+    const first = await this.measure(input, timing, limits);
+    if (!isTransient(first.errorKind)) return first;
+    const second = await this.measure(input, timing, limits);
+    const runSeconds = first.runSeconds + second.runSeconds;
+    if (second.error === undefined) return { ...second, runSeconds };
+    const note = `measured twice; first: ${first.errorKind}: ${first.error}`;
+    return { ...second, error: `${second.error} (${note})`, runSeconds };
+  }
 
   async measure(
     input: MeasureInput,
@@ -86,9 +172,11 @@ class Slot {
     if (!this.worker || this.worker.exited) {
       await this.worker?.kill();
       this.worker = undefined;
-      const fresh = await WorkerProcess.start(this.startSeconds, {
-        OMP_NUM_THREADS: String(this.ompThreads),
-      });
+      const fresh = await WorkerProcess.start(
+        this.startSeconds,
+        { OMP_NUM_THREADS: String(this.ompThreads) },
+        this.workerLimits,
+      );
       if (this.closed) {
         await fresh.kill();
         throw new Error("runner is closed");
@@ -123,14 +211,38 @@ class Slot {
     await worker.kill();
     const inReference = outcome.phase === "reference";
     if (outcome.kind === "timeout") {
-      const error = inReference
-        ? `reference kernel timed out (before the candidate ran): no reference output within ${limits.referenceTimeoutSeconds} s; worker killed`
-        : `no result within ${limits.timeoutSeconds} s; worker killed`;
-      return { errorKind: "run_timeout", error, times: [], runSeconds };
+      const { cpuSeconds, wallSeconds } = outcome;
+      const limit = inReference ? limits.referenceTimeoutSeconds : limits.timeoutSeconds;
+      const loaded = cpuSeconds !== undefined && cpuSeconds < LOADED_CPU_SHARE * limit;
+      const base = inReference
+        ? `reference kernel timed out (before the candidate ran): no reference output within ${limits.referenceTimeoutSeconds} s`
+        : `no result within ${limits.timeoutSeconds} s`;
+      const cpu = cpuSeconds === undefined
+        ? ""
+        : `; the worker ran ${cpuSeconds.toFixed(2)} s on a CPU in ${wallSeconds.toFixed(2)} s${
+          loaded ? " (machine loaded)" : ""
+        }`;
+      const error = `${base}${cpu}; worker killed`;
+      return {
+        errorKind: loaded ? "run_timeout_transient" : "run_timeout",
+        error,
+        times: [],
+        runSeconds,
+      };
     }
     const stderr = outcome.stderr.trim();
     const prefix = inReference ? "reference kernel crashed (before the candidate ran): " : "";
+    const signal = outcome.status.signal;
     const error = `${prefix}worker ${describeStatus(outcome.status)}${stderr ? `: ${stderr}` : ""}`;
+    if (signal && OUTSIDE_SIGNALS.includes(signal)) {
+      const why = `${error} (from outside the kernel: another process or the out-of-memory killer)`;
+      return { errorKind: "worker_lost", error: why, times: [], runSeconds };
+    }
+    if (signal === "SIGXCPU") {
+      const why =
+        `${error} (CPU time limit of ${this.workerLimits.cpuSecondsPerRequest} s reached)`;
+      return { errorKind: "run_timeout", error: why, times: [], runSeconds };
+    }
     return { errorKind: "runtime_crash", error, times: [], runSeconds };
   }
 }
@@ -152,7 +264,16 @@ export function createRunner(options: RunnerOptions = {}): Runner {
         (Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : defaultOmpThreads(workers)),
     ),
   );
-  const slots = Array.from({ length: workers }, () => new Slot(startSeconds, ompThreads));
+  const workerLimits: WorkerLimits = {
+    memoryBytes: options.memoryBytes ?? defaultMemoryBytes(workers),
+    cpuSecondsPerRequest: options.cpuSecondsPerRequest ??
+      (limits.timeoutSeconds + limits.referenceTimeoutSeconds) * ompThreads + 60,
+    noFork: true,
+  };
+  const slots = Array.from(
+    { length: workers },
+    () => new Slot(startSeconds, ompThreads, workerLimits),
+  );
   const idle = [...slots];
   const waiting: ((slot: Slot) => void)[] = [];
   let closed = false;
@@ -175,7 +296,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
         let result: RunResult;
         try {
           if (closed) throw new Error("runner is closed");
-          result = await slot.measure(input, timing, limits);
+          result = await slot.measureTwiceIfTransient(input, timing, limits);
         } finally {
           release(slot);
         }

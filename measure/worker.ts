@@ -1,6 +1,8 @@
 /**
  * Entry point of a measurement worker process:
- * `deno run --allow-read --allow-ffi --allow-env measure/worker.ts`.
+ * `deno run --allow-read --allow-ffi --allow-env measure/worker.ts [LIMITS]`,
+ * `LIMITS` the JSON of a {@link WorkerLimits} the worker applies to itself
+ * before it says it is ready (see `containment.ts`).
  *
  * Speaks JSON lines: writes {@link WORKER_READY}, then reads one
  * {@link WorkerRequest} per stdin line and writes one {@link WorkerReply} per
@@ -11,6 +13,7 @@
  * @module
  */
 
+import { applyLimits, limitCpuTime, type WorkerLimits } from "./containment.ts";
 import { readLines } from "./lines.ts";
 import { Measurer } from "./measurement.ts";
 import { checkRequest, referenceReadyLine, WORKER_READY, type WorkerReply } from "./protocol.ts";
@@ -49,14 +52,22 @@ export function pinOpenMP(): void {
   }
 }
 
-/** Serves requests from stdin until it closes. */
-export async function serve(): Promise<void> {
+/** Serves requests from stdin until it closes, within `limits`. */
+export async function serve(limits: WorkerLimits = {}): Promise<void> {
   pinOpenMP();
+  for (const missed of applyLimits(limits)) console.error(`worker not contained: ${missed}`);
   const measurer = new Measurer();
   writeLine(WORKER_READY);
   try {
     for await (const line of readLines(Deno.stdin.readable)) {
       if (line.trim() === "") continue;
+      if (limits.cpuSecondsPerRequest !== undefined) {
+        try {
+          limitCpuTime(limits.cpuSecondsPerRequest);
+        } catch {
+          // Reported as the other limits are: without FFI to libc, none applies.
+        }
+      }
       writeLine(JSON.stringify(handle(measurer, line)));
     }
   } finally {
@@ -64,4 +75,4 @@ export async function serve(): Promise<void> {
   }
 }
 
-if (import.meta.main) await serve();
+if (import.meta.main) await serve(Deno.args[0] ? JSON.parse(Deno.args[0]) : {});

@@ -10,7 +10,9 @@
  * round k+1 is proposed and built while round k is measured, and round k is
  * observed while round k+1 is measured. A run killed at any moment resumes from
  * the database: the strategy is replayed from its seed, recorded results are
- * fed back instead of measured, and nothing finished is measured twice.
+ * fed back instead of measured, and nothing finished is measured twice. A
+ * result of a transient error kind (`isTransient`: the worker lost, a timeout
+ * under load) is not finished: a resumed run measures it again.
  * @module
  */
 import { type Trace, traceHash } from "../ir/trace.ts";
@@ -18,7 +20,12 @@ import type { Workload } from "../ir/workloads.ts";
 import type { RecordsDB, ResultInput, ResultRow } from "../datasets/db.ts";
 import type { Builder } from "../measure/builder.ts";
 import type { Runner } from "../measure/runner.ts";
-import type { BuildResult, ErrorKind, MeasureInput } from "../measure/types.ts";
+import {
+  type BuildResult,
+  type ErrorKind,
+  isTransient,
+  type MeasureInput,
+} from "../measure/types.ts";
 import type { Candidate, Observation, Strategy } from "../search/strategy.ts";
 import {
   type KernelSource,
@@ -155,7 +162,11 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
     }
   };
   const flops = o.workload.flops;
-  const recorded = timed("records", () => o.db.measured(o.runId));
+  // A transient result (the worker lost, a timeout under load) is not final: measured again.
+  const recorded = timed(
+    "records",
+    () => new Map([...o.db.measured(o.runId)].filter(([, r]) => !isTransient(r.errorKind))),
+  );
   const seen = new Map<string, ResultRow>();
   /** Candidates recorded in the database whose result has not arrived yet. */
   const pending = new Set<string>();

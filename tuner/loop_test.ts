@@ -43,20 +43,37 @@ function adaptiveStrategy(log: string[]): Strategy {
   };
 }
 
-/** Builder and runner that sleep instead of working, logging when each batch starts and ends. */
-function fakes(events: string[], failAfter = Infinity) {
+/**
+ * Builder and runner that wait instead of working, logging when each batch
+ * starts and ends. With `gate`, measuring batch k does not end before build
+ * k + 2 (the next round's candidates; build 0 is the reference) has ended,
+ * when there is a next round: a loop that overlaps passes that gate whatever
+ * the speed or the load, and one that does not fails with the gate's message
+ * instead of hanging. Nothing depends on which timer fires first.
+ */
+function fakes(events: string[], failAfter = Infinity, gate?: { rounds: number }) {
   let builds = 0, runs = 0, measured = 0;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const built = new Map<number, () => void>();
+  const builtPromises = new Map<number, Promise<void>>();
+  const buildEnded = (k: number) => {
+    if (!builtPromises.has(k)) {
+      builtPromises.set(k, new Promise<void>((resolve) => built.set(k, resolve)));
+    }
+    return builtPromises.get(k)!;
+  };
   const builder: Builder = {
     async build(inputs) {
       const k = builds++;
       events.push(`build ${k} start`);
-      await sleep(5);
+      await sleep(1);
       events.push(`build ${k} end`);
+      buildEnded(k);
+      built.get(k)!();
       return inputs.map((input, i): BuildResult => ({
         errorKind: "none",
         artifact: `/fake/${k}-${i}-${input.source}`,
-        buildSeconds: 0.005,
+        buildSeconds: 0.001,
         cached: false,
         hash: `${k}-${i}`,
       }));
@@ -69,12 +86,27 @@ function fakes(events: string[], failAfter = Infinity) {
       events.push(`measure ${k} start`);
       const out: RunResult[] = [];
       for (const [i, input] of inputs.entries()) {
-        await sleep(3);
+        await sleep(1);
         if (measured++ >= failAfter) throw new Error("killed");
         const n = Number(input.artifact.split("-").at(-1));
-        const r = { errorKind: "none" as const, times: [1e-3 * (1 + (n % 5))], runSeconds: 0.003 };
+        const r = { errorKind: "none" as const, times: [1e-3 * (1 + (n % 5))], runSeconds: 0.001 };
         onResult?.(i, r);
         out.push(r);
+      }
+      if (gate && k + 1 < gate.rounds) {
+        // Generous, and only ever reached when the loop does not overlap.
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const never = new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`round ${k + 1} was not built while round ${k} was measured`)),
+            60_000,
+          );
+        });
+        try {
+          await Promise.race([buildEnded(k + 2), never]);
+        } finally {
+          clearTimeout(timer);
+        }
       }
       events.push(`measure ${k} end`);
       return out;
@@ -110,6 +142,7 @@ function options(
   events: string[],
   overlap: boolean,
   failAfter?: number,
+  gate?: { rounds: number },
 ): TuneOptions {
   return {
     workload,
@@ -117,7 +150,7 @@ function options(
     trials: 20,
     db,
     runId,
-    ...fakes(events, failAfter),
+    ...fakes(events, failAfter, gate),
     batchSize: 4,
     overlap,
     source: (t) => ({ source: String((t as unknown as { n: number }).n) }),
@@ -127,12 +160,16 @@ function options(
 Deno.test("tune() with overlap builds round k+1 while round k is measured", async () => {
   const db = RecordsDB.open(":memory:");
   const events: string[] = [];
-  const out = await tune(options(db, setup(db), [], events, true));
+  // 20 trials in rounds of 4: five rounds, each but the last followed by another.
+  const out = await tune(options(db, setup(db), [], events, true, undefined, { rounds: 5 }));
   assert.equal(out.measured, 20);
   assert.equal(out.stop, "trials");
-  // The builder's second batch starts before the runner's first batch ends.
-  assert.ok(events.indexOf("build 2 start") < events.indexOf("measure 1 end"), events.join("\n"));
-  assert.ok(events.indexOf("build 2 end") < events.indexOf("measure 1 end"), events.join("\n"));
+  // Build k + 2 (round k + 1; build 0 is the reference) starts and ends while round k is measured.
+  for (let k = 0; k < 4; k++) {
+    const end = events.indexOf(`measure ${k} end`);
+    assert.ok(events.indexOf(`measure ${k} start`) < events.indexOf(`build ${k + 2} start`));
+    assert.ok(events.indexOf(`build ${k + 2} end`) < end, events.join("\n"));
+  }
   assert.equal(db.counts(1).measured, 20);
   assert.ok(out.timings.build > 0 && out.timings.measure > 0 && out.timings.wall > 0);
   db.close();
@@ -193,3 +230,38 @@ for (const overlap of [false, true]) {
     db2.close();
   });
 }
+
+Deno.test("a transient result is not final: a resumed run measures it again and replaces it", async () => {
+  const db = RecordsDB.open(":memory:");
+  const runId = setup(db);
+  const withLosses = (lose: boolean): TuneOptions => {
+    const o = options(db, runId, [], [], false);
+    const runner: Runner = {
+      run: (inputs, onResult) =>
+        o.runner.run(inputs, (i, r) =>
+          onResult?.(
+            i,
+            lose && i === 0
+              ? {
+                errorKind: "worker_lost",
+                error: "killed by signal SIGKILL",
+                times: [],
+                runSeconds: 0,
+              }
+              : r,
+          )),
+      close: () => o.runner.close(),
+    };
+    return { ...o, runner };
+  };
+  await tune(withLosses(true));
+  const kinds = () => db.candidates(runId).map((c) => c.result?.errorKind);
+  const lost = kinds().filter((k) => k === "worker_lost").length;
+  assert.ok(lost > 1, `the first candidate of every round was lost: ${lost}`);
+  assert.equal(kinds().filter((k) => k === "none").length, 20 - lost);
+  const out = await tune(withLosses(false));
+  assert.equal(out.measured, 20);
+  assert.equal(db.candidates(runId).length, 20, "no candidate added twice");
+  assert.deepEqual(kinds(), Array(20).fill("none"));
+  db.close();
+});
