@@ -13,9 +13,11 @@
  * the generator is wrong, not the candidate. Each reference kernel is itself
  * checked against the interpreter `ir/evaluate.ts`.
  *
- * Seeded and bounded: `TB_SHAPES_SEED` (default 20261124) and
- * `TB_SHAPES_COUNT` (candidates per space and shape, default 4). A failure
- * prints the candidate's trace JSON, which `tune --trace` replays.
+ * Seeded and bounded: `TB_SHAPES_SEED` (default 20261124) draws the
+ * candidates and `TB_SHAPES_RANDOM` more shapes (default 3) from the same
+ * kind of extents; `TB_SHAPES_COUNT` sets the candidates per space and shape
+ * (default 4). A failure prints the candidate's trace JSON, which
+ * `tune --trace` replays.
  *
  * @module
  */
@@ -36,6 +38,7 @@ import { kernelSource, referenceSource, signatureOf, toleranceOf } from "../tune
 
 const SEED = Number(Deno.env.get("TB_SHAPES_SEED") ?? 20261124);
 const PER_SPACE = Number(Deno.env.get("TB_SHAPES_COUNT") ?? 4);
+const RANDOM_SHAPES = Number(Deno.env.get("TB_SHAPES_RANDOM") ?? 3);
 const CACHE_DIR = fileURLToPath(new URL("../.cache/test-kernels", import.meta.url));
 const INPUT_SEED = 777;
 /** Redraws of a template point outside the template's restrictions before giving up. */
@@ -58,6 +61,32 @@ const SHAPES: [string, number[]][] = [
   ["conv2d", [1, 7, 1, 29, 1, 1, 3, 2, 1]], // height 1, one filter
   ["conv2d", [1, 2, 31, 37, 11, 3, 3, 2, 1]],
 ];
+
+/** Extents no tile divides (primes and 1) for random shapes. */
+const EXTENTS = [1, 1, 2, 3, 5, 7, 13, 17, 31, 61, 97, 127, 257];
+
+/**
+ * `count` random shapes (matmul, dense and conv2d in turn) of at most about
+ * 2^21 multiply-adds, so that `ir/evaluate.ts` checks the reference quickly.
+ */
+function randomShapes(count: number, prng: Prng): [string, number[]][] {
+  const out: [string, number[]][] = [];
+  while (out.length < count) {
+    const name = ["matmul", "dense", "conv2d"][out.length % 3];
+    let shape: number[];
+    if (name !== "conv2d") shape = [prng.pick(EXTENTS), prng.pick(EXTENTS), prng.pick(EXTENTS)];
+    else {
+      const kh = prng.pick([1, 3, 5, 7]), kw = prng.pick([1, 3, 5]);
+      const stride = prng.pick([1, 2, 3]), pad = prng.pick([0, 1, 2, 3]);
+      const h = Math.max(kh - 2 * pad, prng.pick([1, 3, 7, 13, 29]));
+      const w = Math.max(kw - 2 * pad, prng.pick([1, 5, 11, 37, 61]));
+      shape = [prng.pick([1, 2]), prng.pick([1, 2, 3, 5, 7, 11]), h, w, prng.pick([1, 3, 7, 17])];
+      shape.push(kh, kw, stride, pad);
+    }
+    if (createWorkload(name, shape).flops <= 2 ** 22) out.push([name, shape]);
+  }
+  return out;
+}
 
 /** A candidate: its trace, or why it was rejected before the build. */
 interface Sampled {
@@ -130,7 +159,8 @@ function checkReference(w: Workload, artifact: string): void {
 Deno.test("candidates of every CPU design space on shapes no tile divides build and match the reference", async () => {
   pinOpenMP();
   const prng = createPrng(SEED);
-  const workloads = SHAPES.map(([name, shape]) => createWorkload(name, shape));
+  const shapes = [...SHAPES, ...randomShapes(RANDOM_SHAPES, prng)];
+  const workloads = shapes.map(([name, shape]) => createWorkload(name, shape));
   const sampled = workloads.flatMap((w) =>
     ["sketch", ...templatesOf(w)].flatMap((space) => sample(w, space, PER_SPACE, prng))
   );
