@@ -1,6 +1,7 @@
 /**
  * Every shape compiles: property test of the default CPU design spaces (the
- * sketch space of `search/sketch.ts` and every knob template of
+ * sketch space of `search/sketch.ts`, with a mutant of each sample as
+ * evolutionary search makes them, and every knob template of
  * `search/templates.ts` that schedules the workload) on shapes no tile
  * divides: extents of 1, primes, a tiny extent beside a large one, for
  * matmul, dense and conv2d (stride 2, odd padding).
@@ -32,6 +33,7 @@ import { alignedFloat32, pointerTable } from "../measure/buffers.ts";
 import { createBuilder, createRunner } from "../measure/mod.ts";
 import { fillUniform } from "../measure/prng.ts";
 import { pinOpenMP } from "../measure/worker.ts";
+import { mutate } from "../search/mutators.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import { templatesOf, templateSpace } from "../search/templates.ts";
 import { kernelSource, referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
@@ -101,18 +103,34 @@ function key(w: Workload): string {
   return `${w.name}:${w.shape.join(",")}`;
 }
 
-/** `count` candidates of one space: the sketch space, or a knob template. */
+/** The space name of the sketch space's mutants. */
+const MUTANT = "sketch+mutation";
+
+/**
+ * `count` candidates of one space: the sketch space (each sample followed by
+ * a mutant of it), or a knob template.
+ */
 function sample(w: Workload, space: string, count: number, prng: Prng): Sampled[] {
   const out: Sampled[] = [];
   if (space === "sketch") {
     const s = defaultSpace(w);
     for (let i = 0; i < count; i++) {
+      let trace: Trace;
       try {
-        out.push({ w, space, trace: s.sample(prng) });
+        trace = s.sample(prng);
       } catch (e) {
         if (!(e instanceof ScheduleError)) throw e;
         out.push({ w, space, reason: e.message });
+        continue;
       }
+      out.push({ w, space, trace });
+      // What evolutionary search proposes next: a mutant (one decision changed, replayed).
+      const mutant = mutate(trace, prng);
+      out.push(
+        mutant
+          ? { w, space: MUTANT, trace: mutant }
+          : { w, space: MUTANT, reason: "no decision to mutate, or the mutant does not lower" },
+      );
     }
     return out;
   }
