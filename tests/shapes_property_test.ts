@@ -57,11 +57,14 @@ const SHAPES: [string, number[]][] = [
   ["dense", [1, 13, 97]],
   ["dense", [31, 1, 7]],
   ["dense", [3, 257, 5]],
+  ["dense", [257, 1, 1]],
   ["conv2d", [1, 3, 13, 11, 5, 3, 3, 2, 1]],
   ["conv2d", [1, 1, 7, 1, 3, 1, 1, 2, 1]], // 1x1 filter, width 1, padded
   ["conv2d", [2, 5, 17, 3, 7, 5, 5, 2, 3]],
   ["conv2d", [1, 7, 1, 29, 1, 1, 3, 2, 1]], // height 1, one filter
   ["conv2d", [1, 2, 31, 37, 11, 3, 3, 2, 1]],
+  ["conv2d", [1, 1, 1, 1, 1, 1, 1, 1, 0]], // every extent 1
+  ["conv2d", [1, 1, 1, 1, 1, 1, 1, 2, 1]], // padding wider than the input, stride 2
 ];
 
 /** Extents no tile divides (primes and 1) for random shapes. */
