@@ -120,8 +120,12 @@ interface Ctx {
   out: string[];
   /** Loop variables with a constant value here (explicitly unrolled). */
   consts: Map<string, number>;
-  /** Buffers held in local vector variables. */
-  tiles: Set<string>;
+  /**
+   * Buffers held in local vector variables: how many variables each needs so
+   * far (its size in vectors, or more when dead code past a clipped tile's
+   * end names them; see {@link tileName}).
+   */
+  tiles: Map<string, number>;
   /**
    * Real (not written-out) loops around here inside the innermost buffer held
    * in vector variables; undefined outside such buffers.
@@ -156,7 +160,7 @@ export function generateC(kernel: Kernel): string {
   const ctx: Ctx = {
     out: [],
     consts: new Map(),
-    tiles: new Set(),
+    tiles: new Map(),
     lets: new Map(),
     pools: new Map(),
     vectors: false,
@@ -306,12 +310,13 @@ function emitAlloc(s: Stmt & { k: "alloc" }, depth: number, ctx: Ctx): void {
   if (Number.isInteger(vectors) && vectors <= MAX_TILE_VECTORS && hasVectorLoop(s.body)) {
     const mark = out.length;
     const loops = ctx.tileLoops;
-    ctx.tiles.add(s.buf);
+    ctx.tiles.set(s.buf, vectors);
     ctx.tileLoops = 0;
     try {
-      const names = Array.from({ length: vectors }, (_, i) => `${s.buf}_v${i}`);
-      out.push(`${pad}  tb_v16 ${names.join(", ")};`);
+      out.push(""); // the declaration, once the body has named every variable
       emitBlock(s.body, depth + 1, ctx);
+      const names = Array.from({ length: ctx.tiles.get(s.buf)! }, (_, i) => `${s.buf}_v${i}`);
+      out[mark] = `${pad}  tb_v16 ${names.join(", ")};`;
       out.push(`${pad}}`);
       ctx.vectors = true;
       return;
@@ -735,8 +740,20 @@ function lvalue(st: Stmt & { k: "store" }, at: Map<string, number>, ctx: Ctx): s
 
 function laneOf(buf: string, index: AExpr, at: Map<string, number>, ctx: Ctx): string {
   const i = constIndex(index, at, ctx);
-  if (i === undefined) throw new NeedsMemory(buf);
-  return `${buf}_v${Math.floor(i / VECTOR_LANES)}[${i % VECTOR_LANES}]`;
+  if (i === undefined || i < 0) throw new NeedsMemory(buf);
+  return `${tileName(buf, Math.floor(i / VECTOR_LANES), ctx)}[${i % VECTOR_LANES}]`;
+}
+
+/**
+ * The name of vector variable `n` of tile buffer `buf`. A tile clipped to
+ * the tensor (an MR x NR register tile of a matrix with fewer than MR rows,
+ * say) is smaller than its consumer's loops: their iterations past the
+ * tensor's edge are guarded off but still name variables past the tile's
+ * end, which are then declared too (and never used at run time).
+ */
+function tileName(buf: string, n: number, ctx: Ctx): string {
+  if (n >= ctx.tiles.get(buf)!) ctx.tiles.set(buf, n + 1);
+  return `${buf}_v${n}`;
 }
 
 /** A scalar expression in which tile buffers are read lane by lane. */
@@ -765,8 +782,8 @@ function sexpr(e: AExpr, at: Map<string, number>, ctx: Ctx): string {
 /** The vector variable of a tile buffer at a constant index (a multiple of 16). */
 function tileVar(buf: string, index: AExpr, at: Map<string, number>, ctx: Ctx): string {
   const i = constIndex(index, at, ctx);
-  if (i === undefined || i % VECTOR_LANES !== 0) throw new NeedsMemory(buf);
-  return `${buf}_v${i / VECTOR_LANES}`;
+  if (i === undefined || i < 0 || i % VECTOR_LANES !== 0) throw new NeedsMemory(buf);
+  return tileName(buf, i / VECTOR_LANES, ctx);
 }
 
 /** The value of an index when it is constant here (lets expanded, terms cancelled). */

@@ -99,6 +99,31 @@ Deno.test("an imperfect split is guarded, a perfect one is not", () => {
   assert.match(generateC(lower(fused)), /< 768\)/);
 });
 
+Deno.test("a register tile clipped to the matrix declares every vector variable its code names", () => {
+  // An MR x NR = 4 x 64 tile of a one-row matrix holds one row (4 vectors);
+  // the unrolled rows 1..3 of the copy-out are guarded off but name v4..v15.
+  const sch = sched(matmul(1, 97, 3));
+  const local = sch.cacheWrite("C");
+  const [io, ir, ii] = sch.split("C", "i", [null, 1, 4]);
+  const [jo, jr, ji] = sch.split("C", "j", [null, 1, 64]);
+  sch.reorder("C", [io, jo, ir, jr, ii, ji]);
+  sch.computeAt(local, "C", jr);
+  sch.unroll("C", ii);
+  sch.vectorize("C", ji);
+  sch.reorder(local, ["k", "i", "j"]);
+  sch.unroll(local, "i");
+  sch.vectorize(local, "j");
+  const src = generateC(lower(sch));
+  const declared = new Set(
+    [...src.matchAll(/tb_v16 (T_C_local\w*(?:, T_C_local\w*)*);/g)].flatMap((m) =>
+      m[1].split(", ")
+    ),
+  );
+  const named = new Set(src.match(/T_C_local_v\d+/g));
+  assert.ok(named.has("T_C_local_v4"), "the guarded rows name variables past the tile");
+  for (const v of named) assert.ok(declared.has(v), `${v} is not declared`);
+});
+
 Deno.test("tensor, axis and workload names are checked identifiers", () => {
   assert.throws(() => placeholder([4], "A;B"), TypeError);
   assert.throws(() => placeholder([4], "A B"), TypeError);

@@ -386,6 +386,20 @@ const TEMPLATES: Record<string, Template> = {
 /** Names of the knob templates. */
 export const TEMPLATE_NAMES: readonly string[] = Object.keys(TEMPLATES);
 
+/**
+ * Names of the templates that schedule a workload.
+ *
+ * @example
+ * ```ts
+ * import { templatesOf } from "./templates.ts";
+ * import { matmul } from "../ir/workloads.ts";
+ * if (!templatesOf(matmul(8, 8, 8)).includes("matmul-packed")) throw new Error();
+ * ```
+ */
+export function templatesOf(w: Workload): string[] {
+  return TEMPLATE_NAMES.filter((name) => TEMPLATES[name].workloads.includes(w.name));
+}
+
 /** The knob space of a template on a workload. */
 export function templateSpace(name: string, w: Workload): TemplateSpace {
   const t = Object.hasOwn(TEMPLATES, name) ? TEMPLATES[name] : undefined;
