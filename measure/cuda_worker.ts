@@ -9,8 +9,8 @@
  * - `cuda_worker.ts reference`: reads one JSON {@link ReferenceRequest} on
  *   stdin, runs the C reference kernel on the seeded inputs and writes its
  *   outputs to the reference cache (`reference_cache.ts`); prints `{}`;
- * - `cuda_worker.ts run`: reads one JSON {@link CudaRequest} on stdin, runs
- *   the candidate with `tb_cuda_measure` (the timing harness of
+ * - `cuda_worker.ts run`: reads one JSON {@link CudaRequest} on stdin, reads
+ *   the stored inputs and expected outputs, runs the candidate with `tb_cuda_measure` (the timing harness of
  *   `cuda_harness.ts`: NaN-filled outputs, a checked launch, then `number`
  *   launches per repeat), checks its output against the cached reference
  *   output and prints one JSON {@link CudaReply}.
@@ -22,9 +22,9 @@ import { compareOutputs } from "./compare.ts";
 import { CUDA_MEASURE_SYMBOLS } from "./cuda_harness.ts";
 import {
   computeReference,
+  readInputs,
   readReference,
   type ReferenceId,
-  seededBuffers,
   writeReference,
 } from "./reference_cache.ts";
 import type { ErrorKind, KernelSignature } from "./types.ts";
@@ -97,10 +97,9 @@ export function run(req: CudaRequest): CudaReply {
   let lib: CudaLibrary | undefined;
   try {
     const expected = readReference(req.expected, req.signature);
-    const buffers = seededBuffers(req.signature, req.seed);
+    const buffers = readInputs(req.expected, req.signature);
     const roles = req.signature.buffers.map((b) => b.role);
     const outputs = buffers.filter((_, i) => roles[i] === "output");
-    outputs.forEach((b) => b.fill(NaN));
     lib = Deno.dlopen(req.artifact, CUDA_MEASURE_SYMBOLS);
     const sizes = new BigInt64Array(req.signature.buffers.map((b) => BigInt(b.size)));
     const times = new Float64Array(Math.max(1, req.repeat));

@@ -30,7 +30,8 @@ Deno.test("the fast reference kernel computes what the interpreter computes, on 
     CASES.forEach((w, n) => {
       assert.equal(built[n].errorKind, "none", built[n].error ?? "");
       const signature = signatureOf(w);
-      const outputs = computeReference({ reference: built[n].artifact!, signature, seed: 3 });
+      const outputs = computeReference({ reference: built[n].artifact!, signature, seed: 3 })
+        .filter((_, i) => signature.buffers[i].role === "output");
       const inputs = w.inputs.map((t) => new Float32Array(t.size));
       fillUniform(3, inputs);
       const want = evaluate(w, new Map(w.inputs.map((t, i) => [t.name, inputs[i]])));
