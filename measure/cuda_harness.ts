@@ -9,7 +9,8 @@
  * ```
  *
  * It allocates the device buffers (parameters, then temporaries), copies the
- * inputs, fills every output with NaN (bytes `0xff`), launches once and copies
+ * inputs, fills every output with NaN (bytes `0xff`), opts kernels with
+ * more than 48 KiB of dynamic shared memory in, launches once and copies
  * the outputs back: that launch is the one checked, and the warm-up. Then it
  * times `repeat` repeats of `number` launches each between two CUDA events,
  * as TVM's time evaluator does: while a repeat lasts less than
@@ -43,6 +44,12 @@ export interface HarnessBuffers {
   params: { size: number; role: "input" | "output" }[];
   /** Device temporaries, after the parameters. */
   temps: { size: number }[];
+  /**
+   * The program's kernel launches (`gpuLaunches`): a kernel with more than
+   * 48 KiB of dynamic shared memory is opted in (`cudaFuncSetAttribute`)
+   * before the first launch. Default: none needs it.
+   */
+  launches?: { name: string; dynamicSharedBytes?: number }[];
 }
 
 /** The FFI symbols of a program with the harness (and `generateCuda`'s entry points). */
@@ -63,6 +70,11 @@ export function cudaHarness(kernel: HarnessBuffers, prefix = "tb"): string {
   const outputs = kernel.params.flatMap((b, i) => b.role === "output" ? [i] : []);
   const inputs = kernel.params.flatMap((b, i) => b.role === "input" ? [i] : []);
   const list = (xs: number[]) => xs.length ? xs.join(", ") : "-1";
+  const optIn = (kernel.launches ?? []).filter((l) => (l.dynamicSharedBytes ?? 0) > 48 * 1024)
+    .map((l) =>
+      `  e = cudaFuncSetAttribute(${l.name}, cudaFuncAttributeMaxDynamicSharedMemorySize, ${l.dynamicSharedBytes});\n` +
+      "  if (e != cudaSuccess) return e;\n"
+    ).join("");
   return `
 // Timing harness (measure/cuda_harness.ts): checked launch on NaN-filled outputs,
 // then number x repeat launches between CUDA events, optional L2 flush per repeat.
@@ -90,7 +102,7 @@ static cudaError_t ${p}_h_impl(float **host, const long *sizes, int nbufs, int n
     int i = ${p}_h_outputs[k];
     if ((e = cudaMemset(d[i], 0xff, ${p}_h_sizes[i] * sizeof(float))) != cudaSuccess) return e;
   }
-  if ((e = ${p}_launch(d)) != cudaSuccess) return e;
+${optIn}  if ((e = ${p}_launch(d)) != cudaSuccess) return e;
   if ((e = cudaDeviceSynchronize()) != cudaSuccess) return e;
   for (int k = 0; k < ${outputs.length}; ++k) {
     int i = ${p}_h_outputs[k];

@@ -41,7 +41,7 @@ async function tune(args: string[], cwd: string) {
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
-Deno.test("tune --target cuda builds with nvcc, prints resources, records no_device, exits 3", async () => {
+Deno.test("tune --target cuda builds with nvcc, prints resources, and records no_device (exit 3) or checked times (exit 0) as the device status says", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tb-tune-cuda-" });
   try {
     const db = join(dir, "r.db");
@@ -50,7 +50,7 @@ Deno.test("tune --target cuda builds with nvcc, prints resources, records no_dev
     const exit = device.ok ? 0 : 3;
     const r = await tune([...common, "--trials", "3", "--batch", "2"], dir);
     assert.equal(r.code, exit, r.stderr);
-    const built = r.stderr.match(/^nvcc #\d+: tb_k0 \d+ regs, \d+ B smem, spills \d+\/\d+ B/gm);
+    const built = r.stderr.match(/^nvcc #\d+: tb_k\d \d+ regs, \d+ B smem, spills \d+\/\d+ B/gm);
     assert.equal(built?.length, 3, r.stderr);
     const line = JSON.parse(r.stdout);
     if (device.ok) {
@@ -78,9 +78,10 @@ Deno.test("tune --target cuda builds with nvcc, prints resources, records no_dev
           assert.equal(row.kind, "none", row.error);
         } else {
           assert.equal(row.kind, "no_device");
-          assert.match(row.error, /^no CUDA (driver|device).*; ptxas: tb_k0 \d+ regs/);
+          assert.match(row.error, /^no CUDA (driver|device).*; ptxas: tb_k\d \d+ regs/);
         }
-        assert.match(row.trace, /"op":"bind"/);
+        // Loop-nest GPU schedules bind loops; GEMM template points annotate gemm.* pragmas.
+        assert.match(row.trace, /"op":"bind"|"key":"gemm\./);
       }
       const runs = sql.prepare("SELECT target, compiler FROM runs").all() as {
         target: string;

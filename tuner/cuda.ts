@@ -12,7 +12,7 @@
 import { generateCuda } from "../ir/codegen_cuda.ts";
 import { ScheduleError } from "../ir/errors.ts";
 import { createPrng } from "../ir/prng.ts";
-import { type GpuTarget, H100, verifyGpu } from "../ir/target_gpu.ts";
+import { gpuLaunches, type GpuTarget, H100, verifyGpu } from "../ir/target_gpu.ts";
 import { replayTrace, type Trace } from "../ir/trace.ts";
 import type { Workload } from "../ir/workloads.ts";
 import { join } from "node:path";
@@ -41,7 +41,9 @@ import type { KernelSource } from "./kernel.ts";
 export function cudaKernelSource(trace: Trace, target: Readonly<GpuTarget> = H100): KernelSource {
   try {
     const { kernel } = verifyGpu(replayTrace(trace, { prng: createPrng(0) }), target);
-    return { source: generateCuda(kernel) + cudaHarness(kernel) };
+    // The launcher's dynamic shared memory, where the target's launches carry it.
+    const launches = gpuLaunches(kernel, "tb") as { name: string; dynamicSharedBytes?: number }[];
+    return { source: generateCuda(kernel) + cudaHarness({ ...kernel, launches }) };
   } catch (e) {
     if (e instanceof ScheduleError) return { error: e.message };
     throw e;
