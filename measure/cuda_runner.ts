@@ -223,7 +223,10 @@ export function createCudaRunner(options: CudaRunnerOptions = {}): CudaRunner {
     if (!first) {
       const pending = measure(input);
       measured.set(key, pending);
-      return await pending;
+      const r = await pending;
+      // A reference that could not be computed says nothing about the program.
+      if (r.errorKind === "unknown") measured.delete(key);
+      return r;
     }
     const r = await first;
     if (r.errorKind === "no_device") return { ...r, times: [...r.times] };
