@@ -131,9 +131,12 @@ ${optIn}  if ((e = ${p}_launch(d)) != cudaSuccess) return e;
       if ((e = cudaEventSynchronize(ev[1])) != cudaSuccess) return e;
       if ((e = cudaEventElapsedTime(&ms, ev[0], ev[1])) != cudaSuccess) return e;
       if ((double)ms >= min_ms || number >= (1 << 24)) break;
-      double per = ms > 0.0f ? (double)ms / number : 1e-6;
-      double grown = min_ms / per + 1.0, golden = number * 1.618;
-      double next = grown > golden ? grown : golden;
+      // Below the events' resolution (0 ms): ten times more launches, not min_ms / 0.
+      double golden = number * 1.618, next = number * 10.0;
+      if (ms > 0.0f) {
+        double grown = min_ms / ((double)ms / number) + 1.0;
+        next = grown > golden ? grown : golden;
+      }
       number = next > (double)(1 << 24) ? (1 << 24) : (int)next;
     }
     times_ms[r] = (double)ms / number;
