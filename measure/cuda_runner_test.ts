@@ -8,8 +8,10 @@ import { Schedule } from "../ir/schedule.ts";
 import { matmul } from "../ir/workloads.ts";
 import { referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
 import { createBuilder } from "./builder.ts";
+import { cudaHarness } from "./cuda_harness.ts";
 import { createCudaRunner, deviceMessage } from "./cuda_runner.ts";
 import { createNvccBuilder } from "./nvcc_builder.ts";
+import { referencePath } from "./reference_cache.ts";
 import type { MeasureInput } from "./types.ts";
 
 const W = matmul(24, 20, 12);
@@ -45,27 +47,41 @@ async function inputsFor(dir: string, artifact: string, n: number): Promise<Meas
   }));
 }
 
-Deno.test("without a driver every candidate is no_device with one clear message, none runs", async () => {
+Deno.test("a generated program runs where the device status says: no_device without one, checked and timed with one", async () => {
   await withDir(async (dir) => {
+    const kernel = lower(schedule());
     const [built] = await createNvccBuilder({ cacheDir: dir }).build([
-      { source: generateCuda(lower(schedule())) },
+      { source: generateCuda(kernel) + cudaHarness(kernel) },
     ]);
     assert.equal(built.errorKind, "none", built.error ?? "");
-    const runner = createCudaRunner();
+    const runner = createCudaRunner({ referenceDir: join(dir, "ref"), minRepeatMs: 1 });
+    const device = await runner.device(built.artifact!);
+    assert.ok(device);
     const results = await runner.run(await inputsFor(dir, built.artifact!, 3));
     assert.equal(results.length, 3);
-    for (const r of results) {
-      assert.equal(r.errorKind, "no_device");
-      assert.deepEqual(r.times, []);
-      assert.equal(r.runSeconds, 0);
+    if (!device.ok) {
+      // No driver or device (this machine): nothing runs, one message for the batch.
+      assert.match(device.message, /^(no CUDA driver|no CUDA device|CUDA runtime unusable)/);
+      for (const r of results) {
+        assert.equal(r.errorKind, "no_device");
+        assert.deepEqual(r.times, []);
+        assert.equal(r.runSeconds, 0);
+        assert.equal(r.error, device.message);
+      }
+      if (device.code === 35) {
+        assert.match(
+          device.message,
+          /^no CUDA driver \(cudaErrorInsufficientDriver, 35\): CUDA driver version is insufficient/,
+        );
+      }
+    } else {
+      // A device: every seed is checked against the reference and timed.
+      for (const r of results) {
+        assert.equal(r.errorKind, "none", r.error ?? "");
+        assert.equal(r.times.length, 3);
+        for (const t of r.times) assert.ok(t > 0 && Number.isFinite(t), `time ${t}`);
+      }
     }
-    assert.equal(new Set(results.map((r) => r.error)).size, 1, "one message for the batch");
-    assert.match(
-      results[0].error!,
-      /^no CUDA driver \(cudaErrorInsufficientDriver, 35\): CUDA driver version is insufficient/,
-    );
-    const device = await runner.device();
-    assert.deepEqual({ ok: device?.ok, code: device?.code }, { ok: false, code: 35 });
     await runner.close();
   });
 });
@@ -76,46 +92,108 @@ Deno.test("deviceMessage names the CUDA error", () => {
   assert.match(deviceMessage(999, "x"), /CUDA runtime unusable \(error 999\)/);
 });
 
-/** A stand-in for a device: the host API of a generated program, running its C twin. */
-function mockProgram(body: string, count = 1): string {
+/**
+ * A stand-in for a device: the host API of a program with the timing
+ * harness, running the kernel's C twin. It fails (code 3) unless every output
+ * arrives filled with NaN, and reports `number`, `min_repeat_ms` and
+ * `flush_l2` back through its times.
+ */
+function mockProgram(body: string): string {
   return `${generateC(lower(schedule()))}
-int tb_cuda_device_count(void) { return ${count}; }
+#include <math.h>
+int tb_cuda_device_count(void) { return 1; }
 const char *tb_cuda_error_string(int code) { return code ? "mock failure" : "no error"; }
-int tb_cuda_run(float **host, const long *sizes, int nbufs, int repeat, double *times_ms) {
+int tb_cuda_measure(float **host, const long *sizes, int nbufs, int number, int repeat,
+                    double min_ms, int flush, double *times_ms, int *number_used) {
   if (nbufs != 3 || sizes[2] != ${24 * 20}) return 1;
+  for (long i = 0; i < sizes[2]; ++i) if (!isnan(host[2][i])) return 3;
 ${body}
-  for (int r = 0; r < repeat; ++r) times_ms[r] = 0.25 * (r + 1);
+  for (int r = 0; r < repeat; ++r) times_ms[r] = number * 10.0 + min_ms + flush * 0.5 + r;
+  *number_used = 2 * number;
   return 0;
 }
 `;
 }
 
-Deno.test("with a device the runner checks outputs and reports event times (mock device)", async () => {
+async function gcc(dir: string, name: string, src: string): Promise<string> {
+  const c = join(dir, `${name}.c`), so = join(dir, `${name}.so`);
+  await Deno.writeTextFile(c, src);
+  const out = await new Deno.Command("gcc", {
+    args: ["-O1", "-std=gnu11", "-fPIC", "-shared", "-o", so, c, "-lm"],
+    stderr: "piped",
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  return so;
+}
+
+Deno.test("with a device the runner checks NaN-filled outputs and reports event times (mock device)", async () => {
   await withDir(async (dir) => {
-    const build = async (name: string, src: string) => {
-      const c = join(dir, `${name}.c`), so = join(dir, `${name}.so`);
-      await Deno.writeTextFile(c, src);
-      const out = await new Deno.Command("gcc", {
-        args: ["-O1", "-std=gnu11", "-fPIC", "-shared", "-o", so, c],
-        stderr: "piped",
-      }).output();
-      assert.ok(out.success, new TextDecoder().decode(out.stderr));
-      return so;
-    };
-    const good = await build("good", mockProgram("  tb_kernel(host);"));
-    const wrong = await build("wrong", mockProgram("  tb_kernel(host);\n  host[2][7] += 1.0f;"));
-    const failing = await build("failing", mockProgram("  return 2;"));
-    const runner = createCudaRunner({ repeat: 2 });
+    const good = await gcc(dir, "good", mockProgram("  tb_kernel(host);"));
+    const wrong = await gcc(dir, "wrong", mockProgram("  tb_kernel(host);\n  host[2][7] += 1.0f;"));
+    const failing = await gcc(dir, "failing", mockProgram("  return 2;"));
+    const untouched = await gcc(dir, "untouched", mockProgram(""));
+    const runner = createCudaRunner({
+      number: 4,
+      repeat: 2,
+      minRepeatMs: 7,
+      flushL2: true,
+      referenceDir: join(dir, "ref"),
+    });
     const [a] = await inputsFor(dir, good, 1);
     const results = await runner.run([
       a,
       { ...a, artifact: wrong },
       { ...a, artifact: failing },
+      { ...a, artifact: untouched },
     ]);
-    assert.deepEqual(results.map((r) => r.errorKind), ["none", "wrong_answer", "runtime_error"]);
-    assert.deepEqual(results[0].times, [0.00025, 0.0005]);
+    assert.deepEqual(results.map((r) => r.errorKind), [
+      "none",
+      "wrong_answer",
+      "runtime_error",
+      "wrong_answer",
+    ]);
+    // number 4, min_repeat_ms 7, flush 1: 40 + 7 + 0.5 + r milliseconds.
+    assert.deepEqual(results[0].times, [0.0475, 0.0485]);
     assert.match(results[1].error!, /output "C" index 7/);
-    assert.match(results[2].error!, /tb_cuda_run: mock failure \(CUDA error 2\)/);
+    assert.match(results[2].error!, /tb_cuda_measure: mock failure \(CUDA error 2\)/);
+    assert.match(results[3].error!, /NaN|nan/i, "outputs left unwritten stay NaN and fail");
     assert.equal((await runner.device())?.ok, true);
+  });
+});
+
+Deno.test("the reference output of a seed is computed once and read from disk afterwards", async () => {
+  await withDir(async (dir) => {
+    const good = await gcc(dir, "good", mockProgram("  tb_kernel(host);"));
+    const referenceDir = join(dir, "ref");
+    const [a] = await inputsFor(dir, good, 1);
+    const first = await createCudaRunner({ referenceDir }).run([a]);
+    assert.equal(first[0].errorKind, "none", first[0].error ?? "");
+    const path = await referencePath(referenceDir, a);
+    const about = JSON.parse(await Deno.readTextFile(path.replace(/\.f32$/, ".json")));
+    assert.deepEqual([about.seed, about.outputs], [0, ["C"]]);
+    // Spoil the stored output: a new runner sharing the directory reads it instead of
+    // running the reference, so the same correct program now looks wrong.
+    const bytes = await Deno.readFile(path);
+    new Float32Array(bytes.buffer)[5] += 100;
+    await Deno.writeFile(path, bytes);
+    const again = await createCudaRunner({ referenceDir }).run([a, { ...a, seed: 1 }]);
+    assert.equal(again[0].errorKind, "wrong_answer");
+    assert.match(again[0].error!, /index 5/);
+    assert.equal(again[1].errorKind, "none", "another seed gets its own reference output");
+  });
+});
+
+Deno.test("a program measured once is not measured again: the repeat points to its result", async () => {
+  await withDir(async (dir) => {
+    const good = await gcc(dir, "good", mockProgram("  tb_kernel(host);"));
+    const runner = createCudaRunner({ referenceDir: join(dir, "ref") });
+    const [a] = await inputsFor(dir, good, 1);
+    const [r1, r2] = await runner.run([a, { ...a }]);
+    assert.equal(r1.errorKind, "none");
+    assert.equal(r1.error, undefined);
+    assert.equal(r2.errorKind, "none");
+    assert.deepEqual(r2.times, r1.times);
+    assert.equal(r2.runSeconds, 0);
+    assert.match(r2.error!, /^same CUDA program as an earlier candidate \(good\)/);
   });
 });

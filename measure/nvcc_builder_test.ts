@@ -59,3 +59,37 @@ Deno.test("a missing nvcc is a clear error", async () => {
   const builder = createNvccBuilder({ nvcc: "/nonexistent/nvcc" });
   await assert.rejects(builder.build([{ source: "" }]), /nvcc "\/nonexistent\/nvcc" not found/);
 });
+
+Deno.test("nvcc runs `parallel` compiles at once", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tb-nvcc-parallel-" });
+  try {
+    // A stand-in nvcc: each compile waits (at most 60 s) until `parallel` compiles run at
+    // once and prints how many it saw, so serial builds would report 1, not 3.
+    const nvcc = `${dir}/nvcc`;
+    await Deno.writeTextFile(
+      nvcc,
+      `#!/bin/bash
+if [ "$1" = --version ]; then echo "Cuda compilation tools, release 0.0, stand-in"; exit 0; fi
+out=""; prev=""; for a in "$@"; do [ "$prev" = -o ] && out=$a; prev=$a; done
+touch "${dir}/running.$$"
+for i in $(seq 600); do
+  n=$(ls "${dir}" | grep -c '^running\\.')
+  [ "$n" -ge 3 ] && break
+  sleep 0.1
+done
+echo "ptxas info    : Compiling entry function 'seen_$n' for 'sm_90'" >&2
+echo "ptxas info    : Used $n registers, used 0 barriers" >&2
+touch "$out"
+`,
+    );
+    await Deno.chmod(nvcc, 0o755);
+    const builder = createNvccBuilder({ nvcc, cacheDir: `${dir}/cache`, parallel: 3 });
+    const results = await builder.build([0, 1, 2].map((i) => ({ source: `// ${i}` })));
+    for (const r of results) {
+      assert.equal(r.errorKind, "none", r.error ?? "");
+      assert.equal(r.resources[0].registers, 3, "three compiles ran at once");
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,7 +1,8 @@
 /**
  * What `tune --target cuda` plugs into the tuning loop: CUDA source of a
  * trace (replayed, checked by the GPU postprocessor {@link verifyGpu},
- * lowered, printed by {@link generateCuda}), the GPU design spaces, the nvcc
+ * lowered, printed by {@link generateCuda}, followed by the timing harness
+ * of `measure/cuda_harness.ts`), the GPU design spaces, the nvcc
  * builder (reporting each candidate's ptxas resources) and the CUDA runner
  * (which reports `no_device` for every candidate, once probed, on a machine
  * without a GPU; the resources of each candidate are appended to its
@@ -11,9 +12,11 @@
 import { generateCuda } from "../ir/codegen_cuda.ts";
 import { ScheduleError } from "../ir/errors.ts";
 import { createPrng } from "../ir/prng.ts";
-import { type GpuTarget, H100, verifyGpu } from "../ir/target_gpu.ts";
+import { gpuLaunches, type GpuTarget, H100, verifyGpu } from "../ir/target_gpu.ts";
 import { replayTrace, type Trace } from "../ir/trace.ts";
 import type { Workload } from "../ir/workloads.ts";
+import { join } from "node:path";
+import { cudaHarness } from "../measure/cuda_harness.ts";
 import { createCudaRunner, type CudaDeviceStatus } from "../measure/cuda_runner.ts";
 import {
   createNvccBuilder,
@@ -22,6 +25,7 @@ import {
   type NvccBuildResult,
 } from "../measure/nvcc_builder.ts";
 import type { Runner } from "../measure/runner.ts";
+import type { TimingOptions } from "../measure/types.ts";
 import { randomSearch } from "../search/random.ts";
 import { createStrategy } from "../search/registry.ts";
 import { gpuSpace } from "../search/sketch_gpu.ts";
@@ -30,11 +34,16 @@ import { evolutionaryTraceSearch } from "../search/evolutionary_traces.ts";
 import { defaultGpuTemplate, gpuTemplateSpace } from "../search/templates_gpu.ts";
 import type { KernelSource } from "./kernel.ts";
 
-/** CUDA source of a candidate, or why it cannot be a GPU kernel (a ScheduleError's message). */
+/**
+ * CUDA source of a candidate (the program and its timing harness), or why it
+ * cannot be a GPU kernel (a ScheduleError's message).
+ */
 export function cudaKernelSource(trace: Trace, target: Readonly<GpuTarget> = H100): KernelSource {
   try {
     const { kernel } = verifyGpu(replayTrace(trace, { prng: createPrng(0) }), target);
-    return { source: generateCuda(kernel) };
+    // The launcher's dynamic shared memory, where the target's launches carry it.
+    const launches = gpuLaunches(kernel, "tb") as { name: string; dynamicSharedBytes?: number }[];
+    return { source: generateCuda(kernel) + cudaHarness({ ...kernel, launches }) };
   } catch (e) {
     if (e instanceof ScheduleError) return { error: e.message };
     throw e;
@@ -61,9 +70,13 @@ export function cudaStrategy(
 
 /** Options of {@link cudaMeasurement}. */
 export interface CudaMeasurementOptions {
+  /** nvcc's cache; reference outputs go to `reference/` inside it. Default `.cache/cuda`. */
   cacheDir?: string;
   timeoutSeconds?: number;
-  repeat?: number;
+  /** `number`, `repeat` and `minRepeatMs` as on the CPU (`warmup` is the checked launch). */
+  timing?: Partial<TimingOptions>;
+  /** Overwrite the L2 cache before each repeat. Default false. */
+  flushL2?: boolean;
   /** Called with one line per built candidate (its ptxas resources or its error). */
   onBuilt?: (line: string) => void;
 }
@@ -88,7 +101,14 @@ export function cudaMeasurement(o: CudaMeasurementOptions = {}): {
       o.onBuilt?.(`nvcc #${built}: ${what}`);
     },
   });
-  const inner = createCudaRunner({ timeoutSeconds: o.timeoutSeconds, repeat: o.repeat });
+  const inner = createCudaRunner({
+    timeoutSeconds: o.timeoutSeconds,
+    number: o.timing?.number,
+    repeat: o.timing?.repeat,
+    minRepeatMs: o.timing?.minRepeatMs,
+    flushL2: o.flushL2,
+    referenceDir: join(o.cacheDir ?? join(Deno.cwd(), ".cache", "cuda"), "reference"),
+  });
   const runner = {
     async run(...[inputs, onResult]: Parameters<Runner["run"]>) {
       const note = (artifact: string) => {

@@ -27,9 +27,50 @@ export function kernelSource(trace: Trace): KernelSource {
   }
 }
 
-/** C source of the reference kernel: the workload's default loop nest. */
+/**
+ * C source of the reference kernel: the workload's default loop nest, made
+ * fast without changing any output's arithmetic. In each stage the
+ * reduction loops move just outside the innermost spatial loop (each output
+ * still sums its terms in the same order, and the inner loop runs along
+ * contiguous memory) and the outer spatial loops are fused and run in
+ * parallel (OpenMP). A stage where that does not apply keeps its naive nest.
+ *
+ * @example
+ * ```ts
+ * import { referenceSource } from "./kernel.ts";
+ * import { matmul } from "../ir/workloads.ts";
+ * if (!referenceSource(matmul(64, 64, 64)).includes("#pragma omp parallel for")) {
+ *   throw new Error();
+ * }
+ * ```
+ */
 export function referenceSource(w: Workload): string {
-  return generateC(lower(new Schedule(w, { prng: createPrng(0) })));
+  const sch = new Schedule(w, { prng: createPrng(0) });
+  for (const stage of sch.stages.map((s) => s.name)) {
+    try {
+      const trial = new Schedule(w, { prng: createPrng(0) });
+      for (const inst of sch.trace) trial.apply(inst);
+      fastReferenceNest(trial, stage);
+      fastReferenceNest(sch, stage);
+    } catch (e) {
+      if (!(e instanceof ScheduleError)) throw e;
+    }
+  }
+  return generateC(lower(sch));
+}
+
+/** Reorders and parallelizes one stage of the reference (see {@link referenceSource}). */
+function fastReferenceNest(sch: Schedule, stage: string): void {
+  const leaves = sch.stage(stage).leaves;
+  const spatial = leaves.filter((l) => l.kind === "spatial" && l.extent > 1).map((l) => l.name);
+  const reduce = leaves.filter((l) => l.kind === "reduce").map((l) => l.name);
+  const ones = leaves.filter((l) => l.kind === "spatial" && l.extent <= 1).map((l) => l.name);
+  if (spatial.length === 0) return;
+  const inner = spatial.length > 1 ? [...reduce, spatial[spatial.length - 1]] : reduce;
+  const outer = spatial.length > 1 ? spatial.slice(0, -1) : spatial;
+  sch.reorder(stage, [...ones, ...outer, ...inner]);
+  const fused = outer.length > 1 ? sch.fuse(stage, outer) : outer[0];
+  sch.parallel(stage, fused);
 }
 
 /** Buffers of a workload's kernels: inputs, then outputs. */

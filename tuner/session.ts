@@ -128,7 +128,7 @@ export async function runSession(
       ? cudaMeasurement({
         cacheDir: cudaCacheDir(o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE")),
         timeoutSeconds: config.timeoutSeconds,
-        repeat: config.timing.repeat,
+        timing: config.timing,
         onBuilt: o.onBuilt,
       })
       : undefined;
