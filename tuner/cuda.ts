@@ -11,6 +11,7 @@
  */
 import { generateCuda } from "../ir/codegen_cuda.ts";
 import { ScheduleError } from "../ir/errors.ts";
+import { gemmTolerance } from "../ir/gemm_gpu.ts";
 import { createPrng } from "../ir/prng.ts";
 import { gpuLaunches, type GpuTarget, H100, verifyGpu } from "../ir/target_gpu.ts";
 import { replayTrace, type Trace } from "../ir/trace.ts";
@@ -43,7 +44,11 @@ export function cudaKernelSource(trace: Trace, target: Readonly<GpuTarget> = H10
     const { kernel } = verifyGpu(replayTrace(trace, { prng: createPrng(0) }), target);
     // The launcher's dynamic shared memory, where the target's launches carry it.
     const launches = gpuLaunches(kernel, "tb") as { name: string; dynamicSharedBytes?: number }[];
-    return { source: generateCuda(kernel) + cudaHarness({ ...kernel, launches }) };
+    const tolerance = gemmTolerance(kernel);
+    return {
+      source: generateCuda(kernel) + cudaHarness({ ...kernel, launches }),
+      ...(tolerance ? { tolerance } : {}),
+    };
   } catch (e) {
     if (e instanceof ScheduleError) return { error: e.message };
     throw e;

@@ -13,8 +13,15 @@ import { replayTrace, type Trace } from "../ir/trace.ts";
 import type { Workload } from "../ir/workloads.ts";
 import type { KernelSignature } from "../measure/types.ts";
 
-/** C source of a candidate, or why the trace cannot be instantiated. */
-export type KernelSource = { source: string } | { error: string };
+/**
+ * Source of a candidate, or why the trace cannot be instantiated. A source
+ * may carry the tolerance its arithmetic needs (tensor-core kernels round
+ * their inputs to TF32, FP16 or BF16); the loop checks it with the looser of
+ * that and the workload's {@link toleranceOf}.
+ */
+export type KernelSource =
+  | { source: string; tolerance?: { atol: number; rtol: number } }
+  | { error: string };
 
 /** Replays, lowers and generates C for a trace; a ScheduleError becomes `{ error }`. */
 export function kernelSource(trace: Trace): KernelSource {

@@ -335,8 +335,7 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
           reference: reference!,
           signature,
           seed: o.inputSeed ?? 0,
-          atol,
-          rtol,
+          ...looser({ atol, rtol }, s.tolerance),
           ...(o.race !== undefined && best !== undefined
             ? { cutoffSeconds: o.race * flops / (best * 1e9) }
             : {}),
@@ -384,4 +383,12 @@ async function buildReference(builder: Builder, w: Workload): Promise<string> {
     throw new Error(`The reference kernel of ${w.name} did not build: ${r.error}`);
   }
   return r.artifact;
+}
+
+/** The looser of two tolerances, elementwise (the second may be absent). */
+function looser(
+  a: { atol: number; rtol: number },
+  b?: { atol: number; rtol: number },
+): { atol: number; rtol: number } {
+  return b ? { atol: Math.max(a.atol, b.atol), rtol: Math.max(a.rtol, b.rtol) } : a;
 }

@@ -11,6 +11,7 @@ import type { Builder } from "../measure/builder.ts";
 import type { Runner } from "../measure/runner.ts";
 import type { BuildResult, RunResult } from "../measure/types.ts";
 import type { Candidate, Observation, Strategy } from "../search/strategy.ts";
+import { toleranceOf } from "./kernel.ts";
 import { tune, type TuneOptions } from "./loop.ts";
 
 const workload = createWorkload("matmul", [8, 8, 8]);
@@ -208,6 +209,31 @@ Deno.test("tune() with race gives the runner a cutoff of race times the best tim
   assert.ok(later.length > 0);
   for (const c of later) assert.ok(c !== undefined && Math.abs(c - 2e-3) < 1e-9, `cutoff ${c}`);
   await assert.rejects(() => tune({ ...o, race: 0.5 }), /race must be a factor >= 1/);
+  db.close();
+});
+
+Deno.test("tune() checks a source that carries a tolerance with the looser of it and the workload's", async () => {
+  const db = RecordsDB.open(":memory:");
+  const o = options(db, setup(db), [], [], false);
+  const seen: { atol: number; rtol: number }[] = [];
+  const runner: Runner = {
+    run(inputs, onResult) {
+      seen.push(...inputs.map(({ atol, rtol }) => ({ atol, rtol })));
+      return o.runner.run(inputs, onResult);
+    },
+    close: () => o.runner.close(),
+  };
+  const loose = { atol: 0.5, rtol: 2e-3 };
+  // Odd candidates are tensor-core kernels with their own, looser tolerance.
+  const source = (t: Trace) => {
+    const n = (t as unknown as { n: number }).n;
+    return n % 2 ? { source: String(n), tolerance: loose } : { source: String(n) };
+  };
+  await tune({ ...o, runner, source, trials: 8 });
+  const wl = toleranceOf(workload);
+  assert.equal(seen.length, 8);
+  assert.ok(seen.some((t) => t.atol === loose.atol && t.rtol === Math.max(loose.rtol, wl.rtol)));
+  assert.ok(seen.some((t) => t.atol === wl.atol && t.rtol === wl.rtol));
   db.close();
 });
 
