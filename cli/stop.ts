@@ -1,0 +1,79 @@
+/**
+ * Stopping a long command cleanly: SIGINT (Ctrl-C), SIGTERM, or the death of
+ * the parent process (`deno task`, killed even with SIGKILL, so that no
+ * orphaned `tune` goes on running) abort a signal the command polls; a
+ * second SIGINT or SIGTERM stops at once.
+ *
+ * The parent is watched by polling `Deno.ppid`: when the parent dies, the
+ * kernel reparents the process (to init or a subreaper), so the id changes.
+ * @module
+ */
+
+/** What {@link watchStop} calls. */
+export interface StopHandlers {
+  /** The first stop request: `why` says what asked (e.g. `"interrupted (SIGINT)"`). */
+  onStop(why: string): void;
+  /** A second request: the command should exit now with `code`. */
+  onHardStop(why: string, code: number): void;
+}
+
+/** A watch started by {@link watchStop}. */
+export interface StopWatch {
+  /** Aborted at the first stop request. */
+  signal: AbortSignal;
+  /** What asked to stop (empty before any request). */
+  reason(): string;
+  /** The exit status that tells how the command was stopped: 130 SIGINT, 143 otherwise. */
+  exitCode(): number;
+  /** Removes the signal listeners and stops watching the parent. */
+  dispose(): void;
+}
+
+/** Milliseconds between two looks at the parent process id. */
+export const PARENT_POLL_MS = 250;
+
+/**
+ * Watches SIGINT, SIGTERM and the parent process.
+ *
+ * @example
+ * ```ts
+ * import { watchStop } from "./stop.ts";
+ * const stop = watchStop({ onStop: () => {}, onHardStop: () => {} });
+ * if (stop.signal.aborted) throw new Error("nothing asked to stop yet");
+ * stop.dispose();
+ * ```
+ */
+export function watchStop(handlers: StopHandlers, ppid: () => number = () => Deno.ppid): StopWatch {
+  const controller = new AbortController();
+  let why = "";
+  let code = 0;
+  const request = (reason: string, status: number) => {
+    if (controller.signal.aborted) return handlers.onHardStop(reason, status);
+    why = reason;
+    code = status;
+    controller.abort(reason);
+    handlers.onStop(reason);
+  };
+  const onInt = () => request("interrupted (SIGINT)", 130);
+  const onTerm = () => request("terminated (SIGTERM)", 143);
+  Deno.addSignalListener("SIGINT", onInt);
+  Deno.addSignalListener("SIGTERM", onTerm);
+  const parent = ppid();
+  let orphaned = false;
+  const timer = setInterval(() => {
+    if (orphaned || ppid() === parent) return;
+    orphaned = true;
+    request(`the parent process ${parent} exited`, 143);
+  }, PARENT_POLL_MS);
+  Deno.unrefTimer(timer);
+  return {
+    signal: controller.signal,
+    reason: () => why,
+    exitCode: () => code,
+    dispose() {
+      clearInterval(timer);
+      Deno.removeSignalListener("SIGINT", onInt);
+      Deno.removeSignalListener("SIGTERM", onTerm);
+    },
+  };
+}
