@@ -38,7 +38,24 @@ import { kernelSource, referenceSource, signatureOf, toleranceOf } from "../tune
 import { stderrProgress } from "../tuner/progress.ts";
 import { bandCurveSVG, svgToPNG } from "../plots/tuning_curve.ts";
 import { bandCurveSpec } from "../plots/vegalite.ts";
-import { parseShape, runJsonCommand, UsageError } from "./args.ts";
+import { HelpRequest, parseShape, runJsonCommand, UsageError } from "./args.ts";
+import { checkOutputDir } from "./output.ts";
+
+/** Usage text of `compare`. */
+export const COMPARE_USAGE = `usage: deno task compare --space SPACE [options]
+
+  --space SPACE          a Kernel Tuner cache (name from data/kerneltuner, or a path), or a
+                         workload measured live, e.g. matmul:256,256,256
+  --strategies A,B,...   strategies to compare (default random,grid,sa,ga,evolutionary)
+  --budget N,N,...       evaluations at which to compare (default 25,100,400)
+  --seeds N              seeds per strategy (default 20)
+  --absent KIND          invalid | restricted: configurations a cache lacks (default invalid)
+  --template NAME        knob template of a live workload space
+  --transfer-from CACHE  records of the same kernel on another device (transfer strategies)
+  --plan-size N          plan size of the planning strategies (default 64)
+  --out DIR              directory of the tuning curves (default runs/compare)
+  --quiet                no progress bar
+  --help                 this text`;
 
 /** A space to compare on. */
 interface CompareSpace {
@@ -53,10 +70,15 @@ interface CompareSpace {
   bestMeasured?(): number;
 }
 
+/** Parses `25,100,400`: positive integers; a bad item is named with its flag. */
 function list(text: string, flag: string): number[] {
-  const xs = parseShape(text);
-  if (xs.some((x) => x < 1)) throw new UsageError(`${flag} values must be positive`);
-  return xs;
+  return text.split(",").map((p, i) => {
+    const t = p.trim();
+    if (!/^\d+$/.test(t) || Number(t) < 1) {
+      throw new UsageError(`${flag}: item ${i + 1} ${JSON.stringify(t)} is not a positive integer`);
+    }
+    return Number(t);
+  });
 }
 
 async function openSpace(
@@ -72,7 +94,13 @@ async function openSpace(
     } catch (e) {
       throw new UsageError(`--space ${spec}: ${(e as Error).message}`);
     }
-    return liveSpace(spec, templateSpace(template ?? defaultTemplate(w), w));
+    let t;
+    try {
+      t = templateSpace(template ?? defaultTemplate(w), w);
+    } catch (e) {
+      throw new UsageError(`--template ${template}: ${(e as Error).message}`);
+    }
+    return liveSpace(spec, t);
   }
   try {
     const r = await replaySpaceFromFile(spec, { absent });
@@ -204,11 +232,13 @@ export async function compare(
         "plan-size": { type: "string", default: "64" },
         out: { type: "string", default: "runs/compare" },
         quiet: { type: "boolean", default: false },
+        help: { type: "boolean", default: false },
       },
     }).values;
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+  if (v.help) throw new HelpRequest(COMPARE_USAGE);
   if (!v.space) {
     throw new UsageError("Missing --space (a Kernel Tuner cache name or path, or workload:shape)");
   }
@@ -216,6 +246,9 @@ export async function compare(
     throw new UsageError(`--absent must be "invalid" or "restricted", got "${v.absent}"`);
   }
   const strategies = v.strategies!.split(",").map((s) => s.trim()).filter(Boolean);
+  if (strategies.length === 0) {
+    throw new UsageError(`--strategies names no strategy; known: ${STRATEGY_NAMES.join(", ")}`);
+  }
   for (const s of strategies) {
     if (!STRATEGY_NAMES.includes(s)) {
       throw new UsageError(`Unknown strategy "${s}"; known: ${STRATEGY_NAMES.join(", ")}`);
@@ -231,6 +264,12 @@ export async function compare(
   const budgets = list(v.budget!, "--budget").sort((a, b) => a - b);
   const [planSize] = list(v["plan-size"]!, "--plan-size");
   const [seeds] = list(v.seeds!, "--seeds");
+  const stem = basename(v.space).replace(/[^A-Za-z0-9_.-]/g, "_").replace(/\.json(\.gz)?$/, "");
+  checkOutputDir(
+    v.out!,
+    [".svg", ".png", ".vl.json", "_wall.svg", "_wall.png"].map((x) => stem + x),
+    { flag: "--out" },
+  );
   const space = await openSpace(v.space, v.absent, v.template);
   const pretrain = v["transfer-from"]
     ? await transferSamples(v["transfer-from"], space.space)
@@ -295,10 +334,7 @@ export async function compare(
     title: `${space.name}: median and quartiles over ${seeds} seeds`,
   });
   await Deno.mkdir(v.out!, { recursive: true });
-  const base = join(
-    v.out!,
-    basename(v.space).replace(/[^A-Za-z0-9_.-]/g, "_").replace(/\.json(\.gz)?$/, ""),
-  );
+  const base = join(v.out!, stem);
   await Deno.writeTextFile(`${base}.svg`, svg);
   const vlSpec = bandCurveSpec(series, {
     title: `${space.name}: median and quartiles over ${seeds} seeds`,
