@@ -501,7 +501,7 @@ export class RecordsDB {
         if (kind.foreign) fail(kind.foreign);
       } catch (e) {
         if (e instanceof DatabaseError) throw e;
-        fail(reason(e), e);
+        fail(explain(e), e);
       } finally {
         try {
           probe?.close();
@@ -521,7 +521,7 @@ export class RecordsDB {
       try {
         db?.close();
       } catch { /* already failing */ }
-      return fail(reason(e), e);
+      return fail(explain(e), e);
     }
     const records = new RecordsDB(path, db);
     try {
