@@ -75,7 +75,7 @@ function list(text: string, flag: string): number[] {
   return text.split(",").map((p, i) => {
     const t = p.trim();
     if (!/^\d+$/.test(t) || Number(t) < 1) {
-      throw new UsageError(`${flag}: item ${i + 1} ${JSON.stringify(t)} is not a positive integer`);
+      throw new UsageError(`${flag}: item ${i + 1} ${JSON.stringify(t)} is not an integer >= 1`);
     }
     return Number(t);
   });

@@ -306,7 +306,7 @@ Deno.test("compare names the flag of a bad value and refuses an empty strategy l
   const dir = await Deno.makeTempDir();
   try {
     const cases: [string[], RegExp][] = [
-      [["--budget", "abc"], /^compare: --budget: item 1 "abc" is not a positive integer$/],
+      [["--budget", "abc"], /^compare: --budget: item 1 "abc" is not an integer >= 1$/],
       [["--budget", "10,x"], /--budget: item 2 "x"/],
       [["--seeds", "-3"], /--seeds/],
       [["--strategies", ""], /--strategies names no strategy/],
