@@ -6,6 +6,8 @@
  *
  * The parent is watched by polling `Deno.ppid`: when the parent dies, the
  * kernel reparents the process (to init or a subreaper), so the id changes.
+ * It is watched only under a task runner (`deno task` and `npm run` set
+ * `INIT_CWD`), so that `nohup deno run cli/tune.ts &` may outlive its shell.
  * @module
  */
 
@@ -43,7 +45,13 @@ export const PARENT_POLL_MS = 250;
  * stop.dispose();
  * ```
  */
-export function watchStop(handlers: StopHandlers, ppid: () => number = () => Deno.ppid): StopWatch {
+export function watchStop(
+  handlers: StopHandlers,
+  { ppid = () => Deno.ppid, watchParent = underTaskRunner() }: {
+    ppid?: () => number;
+    watchParent?: boolean;
+  } = {},
+): StopWatch {
   const controller = new AbortController();
   let why = "";
   let code = 0;
@@ -60,20 +68,31 @@ export function watchStop(handlers: StopHandlers, ppid: () => number = () => Den
   Deno.addSignalListener("SIGTERM", onTerm);
   const parent = ppid();
   let orphaned = false;
-  const timer = setInterval(() => {
-    if (orphaned || ppid() === parent) return;
-    orphaned = true;
-    request(`the parent process ${parent} exited`, 143);
-  }, PARENT_POLL_MS);
-  Deno.unrefTimer(timer);
+  const timer = watchParent
+    ? setInterval(() => {
+      if (orphaned || ppid() === parent) return;
+      orphaned = true;
+      request(`the parent process ${parent} exited`, 143);
+    }, PARENT_POLL_MS)
+    : undefined;
+  if (timer !== undefined) Deno.unrefTimer(timer);
   return {
     signal: controller.signal,
     reason: () => why,
     exitCode: () => code,
     dispose() {
-      clearInterval(timer);
+      if (timer !== undefined) clearInterval(timer);
       Deno.removeSignalListener("SIGINT", onInt);
       Deno.removeSignalListener("SIGTERM", onTerm);
     },
   };
+}
+
+/** Whether a task runner started this process (`deno task` and `npm run` set `INIT_CWD`). */
+export function underTaskRunner(): boolean {
+  try {
+    return Deno.env.get("INIT_CWD") !== undefined;
+  } catch {
+    return false; // no --allow-env: not known, not watched
+  }
 }
