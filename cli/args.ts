@@ -291,7 +291,15 @@ export async function runJsonCommand(
   }
 }
 
-/** A message on one line: line breaks become "; " (bad input is reported in one line). */
+/**
+ * A message on one line: line breaks become "; " (bad input is reported in one line).
+ *
+ * @example
+ * ```ts
+ * import { oneLine } from "./args.ts";
+ * if (oneLine("bad --db\n  it is read-only") !== "bad --db; it is read-only") throw new Error();
+ * ```
+ */
 export function oneLine(message: string): string {
   return message.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).join("; ");
 }

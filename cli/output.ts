@@ -17,7 +17,15 @@ import {
 import { basename, dirname, resolve } from "node:path";
 import { UsageError } from "./args.ts";
 
-/** Where `path` leads once every symbolic link is followed (it need not exist). */
+/**
+ * Where `path` leads once every symbolic link is followed (it need not exist).
+ *
+ * @example
+ * ```ts
+ * import { resolvedPath } from "./output.ts";
+ * if (resolvedPath("/no/such/../dir/x.csv") !== "/no/dir/x.csv") throw new Error();
+ * ```
+ */
 export function resolvedPath(path: string, depth = 0): string {
   const abs = resolve(path);
   if (depth > 40) return abs;
@@ -33,7 +41,15 @@ export function resolvedPath(path: string, depth = 0): string {
   }
 }
 
-/** Whether the file at `path` starts with the SQLite header. */
+/**
+ * Whether the file at `path` starts with the SQLite header (false when it cannot be read).
+ *
+ * @example
+ * ```ts
+ * import { isSqliteFile } from "./output.ts";
+ * if (isSqliteFile("/no/such/file")) throw new Error();
+ * ```
+ */
 export function isSqliteFile(path: string): boolean {
   let fd: number | undefined;
   try {

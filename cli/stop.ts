@@ -88,7 +88,15 @@ export function watchStop(
   };
 }
 
-/** Whether a task runner started this process (`deno task` and `npm run` set `INIT_CWD`). */
+/**
+ * Whether a task runner started this process (`deno task` and `npm run` set `INIT_CWD`).
+ *
+ * @example
+ * ```ts
+ * import { underTaskRunner } from "./stop.ts";
+ * console.log(underTaskRunner() ? "under a task runner" : "started directly");
+ * ```
+ */
 export function underTaskRunner(): boolean {
   try {
     return Deno.env.get("INIT_CWD") !== undefined;

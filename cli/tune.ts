@@ -78,7 +78,16 @@ function resumeOptions(args: TuneArgs): Partial<SessionOptions> {
   };
 }
 
-/** The command that resumes run `runId` of `db`. */
+/**
+ * The command that resumes run `runId` of `db` (the path quoted for a shell when needed).
+ *
+ * @example
+ * ```ts
+ * import { resumeCommand } from "./tune.ts";
+ * const c = resumeCommand("my runs.db", 3);
+ * if (c !== "deno task tune --resume --run 3 --db 'my runs.db'") throw new Error(c);
+ * ```
+ */
 export function resumeCommand(db: string, runId: number): string {
   const quote = (s: string) => /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
   return `deno task tune --resume --run ${runId} --db ${quote(db)}`;
