@@ -5,17 +5,10 @@
  * path reaches it (symbolic links, `..`, hard links).
  * @module
  */
-import {
-  closeSync,
-  lstatSync,
-  openSync,
-  readlinkSync,
-  readSync,
-  realpathSync,
-  statSync,
-} from "node:fs";
+import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { UsageError } from "./args.ts";
+import { isSqliteFile } from "../datasets/db.ts";
 
 /**
  * Where `path` leads once every symbolic link is followed (it need not exist).
@@ -38,29 +31,6 @@ export function resolvedPath(path: string, depth = 0): string {
   } catch {
     const parent = dirname(abs);
     return parent === abs ? abs : resolve(resolvedPath(parent, depth + 1), basename(abs));
-  }
-}
-
-/**
- * Whether the file at `path` starts with the SQLite header (false when it cannot be read).
- *
- * @example
- * ```ts
- * import { isSqliteFile } from "./output.ts";
- * if (isSqliteFile("/no/such/file")) throw new Error();
- * ```
- */
-export function isSqliteFile(path: string): boolean {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, "r");
-    const head = new Uint8Array(16);
-    readSync(fd, head, 0, 16, 0);
-    return new TextDecoder().decode(head) === "SQLite format 3\0";
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -11,25 +11,17 @@
  */
 
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
-import { closeSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { ERROR_KINDS, type ErrorKind } from "../measure/types.ts";
+import { APPLICATION_ID, classify, explain, fileSize, isSqliteFile } from "./_db_file.ts";
+
+export { APPLICATION_ID, isSqliteFile };
 
 export type { ErrorKind };
 
 /** Schema version stored in `PRAGMA user_version` by this build. */
 export const SCHEMA_VERSION = 1;
-
-/**
- * `PRAGMA application_id` of a tunebook records database: the bytes "TBRK".
- * tunebook writes only to files that carry it, to new (missing or empty)
- * files, and to databases of earlier tunebook versions (its four tables, no
- * application id), which it marks when it first writes to them.
- */
-export const APPLICATION_ID = 0x5442524b;
-
-/** The tables of a records database (they identify an unmarked one of an earlier version). */
-const TABLES = ["workloads", "runs", "candidates", "results"] as const;
 
 /**
  * How {@link RecordsDB.open} treats the file: `"create"` (default) creates a
@@ -299,75 +291,6 @@ function makeParent(path: string): void {
   }
 }
 
-/** Size of the file at `path`, undefined when there is none. */
-function fileSize(path: string, fail: (why: string) => never): number | undefined {
-  let info;
-  try {
-    info = statSync(path);
-  } catch (e) {
-    if ((e as { code?: string }).code === "ENOENT") return undefined;
-    return fail(reason(e));
-  }
-  if (!info.isFile()) fail("it is not a file");
-  return info.size;
-}
-
-/** Whether the file starts with the 16 bytes of the SQLite header. */
-function hasSqliteHeader(path: string): boolean {
-  const head = new Uint8Array(16);
-  const fd = openSync(path, "r");
-  try {
-    readSync(fd, head, 0, 16, 0);
-  } finally {
-    closeSync(fd);
-  }
-  return new TextDecoder().decode(head) === "SQLite format 3\0";
-}
-
-/**
- * What an SQLite file is to tunebook: `marked` (application id set), or an
- * unmarked records database of an earlier version, or (when `emptyOk`) an
- * empty one; else `foreign`, with the reason it is refused.
- */
-function classify(
-  db: DatabaseSync,
-  { emptyOk }: { emptyOk: boolean },
-): { marked: boolean; foreign?: string } {
-  const one = (sql: string) => Object.values(db.prepare(sql).get() ?? {})[0];
-  const id = Number(one("PRAGMA application_id"));
-  if (id === APPLICATION_ID) return { marked: true };
-  if (id !== 0) {
-    return {
-      marked: false,
-      foreign: `it is another program's SQLite database (application_id ${id}, ` +
-        `not tunebook's ${APPLICATION_ID}); tunebook writes only to its own records databases`,
-    };
-  }
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all())
-    .map((r) => String(r.name));
-  if (TABLES.every((t) => tables.includes(t))) return { marked: false };
-  if (tables.length === 0 && Number(one("PRAGMA user_version")) === 0) {
-    return { marked: false, ...(emptyOk ? {} : { foreign: FOREIGN_EMPTY }) };
-  }
-  return {
-    marked: false,
-    foreign: `it is another program's SQLite database (tables: ${
-      tables.slice(0, 5).join(", ") || "none"
-    }); tunebook writes only to its own records databases`,
-  };
-}
-
-const FOREIGN_EMPTY =
-  "it is an SQLite database that tunebook did not create; tunebook writes only to its own records databases";
-
-/** An SQLite error in plain words (a read-only file says so). */
-function explain(e: unknown): string {
-  const msg = reason(e);
-  if (/readonly|read-only/i.test(msg)) return `the file is read-only (${msg})`;
-  if (/malformed|not a database/i.test(msg)) return `the file is damaged (${msg})`;
-  return msg;
-}
-
 /** Parses a JSON column; a garbled value is a {@link DatabaseError} naming the field. */
 function parseColumn(path: string, table: string, id: unknown, column: string, text: unknown) {
   try {
@@ -488,7 +411,7 @@ export class RecordsDB {
     const size = memory ? 0 : fileSize(path, fail);
     if (size === undefined && mode !== "create") fail("no such file");
     if (size === 0 && mode !== "create") fail("the file is empty, not a records database");
-    if (size !== undefined && size > 0 && !hasSqliteHeader(path)) {
+    if (size !== undefined && size > 0 && !isSqliteFile(path)) {
       fail("it is not an SQLite database (tunebook writes only to its own records databases)");
     }
     if (size !== undefined && size > 0) {
