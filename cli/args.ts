@@ -192,6 +192,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
       }`,
     );
   }
+  if (args.db.trim() === "") throw new UsageError("--db must name a records database file");
   if (v.run !== undefined) {
     if (!args.resume) throw new UsageError("--run needs --resume (the run to continue)");
     args.run = integer(v.run, "--run", 1, Number.MAX_SAFE_INTEGER);
