@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { PARENT_POLL_MS, watchStop } from "./stop.ts";
 
-Deno.test("watchStop aborts once the parent process id changes, then asks for a hard stop on the next request", async () => {
+Deno.test("watchStop aborts once the parent process id changes, and reports it once", async () => {
   let parent = 100;
   const stops: string[] = [];
   const hard: [string, number][] = [];
