@@ -66,12 +66,14 @@ export * from "./costmodel/metrics.ts";
 export { bandCurveSVG, bestSoFar, svgToPNG, tuningCurveSVG } from "./plots/tuning_curve.ts";
 export { scatterSVG } from "./plots/scatter.ts";
 export { bandCurveSpec, vegaLiteBundle, type VegaLiteSpec, vegaLiteSVG } from "./plots/vegalite.ts";
+export { figureBundle, type FigureOptions } from "./plots/figure.ts";
 export {
   displayCode,
   displayHTML,
   displayRecord,
   displaySVG,
   displayTrace,
+  type FigureDisplay,
   htmlTable,
   inJupyter,
   JUPYTER_DISPLAY,

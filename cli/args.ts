@@ -6,6 +6,7 @@
 import { parseArgs } from "node:util";
 import { DatabaseError } from "../datasets/db.ts";
 import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
+import { checkWorkloadMemory } from "../ir/limits.ts";
 import { TEMPLATE_NAMES } from "../search/templates.ts";
 import { GPU_TEMPLATE_NAMES } from "../search/templates_gpu.ts";
 
@@ -214,10 +215,16 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     if (args.shape === undefined) throw new UsageError("Missing --shape");
   }
   if (args.workload !== undefined && args.shape !== undefined) {
+    let w;
     try {
-      createWorkload(args.workload, args.shape);
+      w = createWorkload(args.workload, args.shape);
     } catch (e) {
       throw new UsageError((e as Error).message);
+    }
+    try {
+      checkWorkloadMemory(w);
+    } catch (e) {
+      throw new UsageError(`--shape: ${(e as Error).message}`);
     }
   } else if (args.workload !== undefined || args.shape !== undefined) {
     throw new UsageError("Give --workload and --shape together");

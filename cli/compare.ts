@@ -13,6 +13,7 @@
 import { parseArgs } from "node:util";
 import { basename, join } from "node:path";
 import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
+import { checkWorkloadMemory, limitMessage, LIMITS } from "../ir/limits.ts";
 import { createBuilder } from "../measure/builder.ts";
 import { createRunner } from "../measure/runner.ts";
 import { median } from "../datasets/db.ts";
@@ -68,16 +69,20 @@ interface CompareSpace {
   close(): Promise<void>;
   /** Best seconds measured so far (live spaces). */
   bestMeasured?(): number;
+  /** Cache entries with time 0 ms, replayed as invalid (replay). */
+  nonPositiveTimes?: number;
 }
 
-/** Parses `25,100,400`: positive integers; a bad item is named with its flag. */
+/** A comma-separated list of positive integers; a bad value is named with its flag. */
 function list(text: string, flag: string): number[] {
-  return text.split(",").map((p, i) => {
-    const t = p.trim();
-    if (!/^\d+$/.test(t) || Number(t) < 1) {
-      throw new UsageError(`${flag}: item ${i + 1} ${JSON.stringify(t)} is not an integer >= 1`);
+  return text.split(",").map((raw, i) => {
+    const p = raw.trim();
+    if (!/^-?\d+$/.test(p)) {
+      throw new UsageError(`${flag}: value ${i + 1} ${JSON.stringify(p)} is not an integer`);
     }
-    return Number(t);
+    const x = Number(p);
+    if (x < 1) throw new UsageError(`${flag} values must be positive, got ${p}`);
+    return x;
   });
 }
 
@@ -91,6 +96,7 @@ async function openSpace(
     let w;
     try {
       w = createWorkload(spec.slice(0, colon), parseShape(spec.slice(colon + 1)));
+      checkWorkloadMemory(w);
     } catch (e) {
       throw new UsageError(`--space ${spec}: ${(e as Error).message}`);
     }
@@ -109,6 +115,7 @@ async function openSpace(
       space: r.space,
       candidateOf: r.candidateOf,
       optimum: r.optimum,
+      nonPositiveTimes: r.nonPositiveTimes,
       evaluate: (cs) => cs.map((c) => ({ candidate: c, ...r.evaluate(c.knobs!) })),
       close: () => Promise.resolve(),
     };
@@ -264,6 +271,9 @@ export async function compare(
   const budgets = list(v.budget!, "--budget").sort((a, b) => a - b);
   const [planSize] = list(v["plan-size"]!, "--plan-size");
   const [seeds] = list(v.seeds!, "--seeds");
+  if (seeds > LIMITS.seeds.value) {
+    throw new UsageError(`--seeds: ${limitMessage(`${seeds} seeds`, LIMITS.seeds)}`);
+  }
   const stem = basename(v.space).replace(/[^A-Za-z0-9_.-]/g, "_").replace(/\.json(\.gz)?$/, "");
   checkOutputDir(
     v.out!,
@@ -271,6 +281,20 @@ export async function compare(
     { flag: "--out" },
   );
   const space = await openSpace(v.space, v.absent, v.template);
+  const size = space.space.size;
+  if (budgets[budgets.length - 1] > size) {
+    await space.close();
+    throw new UsageError(
+      `--budget ${
+        budgets[budgets.length - 1]
+      } is more than the ${size} configurations of the space (a budget counts distinct configurations)`,
+    );
+  }
+  if (space.nonPositiveTimes) {
+    console.error(
+      `compare: ${space.nonPositiveTimes} entries of the cache have time 0 ms; replayed as invalid configurations`,
+    );
+  }
   const pretrain = v["transfer-from"]
     ? await transferSamples(v["transfer-from"], space.space)
     : undefined;

@@ -12,8 +12,11 @@
  * @module
  */
 import { DatabaseError } from "../datasets/db.ts";
-import { TraceError } from "../ir/errors.ts";
-import { parseTrace, type Trace } from "../ir/trace.ts";
+import { ScheduleError, TraceError } from "../ir/errors.ts";
+import { parseTrace, replayTrace, type Trace } from "../ir/trace.ts";
+import { checkWorkloadMemory, LIMITS, mentionsLimit } from "../ir/limits.ts";
+import { createPrng } from "../ir/prng.ts";
+import { readBoundedText } from "../datasets/read_bounded.ts";
 import { HelpRequest, oneLine, parseTuneArgs, type TuneArgs, UsageError } from "./args.ts";
 import { watchStop } from "./stop.ts";
 import { createWorkload } from "../ir/workloads.ts";
@@ -27,11 +30,18 @@ import {
   type SessionOptions,
 } from "../tuner/session.ts";
 
-/** Reads a trace file: one trace, or a JSON list of traces. */
+/**
+ * Reads a trace file: one trace, or a JSON list of traces, within the limit
+ * "trace file size" (as stored and, gzip-compressed, as inflated); its
+ * workload's buffers must fit in the memory available.
+ */
 export async function readTraceFile(path: string): Promise<Trace[]> {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    text = await readBoundedText(path, {
+      maxBytes: LIMITS.traceFileBytes,
+      maxInflatedBytes: LIMITS.traceFileBytes,
+    });
   } catch (e) {
     throw new UsageError(`Cannot read trace file "${path}": ${(e as Error).message}`);
   }
@@ -43,13 +53,30 @@ export async function readTraceFile(path: string): Promise<Trace[]> {
   }
   const list = Array.isArray(value) ? value : [value];
   if (list.length === 0) throw new TraceError(`Trace file "${path}" holds no trace`);
-  return list.map((t, i) => {
+  const traces = list.map((t, i) => {
     try {
       return parseTrace(t);
     } catch (e) {
       throw new TraceError(`Trace file "${path}", trace ${i}: ${(e as Error).message}`);
     }
   });
+  try {
+    checkWorkloadMemory(createWorkload(traces[0].workload.name, traces[0].workload.shape));
+  } catch (e) {
+    throw new UsageError(`Trace file "${path}": ${(e as Error).message}`);
+  }
+  traces.forEach((t, i) => {
+    // A primitive refused by a limit (a split factor above its loop's extent) is bad input;
+    // any other failure to apply is an instantiation_error record.
+    try {
+      replayTrace(t, { prng: createPrng(0) });
+    } catch (e) {
+      if (e instanceof ScheduleError && mentionsLimit(e.message)) {
+        throw new TraceError(`Trace file "${path}", trace ${i}: ${e.message}`);
+      }
+    }
+  });
+  return traces;
 }
 
 /** The options `--resume` passes on: only those given on the command line, checked against the run. */

@@ -37,7 +37,13 @@ import { canonicalJSON } from "../ir/trace.ts";
 import { tunebookVersion } from "../tuner/machine.ts";
 import type { ErrorKind, RecordsDB } from "./db.ts";
 import { EXPORT_SCHEMA, type ExportRow } from "./export.ts";
-import { deviceOf, type KernelTunerCache, KernelTunerError, validateCache } from "./kerneltuner.ts";
+import {
+  deviceOf,
+  type KernelTunerCache,
+  KernelTunerError,
+  readKernelTunerJSON,
+  validateCache,
+} from "./kerneltuner.ts";
 
 /** Error for a file that cannot be imported; names the file and, when known, the line. */
 export class ImportError extends Error {
@@ -467,39 +473,6 @@ export interface KernelTunerImportOptions {
   flops?: number;
 }
 
-async function readCacheFile(path: string): Promise<unknown> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await Deno.readFile(path);
-  } catch (e) {
-    throw new KernelTunerError(`cannot read the file (${(e as Error).message})`, {
-      file: path,
-      cause: e,
-    });
-  }
-  let text: string;
-  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
-    try {
-      const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream()
-        .pipeThrough(new DecompressionStream("gzip"));
-      text = await new Response(stream).text();
-    } catch (e) {
-      throw new KernelTunerError(`corrupt gzip data (${(e as Error).message})`, {
-        file: path,
-        cause: e,
-      });
-    }
-  } else text = new TextDecoder().decode(bytes);
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new KernelTunerError(`not valid JSON (${(e as Error).message})`, {
-      file: path,
-      cause: e,
-    });
-  }
-}
-
 function finite(x: unknown): number | undefined {
   return typeof x === "number" && Number.isFinite(x) ? x : undefined;
 }
@@ -553,7 +526,7 @@ export async function importKernelTunerCache(
   path: string,
   options: KernelTunerImportOptions = {},
 ): Promise<KernelTunerImportSummary> {
-  const data = await readCacheFile(path);
+  const data = await readKernelTunerJSON(path);
   const cache: KernelTunerCache = validateCache(data, path);
   const rawCache = (data as { cache: Record<string, Record<string, unknown>> }).cache;
   const keys = cache.tuneParamsKeys;
@@ -611,12 +584,22 @@ export async function importKernelTunerCache(
       knobs: knobs.every((x) => x >= 0) ? knobs : undefined,
     });
     const raw = rawCache[key] ?? {};
-    const failed = typeof entry.time === "string";
+    // A time of 0 ms is not a measurement: recorded as invalid, as replay treats it.
+    const zero = typeof entry.time === "number" && entry.time <= 0;
+    const failed = typeof entry.time === "string" || zero;
     if (failed) errors++;
     const ms = failed ? [] : (entry.times?.length ? entry.times : [entry.time as number]);
     const id = db.addResult(cid, {
-      errorKind: failed ? KERNELTUNER_ERROR_KINDS[entry.time as string] ?? "unknown" : "none",
-      error: failed ? (entry.time as string) : undefined,
+      errorKind: zero
+        ? "runtime_error"
+        : failed
+        ? KERNELTUNER_ERROR_KINDS[entry.time as string] ?? "unknown"
+        : "none",
+      error: zero
+        ? `time ${entry.time} ms is not positive`
+        : failed
+        ? (entry.time as string)
+        : undefined,
       times: ms.map((t) => t / 1000),
       buildSeconds: (finite(raw.compile_time) ?? 0) / 1000,
       runSeconds: (finite(raw.benchmark_time) ?? 0) / 1000,

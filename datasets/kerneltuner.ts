@@ -22,6 +22,8 @@
 
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { LimitError, LIMITS } from "../ir/limits.ts";
+import { readBounded } from "./read_bounded.ts";
 
 /** Error raised for a malformed Kernel Tuner file or expression; names the file and field. */
 export class KernelTunerError extends Error {
@@ -146,33 +148,46 @@ export function kernelTunerCaches(dir: string = KERNELTUNER_DIR): string[] {
   return KERNELTUNER_CACHE_NAMES.map((n) => join(dir, `${n}.json.gz`));
 }
 
-/** Reads a file as text, gunzipping it when it starts with the gzip magic bytes. */
+/**
+ * Reads a file as text, gunzipping it when it starts with the gzip magic
+ * bytes, within the limits "cache file size" and "inflated size".
+ */
 async function readText(path: string): Promise<string> {
-  let bytes: Uint8Array;
+  let read: { text: string; gzip: boolean };
   try {
-    bytes = await Deno.readFile(path);
-  } catch (e) {
-    throw new KernelTunerError(`cannot read the file (${(e as Error).message})`, {
-      file: path,
-      cause: e,
+    read = await readBounded(path, {
+      maxBytes: LIMITS.cacheFileBytes,
+      maxInflatedBytes: LIMITS.inflatedBytes,
     });
+  } catch (e) {
+    const detail = e instanceof LimitError
+      ? e.message
+      : e instanceof TypeError
+      ? `corrupt gzip data (${e.message})`
+      : `cannot read the file (${(e as Error).message})`;
+    throw new KernelTunerError(detail, { file: path, cause: e });
   }
-  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
-    try {
-      const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream()
-        .pipeThrough(new DecompressionStream("gzip"));
-      return await new Response(stream).text();
-    } catch (e) {
-      throw new KernelTunerError(`corrupt gzip data (${(e as Error).message})`, {
-        file: path,
-        cause: e,
-      });
-    }
-  }
-  if (path.endsWith(".gz")) {
+  if (!read.gzip && path.endsWith(".gz")) {
     throw new KernelTunerError("the file ends in .gz but is not gzip-compressed", { file: path });
   }
-  return new TextDecoder().decode(bytes);
+  return read.text;
+}
+
+/**
+ * Reads a Kernel Tuner JSON file (`.json` or `.json.gz`) within the limits
+ * "cache file size" and "inflated size" of `ir/limits.ts`, unvalidated.
+ *
+ * @param path path of the file
+ * @throws {KernelTunerError} naming the file: unreadable, too large, corrupt gzip or not JSON
+ * @example
+ * ```ts
+ * import { kernelTunerCaches, readKernelTunerJSON } from "./kerneltuner.ts";
+ * const raw = await readKernelTunerJSON(kernelTunerCaches()[5]) as { kernel_name: string };
+ * console.log(raw.kernel_name);
+ * ```
+ */
+export function readKernelTunerJSON(path: string): Promise<unknown> {
+  return readJSON(path);
 }
 
 async function readJSON(path: string): Promise<unknown> {

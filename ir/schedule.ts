@@ -25,6 +25,7 @@
  */
 import { THREAD_AXES, type ThreadAxis } from "./ast.ts";
 import { ScheduleError } from "./errors.ts";
+import { limitMessage, LIMITS, splitLimitReason } from "./limits.ts";
 import { attachedExtents } from "./lower.ts";
 import type { Prng } from "./prng.ts";
 import { checkPerfectTile, sampleCategorical, samplePerfectTile } from "./sampling.ts";
@@ -409,6 +410,8 @@ const HANDLERS: Record<string, Handler> = {
     if (!fs.every((f) => f === null || (Number.isInteger(f) && f >= 1))) {
       throw why(`factors ${JSON.stringify(fs)} must be positive integers`);
     }
+    const over = splitLimitReason(fs, l.extent, s.leaves.length);
+    if (over) throw why(over);
     if (s.annotations.has(l)) throw why(`it is marked ${s.annotations.get(l)}`);
     const held = attachedAt(sch, s, l);
     if (held) throw why(`stage "${held.name}" is computed at it`);
@@ -464,7 +467,25 @@ const HANDLERS: Record<string, Handler> = {
     });
     let fused = ls[0];
     for (const l of ls.slice(1)) {
-      const f = new Loop(`${fused.name}.${l.name}.fused`, fused.extent * l.extent, l.kind);
+      const name = `${fused.name}.${l.name}.fused`;
+      if (name.length > LIMITS.loopName.value) {
+        throw new ScheduleError(
+          `Cannot fuse in stage "${s.name}": ${
+            limitMessage(
+              `the fused loop's name would have ${name.length} characters`,
+              LIMITS.loopName,
+            )
+          }`,
+        );
+      }
+      const f = new Loop(name, fused.extent * l.extent, l.kind);
+      if (f.extent > LIMITS.loopIterations.value) {
+        throw new ScheduleError(
+          `Cannot fuse in stage "${s.name}": ${
+            limitMessage(`"${f.name}" would iterate ${f.extent} times`, LIMITS.loopIterations)
+          }`,
+        );
+      }
       if (s.findLoop(f.name)) {
         throw new ScheduleError(`Cannot fuse in stage "${s.name}": "${f.name}" exists`);
       }

@@ -20,6 +20,7 @@
  * @module
  */
 import { ScheduleError, TraceError } from "./errors.ts";
+import { C_INT_MAX, limitMessage, LIMITS } from "./limits.ts";
 import type { Prng } from "./prng.ts";
 import { type Arg, type Inst, type RV, Schedule } from "./schedule.ts";
 import { createWorkload, WORKLOADS } from "./workloads.ts";
@@ -136,12 +137,14 @@ const SIGNATURES: Record<string, Record<string, ArgKind>> = {
 
 type ArgKind = "name" | "names" | "int" | "numbers" | "factors";
 
-const LOOP_NAME = /^[A-Za-z_][A-Za-z0-9_.]{0,255}$/;
+const LOOP_NAME = new RegExp(`^[A-Za-z_][A-Za-z0-9_.]{0,${LIMITS.loopName.value - 1}}$`);
 
 /**
  * Parses and checks a trace (JSON text or an already parsed value). Every
  * problem is a {@link TraceError} naming where it is; nothing is built or
- * run before a trace passes this check.
+ * run before a trace passes this check. The limits of `ir/limits.ts` apply:
+ * instructions per trace, factors per split, split and fuse loops per trace,
+ * and every integer a C `int`.
  */
 export function parseTrace(input: unknown): Trace {
   let v = input;
@@ -177,7 +180,13 @@ export function parseTrace(input: unknown): Trace {
     throw new TraceError(`trace.workload: ${(e as Error).message}`);
   }
   if (!Array.isArray(obj.insts)) throw new TraceError("trace.insts must be an array");
+  if (obj.insts.length > LIMITS.traceInsts.value) {
+    throw new TraceError(
+      limitMessage(`trace.insts has ${obj.insts.length} instructions`, LIMITS.traceInsts),
+    );
+  }
   const insts = obj.insts.map((raw, i) => parseInst(raw, i));
+  checkLoopRelations(insts);
   return { version: TRACE_VERSION, workload: { name: w.name, shape: [...w.shape] }, insts };
 }
 
@@ -196,14 +205,24 @@ function parseInst(raw: unknown, i: number): Inst {
     if (!(name in args)) throw new TraceError(`${where}.args.${name} is missing`);
     out[name] = parseArg(args[name], kind, `${where}.args.${name}`, i);
   }
+  if (inst.op === "sample_perfect_tile" && typeof out.n === "number") {
+    if (out.n > LIMITS.splitFactors.value) {
+      throw new TraceError(limitMessage(`${where}.args.n is ${out.n}`, LIMITS.splitFactors));
+    }
+  }
   const result: Inst = { op: inst.op, args: out };
   if ("decision" in inst) {
     if (!SAMPLERS.has(inst.op)) {
       throw new TraceError(`${where} has a decision but is not a sampler`);
     }
     const d = inst.decision;
-    const ok = Number.isInteger(d) || (Array.isArray(d) && d.every((x) => Number.isInteger(x)));
-    if (!ok) throw new TraceError(`${where}.decision must be an integer or a list of integers`);
+    const ok = isCInt(d) ||
+      (Array.isArray(d) && d.length <= LIMITS.splitFactors.value && d.every(isCInt));
+    if (!ok) {
+      throw new TraceError(
+        `${where}.decision must be an integer or a list of at most ${LIMITS.splitFactors.value} integers, each at most ${C_INT_MAX} in size`,
+      );
+    }
     result.decision = structuredClone(d);
   }
   return result;
@@ -230,21 +249,70 @@ function parseArg(v: unknown, kind: ArgKind, where: string, at: number): Arg {
       }
       return [...v];
     case "int":
-      if (!Number.isInteger(v)) throw bad("an integer");
+      if (!isCInt(v)) throw bad(`an integer of at most ${C_INT_MAX} in size (a C int)`);
       return v as number;
     case "numbers":
-      if (!Array.isArray(v) || !v.every((x) => typeof x === "number" && Number.isFinite(x))) {
-        throw bad("a list of numbers");
+      if (
+        !Array.isArray(v) ||
+        !v.every((x) => typeof x === "number" && Number.isFinite(x) && Math.abs(x) <= C_INT_MAX)
+      ) {
+        throw bad(`a list of numbers, each at most ${C_INT_MAX} in size`);
       }
       return [...v];
     case "factors":
       if (!Array.isArray(v)) throw bad("a list of integers (or null)");
+      if (v.length > LIMITS.splitFactors.value) {
+        throw new TraceError(limitMessage(`${where} has ${v.length} factors`, LIMITS.splitFactors));
+      }
       return v.map((x, j) => {
-        if (x === null || Number.isInteger(x)) return x as number | null;
+        if (x === null) return null;
+        if (Number.isInteger(x)) {
+          if (x < 1 || x > C_INT_MAX) {
+            throw new TraceError(
+              `${where}[${j}] must be a factor from 1 to ${C_INT_MAX} (a C int), got ${
+                JSON.stringify(x)
+              }`,
+            );
+          }
+          return x as number;
+        }
         if (x && typeof x === "object") return parseArg(x, "int", `${where}[${j}]`, at) as RV;
         throw bad("a list of integers (or null)");
       });
   }
+}
+
+function isCInt(x: unknown): x is number {
+  return Number.isInteger(x) && Math.abs(x as number) <= C_INT_MAX;
+}
+
+/**
+ * The loops a trace's splits and fuses make, summed, are at most
+ * {@link LIMITS}.traceLoopRelations: lowering builds one index expression per
+ * loop from them, nested as deep as they chain.
+ */
+function checkLoopRelations(insts: Inst[]): void {
+  let made = 0;
+  insts.forEach((inst, i) => {
+    if (inst.op === "split") {
+      const f = inst.args.factors;
+      if (Array.isArray(f)) made += f.length - 1;
+      else if (f && typeof f === "object") {
+        const n = insts[(f as RV).$ref]?.args.n;
+        made += typeof n === "number" ? n - 1 : 0;
+      }
+    } else if (inst.op === "fuse" && Array.isArray(inst.args.loops)) {
+      made += inst.args.loops.length - 1;
+    }
+    if (made > LIMITS.traceLoopRelations.value) {
+      throw new TraceError(
+        limitMessage(
+          `trace.insts[0..${i}] split and fuse into ${made} loops`,
+          LIMITS.traceLoopRelations,
+        ),
+      );
+    }
+  });
 }
 
 function record(v: unknown, where: string): Record<string, unknown> {

@@ -136,3 +136,72 @@ Deno.test("traceHash is stable under key order and differs between traces", asyn
   assert.equal(await traceHash(t), await traceHash(shuffled));
   assert.notEqual(await traceHash(t), await traceHash(sampleTrace(4)));
 });
+
+/** A matmul 64³ trace holding `insts`. */
+function traceWith(insts: unknown[]): unknown {
+  return { version: 1, workload: { name: "matmul", shape: [64, 64, 64] }, insts };
+}
+
+const split = (factors: unknown, loop = "i") => ({
+  op: "split",
+  args: { stage: "C", loop, factors },
+});
+
+Deno.test("parseTrace refuses inputs past the limits of ir/limits.ts, naming the limit", () => {
+  const refused: [unknown, RegExp][] = [
+    [
+      traceWith([split([null, ...new Array(1999).fill(1)])]),
+      /^trace\.insts\[0\]\.args\.factors has 2000 factors, over the limit "split factors" of 16$/,
+    ],
+    [traceWith([split([null, 2 ** 32])]), /factors\[1\] must be a factor from 1 to 2147483647/],
+    [traceWith([split([null, 1e300])]), /got 1e\+300/],
+    [
+      traceWith([{ op: "auto_unroll", args: { stage: "C", max_step: 1e300 } }]),
+      /max_step must be an integer of at most 2147483647/,
+    ],
+    [
+      traceWith([{ op: "sample_categorical", args: { candidates: [1e300], probs: [1] } }]),
+      /candidates must be a list of numbers, each at most 2147483647/,
+    ],
+    [
+      traceWith([{ op: "unroll", args: { stage: "C", loop: "k" } }].concat(
+        new Array(1000).fill({ op: "unroll", args: { stage: "C", loop: "k" } }),
+      )),
+      /trace\.insts has 1001 instructions, over the limit "instructions per trace" of 1,000/,
+    ],
+    [
+      traceWith([{
+        op: "sample_perfect_tile",
+        args: { stage: "C", loop: "i", n: 17, max_innermost: 64 },
+      }]),
+      /args\.n is 17, over the limit "split factors" of 16/,
+    ],
+    [
+      traceWith([{
+        op: "sample_perfect_tile",
+        args: { stage: "C", loop: "i", n: 2, max_innermost: 64 },
+        decision: new Array(17).fill(1),
+      }]),
+      /decision must be an integer or a list of at most 16 integers/,
+    ],
+    [
+      traceWith(new Array(18).fill(split(new Array(16).fill(null)))),
+      /split and fuse into 270 loops, over the limit "split and fuse loops per trace" of 256/,
+    ],
+    [traceWith([split([null, 2], "i".repeat(257))]), /loop must be a stage or loop name/],
+  ];
+  for (const [t, re] of refused) {
+    assert.throws(
+      () => parseTrace(t),
+      (e) => e instanceof TraceError && re.test(e.message),
+      `${re}`,
+    );
+  }
+});
+
+Deno.test("parseTrace accepts traces at the limits", () => {
+  parseTrace(traceWith(new Array(1000).fill({ op: "unroll", args: { stage: "C", loop: "k" } })));
+  parseTrace(traceWith([split([null, ...new Array(15).fill(1)])]));
+  parseTrace(traceWith([split([null, 2 ** 31 - 1])]));
+  parseTrace(traceWith(new Array(17).fill(split(new Array(16).fill(null)))));
+});

@@ -1,7 +1,7 @@
 /**
  * Tuning curves: best-so-far performance against trials, one line per
  * series, drawn server-side with Observable Plot (DOM from linkedom) as SVG,
- * and rendered to PNG with resvg.
+ * and rendered to PNG with resvg ({@link svgToPNG}, from figure.ts).
  *
  * @example
  * ```ts
@@ -13,6 +13,9 @@
  */
 import * as Plot from "@observablehq/plot";
 import { parseHTML } from "linkedom";
+
+/** Renders an SVG to PNG bytes (resvg); see plots/figure.ts. */
+export { svgToPNG } from "./figure.ts";
 
 /** One line of a tuning curve. */
 export interface CurveSeries {
@@ -152,10 +155,4 @@ export function withHeader(plot: string, title: string, labels: string[]): strin
 
 function escape(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-
-/** Renders an SVG to PNG bytes (resvg). */
-export async function svgToPNG(svg: string): Promise<Uint8Array> {
-  const { Resvg } = await import("@resvg/resvg-js");
-  return new Resvg(svg, { font: { loadSystemFonts: true } }).render().asPng();
 }

@@ -13,6 +13,7 @@
  */
 import * as vega from "vega";
 import * as vl from "vega-lite";
+import { figureBundle } from "./figure.ts";
 import { type BandSeries, PALETTE } from "./tuning_curve.ts";
 
 /** A Vega-Lite specification (top-level JSON object). */
@@ -93,11 +94,21 @@ export async function vegaLiteSVG(spec: VegaLiteSpec): Promise<string> {
 
 /**
  * A Jupyter MIME bundle of a specification: the Vega-Lite JSON (rendered
- * interactively by JupyterLab) and its SVG (for every other front end).
+ * interactively by JupyterLab), its PNG (`image/png`, base64, rendered from
+ * {@link vegaLiteSVG} at twice its size: what nbconvert's HTML and PDF
+ * exports and notebook viewers show) and a line of text. The SVG is left
+ * out on purpose: nbconvert's HTML export prefers an SVG to a PNG and then
+ * strips its shapes (see figure.ts), and a `text/html` form, the other way
+ * round that, would hide the interactive view in JupyterLab. `vegaLiteSVG`
+ * gives the SVG.
  */
 export async function vegaLiteBundle(spec: VegaLiteSpec): Promise<Record<string, unknown>> {
+  const figure = await figureBundle(await vegaLiteSVG(spec), {
+    alt: typeof spec.title === "string" ? spec.title : "[Vega-Lite chart]",
+  });
   return {
     "application/vnd.vegalite.v5+json": spec,
-    "image/svg+xml": await vegaLiteSVG(spec),
+    "image/png": figure["image/png"],
+    "text/plain": figure["text/plain"],
   };
 }

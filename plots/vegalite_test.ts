@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { svgSize } from "./figure.ts";
+import { decodePNG, inkFraction } from "./png.ts";
 import { bandCurveSpec, vegaLiteBundle, vegaLiteSVG } from "./vegalite.ts";
 
 const SERIES = [
@@ -29,9 +32,20 @@ Deno.test("a Vega-Lite band-curve spec holds every point and renders to SVG with
   assert.ok(svg.includes("random") && svg.includes("xgb"), "legend labels");
   assert.ok(svg.includes("wall seconds"), "axis title");
   assert.ok((svg.match(/<path/g) ?? []).length >= 4, "areas and lines drawn");
+});
+
+Deno.test("vegaLiteBundle() carries the spec and its PNG, and no SVG for exports to strip", async () => {
+  const spec = bandCurveSpec(SERIES, { title: "t" });
   const bundle = await vegaLiteBundle(spec);
   assert.deepEqual(Object.keys(bundle).sort(), [
     "application/vnd.vegalite.v5+json",
-    "image/svg+xml",
+    "image/png",
+    "text/plain",
   ]);
+  assert.equal(bundle["application/vnd.vegalite.v5+json"], spec);
+  assert.equal(bundle["text/plain"], "t");
+  const image = decodePNG(Buffer.from(bundle["image/png"] as string, "base64"));
+  const { width, height } = svgSize(await vegaLiteSVG(spec));
+  assert.deepEqual([image.width, image.height], [Math.ceil(2 * width), Math.ceil(2 * height)]);
+  assert.ok(inkFraction(image) > 0.01, "the areas, lines and axes are drawn");
 });

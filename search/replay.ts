@@ -10,6 +10,11 @@
  * evaluation. With `absent: "restricted"` the knob space's `isValid` also
  * rejects it, so strategies that check validity can skip it.
  *
+ * A recorded time must be positive: an entry with `time: 0` (finite and
+ * non-negative, so the cache reads) replays as a `"runtime_error"`, an invalid
+ * configuration, and never becomes the optimum (it would make every fraction
+ * of optimum 0). {@link ReplaySpace.nonPositiveTimes} counts such entries.
+ *
  * @example
  * ```ts
  * import { replaySpaceFromFile } from "./replay.ts";
@@ -32,6 +37,7 @@ import {
   type ParamValue,
   readKernelTunerCache,
 } from "../datasets/kerneltuner.ts";
+import { limitMessage, LIMITS } from "../ir/limits.ts";
 import type { ErrorKind } from "../measure/types.ts";
 import { KnobSpace, type Point } from "./knobs.ts";
 import type { Candidate, CandidateOf, Observation } from "./strategy.ts";
@@ -86,6 +92,8 @@ export interface ReplaySpace {
   validCount: number;
   /** Points the knob space's `isValid` accepts (its `size` when nothing is restricted). */
   allowedCount: number;
+  /** Entries whose time is 0 ms, replayed as invalid (`"runtime_error"`). */
+  nonPositiveTimes: number;
   /** Turns a point into a candidate: `{ knobs }`. */
   candidateOf: CandidateOf;
 }
@@ -98,7 +106,15 @@ function spellings(v: ParamValue): string[] {
 }
 
 function resultOf(time: number | string): ReplayResult {
-  if (typeof time === "number") return Object.freeze({ errorKind: "none", seconds: time / 1000 });
+  if (typeof time === "number" && time > 0) {
+    return Object.freeze({ errorKind: "none", seconds: time / 1000 });
+  }
+  if (typeof time === "number") {
+    return Object.freeze({
+      errorKind: "runtime_error",
+      error: `time ${time} ms is not positive: treated as an invalid configuration`,
+    });
+  }
   return Object.freeze({
     errorKind: time === "CompilationFailedConfig" ? "compile_host" : "runtime_error",
     error: time,
@@ -135,10 +151,11 @@ export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}
     strides.push(size);
     size *= r;
   }
-  if (!Number.isSafeInteger(size) || size > 2 ** 31 - 1) {
-    throw new KernelTunerError(`the space of ${size} points is too large to replay`, {
-      file: cache.file,
-    });
+  if (!Number.isSafeInteger(size) || size > LIMITS.replayPoints.value) {
+    throw new KernelTunerError(
+      limitMessage(`the space of ${size} points is too large to replay`, LIMITS.replayPoints),
+      { file: cache.file },
+    );
   }
   // Map each key token to its option index.
   const lookups = keys.map((k) => {
@@ -158,7 +175,7 @@ export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}
 
   const table = new Int32Array(size).fill(-1);
   const results: ReplayResult[] = [];
-  let optimum = Infinity, optimumIndex = -1;
+  let optimum = Infinity, optimumIndex = -1, nonPositiveTimes = 0;
   for (const [key, entry] of cache.cache) {
     const tokens = key.split(",");
     let idx = 0;
@@ -180,13 +197,14 @@ export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}
     }
     table[idx] = results.length;
     results.push(resultOf(entry.time));
-    if (typeof entry.time === "number" && entry.time < optimum) {
+    if (typeof entry.time === "number" && entry.time <= 0) nonPositiveTimes++;
+    if (typeof entry.time === "number" && entry.time > 0 && entry.time < optimum) {
       optimum = entry.time;
       optimumIndex = idx;
     }
   }
   if (optimumIndex < 0) {
-    throw new KernelTunerError("no configuration of the cache has a time", {
+    throw new KernelTunerError("no configuration of the cache has a positive time", {
       file: cache.file,
       field: "cache",
     });
@@ -287,6 +305,7 @@ export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}
     optimumPoint: pointOf(optimumIndex),
     validCount,
     allowedCount,
+    nonPositiveTimes,
     candidateOf,
   };
 }

@@ -235,3 +235,57 @@ Deno.test("replaySpaceFromFile resolves a bare name to data/kerneltuner", async 
   const cpu = await replaySpaceFromFile("resnet18_conv2_cpu");
   assert.equal(cpu.cache.kernelName, "conv2d:1,64,56,56,64,3,3,1,1");
 });
+
+Deno.test("an entry with time 0 replays as invalid and never becomes the optimum", () => {
+  const c = validateCache({
+    device_name: "d",
+    kernel_name: "k",
+    problem_size: 8,
+    tune_params_keys: ["x"],
+    tune_params: { x: [1, 2, 3] },
+    objective: "time",
+    cache: { "1": { time: 0 }, "2": { time: 2 }, "3": { time: 5 } },
+  }, "zero.json");
+  const r = replaySpace(c);
+  assert.equal(r.optimum, 0.002);
+  assert.deepEqual(r.optimumPoint, [1]);
+  assert.equal(r.nonPositiveTimes, 1);
+  assert.equal(r.validCount, 2);
+  assert.deepEqual(r.evaluate([0]), {
+    errorKind: "runtime_error",
+    error: "time 0 ms is not positive: treated as an invalid configuration",
+  });
+  assert.throws(
+    () =>
+      replaySpace(validateCache({
+        device_name: "d",
+        kernel_name: "k",
+        problem_size: 8,
+        tune_params_keys: ["x"],
+        tune_params: { x: [1] },
+        objective: "time",
+        cache: { "1": { time: 0 } },
+      }, "zero.json")),
+    /no configuration of the cache has a positive time/,
+  );
+});
+
+Deno.test("a cache whose space passes the replayed points limit is refused before allocating", () => {
+  const values = Array.from({ length: 8 }, (_, i) => i);
+  const keys = Array.from({ length: 9 }, (_, i) => `p${i}`);
+  const c = validateCache({
+    device_name: "d",
+    kernel_name: "k",
+    problem_size: 8,
+    tune_params_keys: keys,
+    tune_params: Object.fromEntries(keys.map((k) => [k, values])),
+    objective: "time",
+    cache: { [keys.map(() => "0").join(",")]: { time: 1 } },
+  }, "huge.json");
+  assert.throws(
+    () => replaySpace(c),
+    (e) =>
+      e instanceof KernelTunerError &&
+      /134217728 points .*over the limit "replayed space points" of 67,108,864/.test(e.message),
+  );
+});

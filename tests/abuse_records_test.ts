@@ -306,8 +306,8 @@ Deno.test("compare names the flag of a bad value and refuses an empty strategy l
   const dir = await Deno.makeTempDir();
   try {
     const cases: [string[], RegExp][] = [
-      [["--budget", "abc"], /^compare: --budget: item 1 "abc" is not an integer >= 1$/],
-      [["--budget", "10,x"], /--budget: item 2 "x"/],
+      [["--budget", "abc"], /^compare: --budget: value 1 "abc" is not an integer$/],
+      [["--budget", "10,x"], /--budget: value 2 "x"/],
       [["--seeds", "-3"], /--seeds/],
       [["--strategies", ""], /--strategies names no strategy/],
       [["--strategies", " , "], /--strategies names no strategy/],

@@ -1,22 +1,28 @@
 /**
  * Every notebook (notebooks/*.ipynb) is committed without outputs, names
  * the installed "deno" kernel, and runs headless with the small budget
- * (`jupyter nbconvert --execute`) without an error; and the Jupyter helpers
- * of tuner/jupyter.ts send what the kernel expects.
+ * (`jupyter nbconvert --execute`) without an error; every figure it shows
+ * carries a PNG and survives the export to HTML (`nbconvert --to html`)
+ * with its marks; and the Jupyter helpers of tuner/jupyter.ts send what the
+ * kernel expects.
  */
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseHTML } from "linkedom";
+import { decodePNG, inkFraction } from "../plots/png.ts";
 import {
   displayCode,
   displayRecord,
+  displaySVG,
   displayTrace,
   htmlTable,
   inJupyter,
   JUPYTER_DISPLAY,
   liveProgress,
-  progressHTML,
-  sparklineSVG,
+  progressCardSVG,
+  show,
 } from "../tuner/jupyter.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -27,14 +33,96 @@ const notebooks = [...Deno.readDirSync(NOTEBOOKS)]
   .map((e) => e.name)
   .sort();
 
+interface Output {
+  output_type: string;
+  ename?: string;
+  evalue?: string;
+  /** MIME type -> content; nbformat may store a text as a list of lines. */
+  data?: Record<string, string | string[]>;
+}
+
 interface Notebook {
   cells: {
     cell_type: string;
     source: string[] | string;
-    outputs?: { output_type: string; ename?: string; evalue?: string }[];
+    outputs?: Output[];
     execution_count?: number | null;
   }[];
   metadata: { kernelspec?: { name?: string } };
+}
+
+const SHAPES = "path, rect, circle, polyline, polygon, line";
+
+/** The few DOM calls made here on linkedom's elements (its types lack `document`). */
+interface Element {
+  tagName: string;
+  parentElement: Element | null;
+  closest(selector: string): Element | null;
+  getAttribute(name: string): string | null;
+  querySelectorAll(selector: string): Iterable<Element> & { length: number };
+}
+
+function parse(html: string): Element {
+  return (parseHTML(html) as unknown as { document: Element }).document;
+}
+
+function mime(o: Output, type: string): string | undefined {
+  const v = o.data?.[type];
+  return Array.isArray(v) ? v.join("") : v;
+}
+
+/** Outputs that show a figure: an SVG or PNG, or HTML holding one. */
+function figureOutputs(nb: Notebook): Output[] {
+  return nb.cells.flatMap((c) => c.outputs ?? []).filter((o) =>
+    mime(o, "image/svg+xml") !== undefined || mime(o, "image/png") !== undefined ||
+    /<svg|<img/.test(mime(o, "text/html") ?? "")
+  );
+}
+
+/** Why a base64 PNG is not a picture (undecodable or blank), or undefined when it is one. */
+function pngProblem(base64: string): string | undefined {
+  try {
+    const image = decodePNG(Buffer.from(base64, "base64"));
+    const ink = inkFraction(image);
+    return ink > 0.002 ? undefined : `a blank ${image.width}x${image.height} PNG (ink ${ink})`;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+/**
+ * The figures of an HTML export (images and outermost SVGs inside output
+ * areas), each with what is wrong with it: an <img> must hold a PNG data
+ * URL that decodes to a picture, an SVG at least three shape elements.
+ */
+function figuresInHTML(html: string): { kind: string; problem?: string }[] {
+  const document = parse(html);
+  const outputs = [...document.querySelectorAll(".jp-OutputArea-output")];
+  return outputs.flatMap((area) =>
+    [...area.querySelectorAll("img, svg")]
+      .filter((e) => e.tagName.toLowerCase() === "img" || !e.parentElement?.closest("svg"))
+      .map((e) => {
+        if (e.tagName.toLowerCase() === "img") {
+          const src = e.getAttribute("src") ?? "";
+          const data = src.match(/^data:image\/png;base64,(.+)$/s)?.[1];
+          return { kind: "img", problem: data ? pngProblem(data) : `src ${src.slice(0, 40)}` };
+        }
+        const shapes = e.querySelectorAll(SHAPES).length;
+        return { kind: "svg", problem: shapes >= 3 ? undefined : `${shapes} shape elements` };
+      })
+  );
+}
+
+async function nbconvert(args: string[]): Promise<void> {
+  const r = await new Deno.Command(JUPYTER!, {
+    args: ["nbconvert", ...args],
+    cwd: ROOT,
+    env: { TUNEBOOK_BUDGET: "small", TUNEBOOK_CACHE: join(ROOT, ".cache/kernels") },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(r.stderr);
+  assert.equal(r.code, 0, `nbconvert ${args.join(" ")} failed:\n${stderr.slice(-4000)}`);
 }
 
 function jupyter(): string | undefined {
@@ -86,39 +174,53 @@ for (const name of notebooks) {
   });
 
   Deno.test({
-    name: `${name} runs headless with the small budget without an error`,
+    name: `${name} runs headless with the small budget, and its figures survive the HTML export`,
     ignore: !JUPYTER,
     fn: async () => {
       const out = await Deno.makeTempDir();
       const started = performance.now();
-      const r = await new Deno.Command(JUPYTER!, {
-        args: [
-          "nbconvert",
-          "--to",
-          "notebook",
-          "--execute",
-          "--ExecutePreprocessor.timeout=300",
-          "--ExecutePreprocessor.kernel_name=deno",
-          "--output-dir",
-          out,
-          "--output",
-          name,
-          join("notebooks", name),
-        ],
-        cwd: ROOT,
-        env: { TUNEBOOK_BUDGET: "small", TUNEBOOK_CACHE: join(ROOT, ".cache/kernels") },
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
+      await nbconvert([
+        "--to",
+        "notebook",
+        "--execute",
+        "--ExecutePreprocessor.timeout=300",
+        "--ExecutePreprocessor.kernel_name=deno",
+        "--output-dir",
+        out,
+        "--output",
+        name,
+        join("notebooks", name),
+      ]);
       const seconds = (performance.now() - started) / 1000;
-      const stderr = new TextDecoder().decode(r.stderr);
-      assert.equal(r.code, 0, `nbconvert failed on ${name}:\n${stderr.slice(-4000)}`);
       const nb: Notebook = JSON.parse(await Deno.readTextFile(join(out, name)));
       const outputs = nb.cells.flatMap((c) => c.outputs ?? []);
       const errors = outputs.filter((o) => o.output_type === "error");
       assert.deepEqual(errors.map((e) => `${e.ename}: ${e.evalue}`), [], "no cell raised");
       assert.ok(outputs.length > 0, "the notebook shows something");
-      console.log(`${name}: ${seconds.toFixed(1)} s`);
+
+      // Every figure carries a PNG that is a picture, and its SVG (if any) has shapes.
+      const figures = figureOutputs(nb);
+      for (const [i, f] of figures.entries()) {
+        const png = mime(f, "image/png");
+        assert.ok(png, `figure ${i + 1} of ${name} carries a PNG`);
+        assert.equal(pngProblem(png), undefined, `figure ${i + 1} of ${name}`);
+        const svg = mime(f, "image/svg+xml");
+        if (svg !== undefined) {
+          assert.ok(parse(svg).querySelectorAll(SHAPES).length >= 3, `figure ${i + 1}: SVG shapes`);
+        }
+      }
+
+      // The HTML export (what researchers share) shows each of them with its marks.
+      await nbconvert(["--to", "html", "--output-dir", out, join(out, name)]);
+      const html = await Deno.readTextFile(join(out, name.replace(/\.ipynb$/, ".html")));
+      const arrived = figuresInHTML(html);
+      assert.equal(arrived.length, figures.length, `${name}: figures in the HTML export`);
+      assert.deepEqual(
+        arrived.filter((f) => f.problem),
+        [],
+        `${name}: figures of the HTML export with their marks`,
+      );
+      console.log(`${name}: ${seconds.toFixed(1)} s, ${figures.length} figures`);
       await Deno.remove(out, { recursive: true });
     },
   });
@@ -170,6 +272,7 @@ Deno.test("liveProgress() sends display_data once, then update_display_data with
     "display_data",
     "update_display_data",
     "update_display_data",
+    "update_display_data",
   ]);
   const ids = sent.map((m) => (m.content.transient as { display_id: string }).display_id);
   assert.equal(new Set(ids).size, 1);
@@ -179,6 +282,32 @@ Deno.test("liveProgress() sends display_data once, then update_display_data with
   assert.match(data["text/html"], /3\/3 trials, valid 3, errors 0, best 30\.00 GFLOP\/s/);
   assert.match(data["text/html"], /<svg[^>]*><rect[^>]*\/><polyline/);
   assert.deepEqual(progress.history, [10, 20, 30]);
+});
+
+Deno.test("liveProgress().done() leaves the display as a figure of its final state, with a PNG", async () => {
+  const sent: Record<string, unknown>[] = [];
+  const progress = liveProgress("pnpoly", {
+    minIntervalMs: 0,
+    broadcast: (_, content) => {
+      sent.push(content);
+      return Promise.resolve();
+    },
+  });
+  progress({ done: 1, total: 2, unit: "runs", elapsed: 0.5 });
+  progress({ done: 2, total: 2, unit: "runs", elapsed: 2 });
+  await progress.done();
+  assert.deepEqual(progress.history, [0.5, 1.5], "seconds per run");
+  const final = sent.at(-1)!.data as Record<string, string>;
+  assert.equal(
+    final["image/svg+xml"],
+    progressCardSVG("pnpoly", { done: 2, total: 2, unit: "runs", elapsed: 2 }, [0.5, 1.5]),
+  );
+  assert.match(final["text/plain"], /^pnpoly \[#+\] 2\/2 runs 2\.0 s$/);
+  assert.match(final["text/html"], /^<img src="data:image\/png;base64,/);
+  const image = decodePNG(Buffer.from(final["image/png"], "base64"));
+  assert.ok(inkFraction(image) > 0.05, "title, bar, text and sparkline drawn");
+  await progress.done();
+  assert.equal(sent.length, 3, "a second done() without news sends nothing");
 });
 
 Deno.test("liveProgress() holds back frequent updates but always shows the last one", async () => {
@@ -194,11 +323,13 @@ Deno.test("liveProgress() holds back frequent updates but always shows the last 
   await new Promise((resolve) => setTimeout(resolve, 0)); // messages go out asynchronously
   assert.equal(sent.length, 1, "the first update is shown at once, the next are held back");
   await progress.done();
-  assert.equal(sent.length, 2, "done() shows the last held-back update");
+  assert.equal(sent.length, 3, "done() shows the last held-back update, then the final figure");
   assert.match((sent[1].data as Record<string, string>)["text/html"], /5\/10 runs, 5\.0 s/);
   progress({ done: 10, total: 10, elapsed: 11, unit: "runs" });
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.equal(sent.length, 4, "the final update (done = total) is never held back");
   await progress.done();
-  assert.equal(sent.length, 3, "the final update (done = total) is never held back");
+  assert.equal(sent.length, 5);
 });
 
 Deno.test("liveProgress() keeps going when a broadcast fails", async () => {
@@ -213,23 +344,49 @@ Deno.test("liveProgress() keeps going when a broadcast fails", async () => {
   progress({ done: 1, total: 2, elapsed: 0 });
   progress({ done: 2, total: 2, elapsed: 0 });
   await progress.done();
-  assert.equal(calls, 2);
+  assert.equal(calls, 3, "two updates and the final figure");
 });
 
-Deno.test("sparklineSVG() skips NaN and draws a flat series mid-height", () => {
-  assert.doesNotMatch(sparklineSVG([]), /polyline/);
-  assert.doesNotMatch(sparklineSVG([NaN, NaN]), /polyline/);
-  const flat = sparklineSVG([NaN, 5, 5], { width: 100, height: 20 });
-  assert.match(flat, /points="50\.0,10\.0 98\.0,10\.0"/);
-  const rising = sparklineSVG([1, 2], { width: 100, height: 20 });
-  assert.match(rising, /points="2\.0,18\.0 98\.0,2\.0"/);
+Deno.test("displaySVG() renders as the SVG with its PNG; show() prints its text outside Jupyter", async () => {
+  const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="30" height="20">' +
+    '<rect width="30" height="20" fill="white"/><circle cx="10" cy="10" r="8"/></svg>';
+  const figure = displaySVG(svg, "a dot");
+  const bundle = await figure[JUPYTER_DISPLAY]();
+  assert.equal(bundle["image/svg+xml"], svg);
+  assert.equal(bundle["text/plain"], "a dot");
+  assert.equal(pngProblem(bundle["image/png"]), undefined);
+  const printed: string[] = [];
+  const log = console.log;
+  console.log = (s: string) => printed.push(s);
+  try {
+    await show(figure);
+    await show(svg);
+  } finally {
+    console.log = log;
+  }
+  assert.deepEqual(printed, ["a dot", "[SVG plot]"]);
 });
 
-Deno.test("progressHTML() shows counts only for measured trials", () => {
-  const runs = progressHTML("x", { done: 1, total: 4, unit: "runs", elapsed: 2 }, []);
-  assert.match(runs, /1\/4 runs, 2\.0 s/);
-  const none = progressHTML("x", { done: 1, total: 4, valid: 0, errors: 1, elapsed: 2 }, [NaN]);
-  assert.match(none, /valid 0, errors 1, best -, 2\.0 s/);
+Deno.test("figuresInHTML() finds blank and stripped figures of an HTML export", async () => {
+  const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="30" height="20">' +
+    '<rect width="30" height="20" fill="white"/><circle cx="10" cy="10" r="8"/>' +
+    '<path d="M0 0L30 20" stroke="black"/></svg>';
+  const png = (await displaySVG(svg)[JUPYTER_DISPLAY]())["image/png"];
+  const white = '<svg xmlns="http://www.w3.org/2000/svg" width="30" height="20">' +
+    '<rect width="30" height="20" fill="white"/></svg>';
+  const blank = (await displaySVG(white)[JUPYTER_DISPLAY]())["image/png"];
+  const area = (inner: string) => `<div class="jp-OutputArea-output">${inner}</div>`;
+  const html = area(`<img src="data:image/png;base64,${png}">`) +
+    area(`<img src="data:image/png;base64,${blank}">`) + area(svg) +
+    area('<svg width="30">stripped to its text</svg>') + area('<img src="figure.png">') +
+    `<div class="jp-Cell"><svg><rect/><rect/><rect/></svg></div>`;
+  const found = figuresInHTML(html);
+  assert.deepEqual(found.map((f) => f.kind), ["img", "img", "svg", "svg", "img"]);
+  assert.equal(found[0].problem, undefined);
+  assert.match(found[1].problem!, /^a blank 60x40 PNG/);
+  assert.equal(found[2].problem, undefined);
+  assert.equal(found[3].problem, "0 shape elements");
+  assert.equal(found[4].problem, "src figure.png");
 });
 
 const TRACE = {

@@ -7,8 +7,14 @@
  * Map: {@link liveProgress} (an `onProgress` callback for `runSession`),
  * {@link displayTrace}, {@link displayRecord}, {@link displaySVG},
  * {@link displayHTML}, {@link displayCode}, {@link htmlTable}; {@link show} (displays one of them,
- * or prints its text outside Jupyter); the pure renderers {@link progressHTML}
- * and {@link sparklineSVG}; {@link inJupyter}.
+ * or prints its text outside Jupyter); {@link inJupyter}. The progress
+ * display's pure renderers (`progressHTML`, `progressCardSVG`,
+ * `sparklineSVG`) live in plots/progress_card.ts and are re-exported here.
+ *
+ * Figures ({@link displaySVG}, `show` of an SVG string, the final state of a
+ * live progress display) go out as `figureBundle`s of plots/figure.ts: the
+ * SVG with its PNG beside it, so HTML exports of the notebook show them
+ * too.
  *
  * Outside the kernel (`deno run`, tests) `Deno.jupyter` throws on access:
  * the progress display then falls back to one stderr line per update.
@@ -27,7 +33,17 @@
  */
 import type { CandidateRow } from "../datasets/db.ts";
 import { printTrace, type Trace } from "../ir/trace.ts";
+import { figureBundle } from "../plots/figure.ts";
+import { progressCardSVG, progressHTML } from "../plots/progress_card.ts";
 import { type Progress, progressLine } from "./progress.ts";
+
+export {
+  progressCardSVG,
+  progressHTML,
+  seriesLabel,
+  type SparklineOptions,
+  sparklineSVG,
+} from "../plots/progress_card.ts";
 
 /** The key Deno's Jupyter kernel looks up to render an object. */
 export const JUPYTER_DISPLAY: unique symbol = Symbol.for("Jupyter.display");
@@ -39,6 +55,19 @@ export type MimeBundle = Record<string, string>;
 export interface Displayable {
   /** The MIME bundle Jupyter shows. */
   [JUPYTER_DISPLAY](): MimeBundle;
+}
+
+/**
+ * A figure that renders itself in Jupyter; its bundle (SVG, PNG, an `<img>`
+ * of the PNG as HTML, text) is made when shown, as the PNG takes a render.
+ */
+export interface FigureDisplay {
+  /** The figure as an SVG document. */
+  readonly svg: string;
+  /** Its text form (`text/plain`). */
+  readonly text: string;
+  /** The MIME bundle Jupyter shows (the kernel awaits it). */
+  [JUPYTER_DISPLAY](): Promise<MimeBundle>;
 }
 
 /** Sends one message on the kernel's IOPub channel (`Deno.jupyter.broadcast`). */
@@ -53,6 +82,17 @@ function jupyterApi(): typeof Deno.jupyter | undefined {
   }
 }
 
+/**
+ * Lets the kernel send what was just displayed. `Deno.jupyter.display` and
+ * `broadcast` (Deno 2.9) return before their message is sent, and a message
+ * still queued when the cell's code ends is lost: of twelve large outputs
+ * sent in six cells, three never reached nbconvert; yielding one macrotask
+ * after each, none was lost in three runs of thirty.
+ */
+function flushIOPub(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 /** True inside the Deno Jupyter kernel. */
 export function inJupyter(): boolean {
   return jupyterApi() !== undefined;
@@ -63,57 +103,6 @@ function escapeHTML(s: string): string {
     /"/g,
     "&quot;",
   );
-}
-
-/** Options of {@link sparklineSVG}. */
-export interface SparklineOptions {
-  /** Width in pixels. Default 160. */
-  width?: number;
-  /** Height in pixels. Default 32. */
-  height?: number;
-  /** Line colour. Default `"#4269d0"`. */
-  stroke?: string;
-}
-
-/**
- * A small inline SVG line of a series (e.g. best GFLOP/s so far after each
- * trial); NaN values are skipped. An empty series gives an empty frame.
- */
-export function sparklineSVG(values: readonly number[], options: SparklineOptions = {}): string {
-  const w = options.width ?? 160, h = options.height ?? 32, pad = 2;
-  const pts = values.flatMap((v, i) => (Number.isFinite(v) ? [[i, v] as const] : []));
-  let path = "";
-  if (pts.length > 0) {
-    const lo = Math.min(...pts.map((p) => p[1])), hi = Math.max(...pts.map((p) => p[1]));
-    const n = Math.max(1, values.length - 1);
-    const x = (i: number) => pad + (i / n) * (w - 2 * pad);
-    const y = (v: number) => hi === lo ? h / 2 : h - pad - ((v - lo) / (hi - lo)) * (h - 2 * pad);
-    const coords = pts.map(([i, v]) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`);
-    if (coords.length === 1) coords.push(coords[0]);
-    path = `<polyline fill="none" stroke="${
-      options.stroke ?? "#4269d0"
-    }" stroke-width="1.5" points="${coords.join(" ")}"/>`;
-  }
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" style="vertical-align: middle"><rect width="${w}" height="${h}" fill="#f6f6f6"/>${path}</svg>`;
-}
-
-/**
- * The HTML of a progress display: title, a progress bar, trials done, valid
- * and failed counts, best GFLOP/s so far, elapsed seconds and a sparkline
- * of `history` (best so far after each update).
- */
-export function progressHTML(title: string, p: Progress, history: readonly number[]): string {
-  const counts = p.valid === undefined ? "" : `, valid ${p.valid}, errors ${p.errors}`;
-  const best = p.bestGflops !== undefined
-    ? `, best ${p.bestGflops.toFixed(2)} GFLOP/s`
-    : p.valid === undefined
-    ? ""
-    : ", best -";
-  return `<div style="font-family: sans-serif; font-size: 13px">` +
-    `<b>${escapeHTML(title)}</b> ` +
-    `<progress value="${p.done}" max="${p.total}" style="vertical-align: middle"></progress> ` +
-    `${p.done}/${p.total} ${escapeHTML(p.unit ?? "trials")}${counts}${best}, ` +
-    `${p.elapsed.toFixed(1)} s ${sparklineSVG(history)}</div>`;
 }
 
 /** Options of {@link liveProgress}. */
@@ -135,7 +124,11 @@ export interface LiveProgress {
   (p: Progress): void;
   /** Sends the last update if it was held back and waits until every message is out. */
   done(): Promise<void>;
-  /** Best GFLOP/s so far after each update (NaN before the first valid candidate). */
+  /**
+   * The sparkline's series, one value per update: the best GFLOP/s so far
+   * when the progress counts measured trials (NaN before the first valid
+   * one), else the seconds per unit since the previous update (e.g. per run).
+   */
   readonly history: number[];
 }
 
@@ -146,18 +139,26 @@ let displays = 0;
  * `runSession`, then `await progress.done()`. In Jupyter it broadcasts one
  * `display_data` and then `update_display_data` with the same display id,
  * so one output shows trials done, best so far and a sparkline of the best
- * so far. Outside Jupyter it writes {@link progressLine}s to stderr.
+ * so far (or of the seconds per run, for progress that is not measurement).
+ * `done()` leaves it as a figure ({@link progressCardSVG} with its PNG), so
+ * the saved notebook and its HTML export show the final state.
+ * Outside Jupyter it writes {@link progressLine}s to stderr.
  */
 export function liveProgress(title: string, options: LiveProgressOptions = {}): LiveProgress {
   const broadcast: Broadcast | undefined = options.broadcast ?? (() => {
     const api = jupyterApi();
-    return api ? (type, content) => api.broadcast(type, content) : undefined;
+    return api
+      ? async (type, content) => {
+        await api.broadcast(type, content);
+        await flushIOPub();
+      }
+      : undefined;
   })();
   const displayId = options.displayId ?? `tunebook-progress-${Date.now()}-${++displays}`;
   const interval = options.minIntervalMs ?? 250;
   const history: number[] = [];
-  let shown = false, lastSent = -Infinity;
-  let pending: Progress | undefined;
+  let shown = false, lastSent = -Infinity, final = false;
+  let pending: Progress | undefined, last: Progress | undefined;
   let chain: Promise<void> = Promise.resolve();
   const enc = new TextEncoder();
 
@@ -183,12 +184,31 @@ export function liveProgress(title: string, options: LiveProgressOptions = {}): 
   };
 
   const update = ((p: Progress) => {
-    history.push(p.bestGflops ?? NaN);
+    if (p.valid !== undefined) history.push(p.bestGflops ?? NaN);
+    else {
+      const steps = p.done - (last?.done ?? 0);
+      history.push(steps > 0 ? (p.elapsed - (last?.elapsed ?? 0)) / steps : NaN);
+    }
+    last = p;
+    final = false;
     if (p.done >= p.total || performance.now() - lastSent >= interval) send(p);
     else pending = p;
   }) as LiveProgress;
   update.done = async () => {
     if (pending) send(pending);
+    if (broadcast && last && !final) {
+      final = true;
+      const p = last, series = [...history];
+      chain = chain.then(async () => {
+        const svg = progressCardSVG(title, p, series);
+        const data = await figureBundle(svg, { alt: `${title} ${progressLine(p)}` });
+        await broadcast("update_display_data", {
+          data,
+          metadata: {},
+          transient: { display_id: displayId },
+        });
+      }).catch(() => {});
+    }
     await chain;
   };
   Object.defineProperty(update, "history", { value: history });
@@ -247,9 +267,13 @@ export function displayRecord(c: CandidateRow): Displayable {
   });
 }
 
-/** An SVG (e.g. from `tuningCurveSVG` or `heatmapSVG`) that renders in Jupyter as an image. */
-export function displaySVG(svg: string): Displayable {
-  return bundleOf(() => ({ "image/svg+xml": svg, "text/plain": "[SVG plot]" }));
+/**
+ * An SVG (e.g. from `tuningCurveSVG` or `heatmapSVG`) that renders in
+ * Jupyter as a figure: the SVG with its PNG beside it (`figureBundle` of
+ * plots/figure.ts); `alt` is its text form. Default `"[SVG plot]"`.
+ */
+export function displaySVG(svg: string, alt = "[SVG plot]"): FigureDisplay {
+  return { svg, text: alt, [JUPYTER_DISPLAY]: () => figureBundle(svg, { alt }) };
 }
 
 /** HTML (e.g. a table) that renders in Jupyter; `text` is its plain-text form. */
@@ -300,11 +324,15 @@ export function htmlTable(
 /**
  * Shows an object: in Jupyter as a `display_data` output (sent while the
  * cell runs, so it is kept even when the cell's final result is not), an
- * SVG string as an image; outside Jupyter, its plain text on stdout.
+ * SVG string as a figure ({@link displaySVG}); outside Jupyter, its plain
+ * text on stdout.
  */
-export async function show(x: Displayable | string): Promise<void> {
+export async function show(x: Displayable | FigureDisplay | string): Promise<void> {
   const d = typeof x === "string" ? (x.startsWith("<svg") ? displaySVG(x) : displayHTML(x)) : x;
   const api = jupyterApi();
-  if (api) await api.display(d);
+  if (api) {
+    await api.display(d);
+    await flushIOPub();
+  } else if ("svg" in d) console.log(d.text);
   else console.log(d[JUPYTER_DISPLAY]()["text/plain"] ?? "");
 }
