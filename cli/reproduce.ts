@@ -20,6 +20,7 @@ import { bestSoFar } from "../plots/tuning_curve.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { runSession } from "../tuner/session.ts";
 import { HelpRequest, runJsonCommand, UsageError } from "./args.ts";
+import { watchRuns } from "./stop.ts";
 
 /** Usage text of `reproduce`. */
 export const REPRODUCE_USAGE = `usage: deno task reproduce --db PATH --run ID [--quiet]
@@ -184,25 +185,34 @@ export async function reproduce(argv: string[]): Promise<Reproduction> {
     }
   }
   const progress = v.quiet ? undefined : stderrProgress();
-  const summary = await runSession({
-    db: v.db,
-    ...(config.unity !== undefined ? { unity: config.unity } : {}),
-    ...(config.overlap !== undefined ? { overlap: config.overlap } : {}),
-    ...(config.race !== undefined ? { race: config.race } : {}),
-    workload: { name: config.workload, shape: config.shape },
-    ...(config.strategy === "trace-file" ? { traces: config.traces ?? [] } : {
-      strategy: config.strategy,
-    }),
-    template: config.template,
-    seed: config.seed,
-    trials: config.trials,
-    target: config.target,
-    batch: config.batch,
-    timeoutSeconds: config.timeoutSeconds,
-    timing: config.timing,
-    onProgress: progress?.update,
-  });
-  progress?.done();
+  const stop = watchRuns("reproduce", v.db, () => progress?.done());
+  let summary;
+  try {
+    summary = await runSession({
+      db: v.db,
+      signal: stop.signal,
+      onStart: stop.onStart,
+      ...(config.unity !== undefined ? { unity: config.unity } : {}),
+      ...(config.overlap !== undefined ? { overlap: config.overlap } : {}),
+      ...(config.race !== undefined ? { race: config.race } : {}),
+      workload: { name: config.workload, shape: config.shape },
+      ...(config.strategy === "trace-file" ? { traces: config.traces ?? [] } : {
+        strategy: config.strategy,
+      }),
+      template: config.template,
+      seed: config.seed,
+      trials: config.trials,
+      target: config.target,
+      batch: config.batch,
+      timeoutSeconds: config.timeoutSeconds,
+      timing: config.timing,
+      onProgress: progress?.update,
+    });
+  } finally {
+    progress?.done();
+    stop.dispose();
+  }
+  if (stop.stopped(summary)) Deno.exit(stop.exitCode());
   if (summary.noDevice) console.error(`reproduce: ${summary.noDevice}`);
   const db = RecordsDB.open(v.db, { mode: "read" });
   try {

@@ -104,3 +104,82 @@ export function underTaskRunner(): boolean {
     return false; // no --allow-env: not known, not watched
   }
 }
+
+/**
+ * The command that resumes run `runId` of `db` (the path quoted for a shell when needed).
+ *
+ * @example
+ * ```ts
+ * import { resumeCommand } from "./stop.ts";
+ * const c = resumeCommand("my runs.db", 3);
+ * if (c !== "deno task tune --resume --run 3 --db 'my runs.db'") throw new Error(c);
+ * ```
+ */
+export function resumeCommand(db: string, runId: number): string {
+  const quote = (s: string) => /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+  return `deno task tune --resume --run ${runId} --db ${quote(db)}`;
+}
+
+/** A {@link StopWatch} over the tuning runs of one command (see {@link watchRuns}). */
+export interface RunsWatch extends StopWatch {
+  /** For `SessionOptions.onStart`: the run the session writes. */
+  onStart(runId: number): void;
+  /**
+   * Whether the session that returned `summary` was stopped; if so, says on
+   * stderr how far the run got and the command that resumes it.
+   */
+  stopped(
+    summary: {
+      run_id: number;
+      valid: number;
+      errors: number;
+      trials: number;
+      interrupted?: boolean;
+    },
+  ): boolean;
+}
+
+/**
+ * Watches SIGINT, SIGTERM and the parent for command `name` (e.g. `"tune"`),
+ * whose sessions write to the records database `db`: the first request stops
+ * after the round in flight, a second at once (exit 130 or 143), each with a
+ * line on stderr and the command that resumes the run. `pause` is called
+ * before each line (to end a progress bar).
+ *
+ * @example
+ * ```ts
+ * import { watchRuns } from "./stop.ts";
+ * const watch = watchRuns("tune", "runs.db");
+ * // runSession({ ..., signal: watch.signal, onStart: watch.onStart })
+ * watch.dispose();
+ * ```
+ */
+export function watchRuns(name: string, db: string, pause: () => void = () => {}): RunsWatch {
+  let runId: number | undefined;
+  const watch = watchStop({
+    onStop: (why) => {
+      pause();
+      console.error(`${name}: ${why}: stopping after the round in flight (again: stop at once)`);
+    },
+    onHardStop: (why, code) => {
+      pause();
+      console.error(`${name}: ${why}: stopped at once; every finished record is kept`);
+      if (runId !== undefined) console.error(`${name}: resume with: ${resumeCommand(db, runId)}`);
+      Deno.exit(code);
+    },
+  });
+  return {
+    ...watch,
+    onStart: (id) => runId = id,
+    stopped(s) {
+      if (!s.interrupted) return false;
+      pause();
+      console.error(
+        `${name}: run ${s.run_id} stopped (${watch.reason()}) after ${
+          s.valid + s.errors
+        } of ${s.trials} trials; resume with: ${resumeCommand(db, s.run_id)}`,
+      );
+      return true;
+    },
+  };
+}

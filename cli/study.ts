@@ -17,6 +17,7 @@ import { referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { runSession } from "../tuner/session.ts";
 import { HelpRequest, oneLine, UsageError } from "./args.ts";
+import { watchRuns } from "./stop.ts";
 import { DatabaseError, RecordsDB } from "../datasets/db.ts";
 
 /** Usage text of `study`. */
@@ -100,15 +101,24 @@ export async function study(argv: string[]): Promise<StudyRow[]> {
     console.error(`\nmatmul ${n}x${n}x${n}: naive triple loop, then ${trials} random trials`);
     const naive = await measureNaive("matmul", [n, n, n]);
     const progress = stderrProgress();
-    const s = await runSession({
-      db: v.db!,
-      workload: { name: "matmul", shape: [n, n, n] },
-      strategy: "random",
-      seed,
-      trials,
-      onProgress: progress.update,
-    });
-    progress.done();
+    const stop = watchRuns("study", v.db!, () => progress.done());
+    let s;
+    try {
+      s = await runSession({
+        signal: stop.signal,
+        onStart: stop.onStart,
+        db: v.db!,
+        workload: { name: "matmul", shape: [n, n, n] },
+        strategy: "random",
+        seed,
+        trials,
+        onProgress: progress.update,
+      });
+    } finally {
+      progress.done();
+      stop.dispose();
+    }
+    if (stop.stopped(s)) Deno.exit(stop.exitCode());
     rows.push({
       size: n,
       naive_gflops: naive,

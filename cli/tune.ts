@@ -18,7 +18,7 @@ import { checkWorkloadMemory, LIMITS, mentionsLimit } from "../ir/limits.ts";
 import { createPrng } from "../ir/prng.ts";
 import { readBoundedText } from "../datasets/read_bounded.ts";
 import { HelpRequest, oneLine, parseTuneArgs, type TuneArgs, UsageError } from "./args.ts";
-import { watchStop } from "./stop.ts";
+import { watchRuns } from "./stop.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { templateSpace } from "../search/templates.ts";
 import { gpuTemplateSpace } from "../search/templates_gpu.ts";
@@ -105,24 +105,9 @@ function resumeOptions(args: TuneArgs): Partial<SessionOptions> {
   };
 }
 
-/**
- * The command that resumes run `runId` of `db` (the path quoted for a shell when needed).
- *
- * @example
- * ```ts
- * import { resumeCommand } from "./tune.ts";
- * const c = resumeCommand("my runs.db", 3);
- * if (c !== "deno task tune --resume --run 3 --db 'my runs.db'") throw new Error(c);
- * ```
- */
-export function resumeCommand(db: string, runId: number): string {
-  const quote = (s: string) => /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-  return `deno task tune --resume --run ${runId} --db ${quote(db)}`;
-}
-
 /** Runs the command; returns the exit status. */
 export async function main(argv: string[]): Promise<number> {
-  let stop: ReturnType<typeof watchStop> | undefined;
+  let stop: ReturnType<typeof watchRuns> | undefined;
   try {
     const args = parseTuneArgs(argv);
     const traces = args.trace ? await readTraceFile(args.trace) : undefined;
@@ -149,27 +134,11 @@ export async function main(argv: string[]): Promise<number> {
       }
     }
     const progress = args.quiet ? undefined : stderrProgress();
-    let runId: number | undefined;
-    stop = watchStop({
-      onStop: (why) => {
-        progress?.done();
-        console.error(
-          `tune: ${why}: stopping after the round in flight (again: stop at once)`,
-        );
-      },
-      onHardStop: (why, code) => {
-        progress?.done();
-        console.error(`tune: ${why}: stopped at once; every finished record is kept`);
-        if (runId !== undefined) {
-          console.error(`tune: resume with: ${resumeCommand(args.db, runId)}`);
-        }
-        Deno.exit(code);
-      },
-    });
+    stop = watchRuns("tune", args.db, () => progress?.done());
     const common = {
       db: args.db,
       signal: stop.signal,
-      onStart: (id: number) => runId = id,
+      onStart: stop.onStart,
       onProgress: progress?.update,
       onBuilt: args.quiet ? undefined : (line: string) => {
         progress?.done();
@@ -199,14 +168,7 @@ export async function main(argv: string[]): Promise<number> {
     progress?.done();
     const { bestTrace: _, run_id: __, noDevice, interrupted, ...line } = summary;
     console.log(JSON.stringify(line));
-    if (interrupted) {
-      console.error(
-        `tune: run ${summary.run_id} stopped (${stop.reason()}) after ${
-          summary.valid + summary.errors
-        } of ${summary.trials} trials; resume with: ${resumeCommand(args.db, summary.run_id)}`,
-      );
-      return stop.exitCode();
-    }
+    if (stop.stopped({ ...summary, interrupted })) return stop.exitCode();
     if (noDevice) {
       console.error(
         `tune: ${noDevice}. Built and checked ${summary.trials} candidates with nvcc; none could run (recorded as no_device in ${summary.db}).`,

@@ -328,7 +328,12 @@ Deno.test("compare names the flag of a bad value and refuses an empty strategy l
 });
 
 /** Starts `tune` as a child process (stdout and stderr to files in `dir`). */
-function spawnTune(args: string[], dir: string, viaTask = false): Deno.ChildProcess {
+function spawnTune(
+  args: string[],
+  dir: string,
+  viaTask = false,
+  { script = "cli/tune.ts", cache = "cache" } = {},
+): Deno.ChildProcess {
   const out = Deno.openSync(join(dir, "tune.out"), { write: true, create: true, truncate: true });
   const err = Deno.openSync(join(dir, "tune.err"), { write: true, create: true, truncate: true });
   out.close();
@@ -339,13 +344,11 @@ function spawnTune(args: string[], dir: string, viaTask = false): Deno.ChildProc
     ? `cd ${quote(ROOT)} && exec ${quote(Deno.execPath())} task --quiet tune ${
       args.map(quote).join(" ")
     }`
-    : `exec ${run.map(quote).join(" ")} ${quote(join(ROOT, "cli/tune.ts"))} ${
-      args.map(quote).join(" ")
-    }`;
+    : `exec ${run.map(quote).join(" ")} ${quote(join(ROOT, script))} ${args.map(quote).join(" ")}`;
   return new Deno.Command("sh", {
     args: ["-c", `${line} > ${quote(join(dir, "tune.out"))} 2> ${quote(join(dir, "tune.err"))}`],
     cwd: dir,
-    env: { TUNEBOOK_CACHE: join(dir, "cache") },
+    env: { TUNEBOOK_CACHE: join(dir, cache) },
     stdin: "null",
   }).spawn();
 }
@@ -517,5 +520,37 @@ Deno.test("a second Ctrl-C stops tune at once, the database intact and the run r
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
+  }
+});
+
+Deno.test("Ctrl-C stops reproduce resumably and prints the command that resumes its new run", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const db = join(dir, "r.db");
+    const tune = spawnTune([...TUNE_ARGS, "--db", db], dir);
+    await waitFor("two results", () => results(db) >= 2);
+    Deno.kill(tune.pid, "SIGINT");
+    assert.equal((await tune.status).code, 130);
+    const before = results(db);
+    // A fresh kernel cache: the rerun compiles again, so it is still running when stopped.
+    const child = spawnTune(["--db", db, "--run", "1", "--quiet"], dir, false, {
+      script: "cli/reproduce.ts",
+      cache: "cache2",
+    });
+    await waitFor("two results of the rerun", () => results(db) >= before + 2);
+    Deno.kill(child.pid, "SIGINT");
+    const err = () => Deno.readTextFileSync(join(dir, "tune.err"));
+    assert.equal((await child.status).code, 130, err());
+    assert.match(err(), /reproduce: interrupted \(SIGINT\): stopping after the round in flight/);
+    assert.match(
+      err(),
+      /reproduce: run 2 stopped .* resume with: deno task tune --resume --run 2 --db /,
+    );
+    const raw = new DatabaseSync(db, { readOnly: true });
+    const status = raw.prepare("SELECT status FROM runs ORDER BY id").all().map((r) => r.status);
+    raw.close();
+    assert.deepEqual(status, ["running", "running"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
