@@ -4,6 +4,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { DatabaseError } from "../datasets/db.ts";
 import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
 import { checkWorkloadMemory } from "../ir/limits.ts";
 import { TEMPLATE_NAMES } from "../search/templates.ts";
@@ -15,6 +16,18 @@ export class UsageError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "UsageError";
+  }
+}
+
+/**
+ * `--help` was given: the CLI prints the message (the usage text) on stdout
+ * and exits with status 0.
+ */
+export class HelpRequest extends Error {
+  /** Creates the request; `usage` is what the CLI prints. */
+  constructor(usage: string) {
+    super(usage);
+    this.name = "HelpRequest";
   }
 }
 
@@ -42,6 +55,10 @@ export interface TuneArgs {
   seed: number;
   db: string;
   resume: boolean;
+  /** With `--resume`: the run to continue (default the last unfinished one). */
+  run?: number;
+  /** Flags given on the command line (without `--`), so `--resume` can check them against the run. */
+  given: string[];
   trace?: string;
   template?: string;
   batch: number;
@@ -79,7 +96,9 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
   --trials N          distinct candidates to measure (default 64)
   --seed N            seed of the search (default 1)
   --db PATH           records database (default runs.db)
-  --resume            continue the last unfinished run in --db
+  --resume            continue the last unfinished run in --db with its stored options
+                      (a flag that contradicts them is an error)
+  --run ID            with --resume: continue run ID instead
   --trace FILE        measure the trace(s) in FILE (one trace or a JSON list) instead of searching
   --batch N           candidates per round (default 8)
   --timeout S         seconds one measurement may take (default 10)
@@ -90,16 +109,22 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
                       process (default ${UNITY_DEFAULT}; 1: one file each)
   --race F            racing: a candidate whose first repeat is more than F times slower
                       than the run's best so far gets no more repeats (default: off)
-  --quiet             no progress bar`;
+  --quiet             no progress bar
+  --help              this text
+
+Ctrl-C or SIGTERM stops after the round in flight (a second one at once) and prints the
+command that resumes the run. Exit status: 0 done; 2 bad arguments, file or database;
+3 target cuda without a device; 130/143 interrupted (resumable).`;
 
 /** Parses `tune`'s arguments; throws UsageError on any problem. */
 export function parseTuneArgs(argv: string[]): TuneArgs {
-  let v;
+  let v, tokens;
   try {
-    v = parseArgs({
+    ({ values: v, tokens } = parseArgs({
       args: argv,
       strict: true,
       allowPositionals: false,
+      tokens: true,
       options: {
         workload: { type: "string" },
         shape: { type: "string" },
@@ -109,6 +134,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
         seed: { type: "string", default: "1" },
         db: { type: "string", default: "runs.db" },
         resume: { type: "boolean", default: false },
+        run: { type: "string" },
         trace: { type: "string" },
         template: { type: "string" },
         batch: { type: "string", default: "8" },
@@ -122,12 +148,16 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
         quiet: { type: "boolean", default: false },
         help: { type: "boolean", default: false },
       },
-    }).values;
+    }));
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  if (v.help) throw new UsageError(TUNE_USAGE);
+  if (v.help) throw new HelpRequest(TUNE_USAGE);
+  const given = [
+    ...new Set(tokens.flatMap((t) => t.kind === "option" ? [t.name] : [])),
+  ];
   const args: TuneArgs = {
+    given,
     target: v.target!,
     strategy: v.strategy!,
     seed: integer(v.seed!, "--seed", -(2 ** 31), 2 ** 32),
@@ -163,7 +193,19 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
       }`,
     );
   }
-  if (args.resume) return args;
+  if (args.db.trim() === "") throw new UsageError("--db must name a records database file");
+  if (v.run !== undefined) {
+    if (!args.resume) throw new UsageError("--run needs --resume (the run to continue)");
+    args.run = integer(v.run, "--run", 1, Number.MAX_SAFE_INTEGER);
+  }
+  if (args.resume) {
+    if (v.workload !== undefined) args.workload = v.workload;
+    if (v.shape !== undefined) args.shape = parseShape(v.shape);
+    if (args.trace !== undefined) {
+      throw new UsageError("--trace cannot be given with --resume: the run stores its traces");
+    }
+    return args;
+  }
   if (v.workload !== undefined) args.workload = v.workload;
   if (v.shape !== undefined) args.shape = parseShape(v.shape);
   if (args.trace === undefined) {
@@ -230,8 +272,10 @@ function nonNegative(text: string, flag: string): number {
 
 /**
  * Runs a command (of `import.meta.main`) whose result is one line of JSON on
- * stdout; a {@link UsageError} prints `name: message` on stderr and exits
- * with status 2, and any other error propagates.
+ * stdout. A {@link HelpRequest} prints the usage on stdout and exits with
+ * status 0; a {@link UsageError} or a `DatabaseError` (a bad flag, file or
+ * database) prints `name: message` on stderr and exits with status 2; any
+ * other error propagates.
  *
  * @param name command name for messages, e.g. `"compare"`
  * @param command parses `argv`, does the work and returns the JSON summary
@@ -243,10 +287,27 @@ export async function runJsonCommand(
   try {
     console.log(JSON.stringify(await command(Deno.args)));
   } catch (e) {
-    if (e instanceof UsageError) {
-      console.error(`${name}: ${e.message}`);
+    if (e instanceof HelpRequest) {
+      console.log(e.message);
+      Deno.exit(0);
+    }
+    if (e instanceof UsageError || e instanceof DatabaseError) {
+      console.error(`${name}: ${oneLine(e.message)}`);
       Deno.exit(2);
     }
     throw e;
   }
+}
+
+/**
+ * A message on one line: line breaks become "; " (bad input is reported in one line).
+ *
+ * @example
+ * ```ts
+ * import { oneLine } from "./args.ts";
+ * if (oneLine("bad --db\n  it is read-only") !== "bad --db; it is read-only") throw new Error();
+ * ```
+ */
+export function oneLine(message: string): string {
+  return message.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).join("; ");
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseTuneArgs } from "./args.ts";
+import { HelpRequest, parseTuneArgs } from "./args.ts";
 
 Deno.test("tune --overlap pipelines rounds only when asked", () => {
   const base = ["--workload", "matmul", "--shape", "8,8,8"];
@@ -19,4 +19,26 @@ Deno.test("tune --race sets the racing factor, off unless given", () => {
   assert.equal(parseTuneArgs([...base, "--race", "2"]).race, 2);
   assert.throws(() => parseTuneArgs([...base, "--race", "0.5"]), /--race must be a factor >= 1/);
   assert.throws(() => parseTuneArgs([...base, "--race", "x"]), /--race must be a positive number/);
+});
+
+Deno.test("tune --run needs --resume, and --db must name a file", () => {
+  const base = ["--workload", "matmul", "--shape", "8,8,8"];
+  assert.throws(() => parseTuneArgs([...base, "--run", "2"]), /--run needs --resume/);
+  assert.equal(parseTuneArgs(["--resume", "--run", "2"]).run, 2);
+  assert.throws(() => parseTuneArgs(["--resume", "--run", "x"]), /--run must be an integer/);
+  assert.throws(() => parseTuneArgs([...base, "--db", ""]), /--db must name/);
+});
+
+Deno.test("tune lists the flags given on the command line, for --resume to check", () => {
+  const a = parseTuneArgs(["--resume", "--trials", "5", "--quiet", "--trials", "6"]);
+  assert.deepEqual(a.given.sort(), ["quiet", "resume", "trials"]);
+  assert.equal(a.trials, 6);
+});
+
+Deno.test("tune --help is a HelpRequest carrying the usage", () => {
+  assert.throws(() => parseTuneArgs(["--help"]), (e: unknown) => {
+    assert.ok(e instanceof HelpRequest);
+    assert.match(e.message, /^usage: deno task tune/);
+    return true;
+  });
 });

@@ -39,7 +39,24 @@ import { kernelSource, referenceSource, signatureOf, toleranceOf } from "../tune
 import { stderrProgress } from "../tuner/progress.ts";
 import { bandCurveSVG, svgToPNG } from "../plots/tuning_curve.ts";
 import { bandCurveSpec } from "../plots/vegalite.ts";
-import { parseShape, runJsonCommand, UsageError } from "./args.ts";
+import { HelpRequest, parseShape, runJsonCommand, UsageError } from "./args.ts";
+import { checkOutputDir } from "./output.ts";
+
+/** Usage text of `compare`. */
+export const COMPARE_USAGE = `usage: deno task compare --space SPACE [options]
+
+  --space SPACE          a Kernel Tuner cache (name from data/kerneltuner, or a path), or a
+                         workload measured live, e.g. matmul:256,256,256
+  --strategies A,B,...   strategies to compare (default random,grid,sa,ga,evolutionary)
+  --budget N,N,...       evaluations at which to compare (default 25,100,400)
+  --seeds N              seeds per strategy (default 20)
+  --absent KIND          invalid | restricted: configurations a cache lacks (default invalid)
+  --template NAME        knob template of a live workload space
+  --transfer-from CACHE  records of the same kernel on another device (transfer strategies)
+  --plan-size N          plan size of the planning strategies (default 64)
+  --out DIR              directory of the tuning curves (default runs/compare)
+  --quiet                no progress bar
+  --help                 this text`;
 
 /** A space to compare on. */
 interface CompareSpace {
@@ -83,7 +100,13 @@ async function openSpace(
     } catch (e) {
       throw new UsageError(`--space ${spec}: ${(e as Error).message}`);
     }
-    return liveSpace(spec, templateSpace(template ?? defaultTemplate(w), w));
+    let t;
+    try {
+      t = templateSpace(template ?? defaultTemplate(w), w);
+    } catch (e) {
+      throw new UsageError(`--template ${template}: ${(e as Error).message}`);
+    }
+    return liveSpace(spec, t);
   }
   try {
     const r = await replaySpaceFromFile(spec, { absent });
@@ -216,11 +239,13 @@ export async function compare(
         "plan-size": { type: "string", default: "64" },
         out: { type: "string", default: "runs/compare" },
         quiet: { type: "boolean", default: false },
+        help: { type: "boolean", default: false },
       },
     }).values;
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+  if (v.help) throw new HelpRequest(COMPARE_USAGE);
   if (!v.space) {
     throw new UsageError("Missing --space (a Kernel Tuner cache name or path, or workload:shape)");
   }
@@ -228,6 +253,9 @@ export async function compare(
     throw new UsageError(`--absent must be "invalid" or "restricted", got "${v.absent}"`);
   }
   const strategies = v.strategies!.split(",").map((s) => s.trim()).filter(Boolean);
+  if (strategies.length === 0) {
+    throw new UsageError(`--strategies names no strategy; known: ${STRATEGY_NAMES.join(", ")}`);
+  }
   for (const s of strategies) {
     if (!STRATEGY_NAMES.includes(s)) {
       throw new UsageError(`Unknown strategy "${s}"; known: ${STRATEGY_NAMES.join(", ")}`);
@@ -246,6 +274,12 @@ export async function compare(
   if (seeds > LIMITS.seeds.value) {
     throw new UsageError(`--seeds: ${limitMessage(`${seeds} seeds`, LIMITS.seeds)}`);
   }
+  const stem = basename(v.space).replace(/[^A-Za-z0-9_.-]/g, "_").replace(/\.json(\.gz)?$/, "");
+  checkOutputDir(
+    v.out!,
+    [".svg", ".png", ".vl.json", "_wall.svg", "_wall.png"].map((x) => stem + x),
+    { flag: "--out" },
+  );
   const space = await openSpace(v.space, v.absent, v.template);
   const size = space.space.size;
   if (budgets[budgets.length - 1] > size) {
@@ -324,10 +358,7 @@ export async function compare(
     title: `${space.name}: median and quartiles over ${seeds} seeds`,
   });
   await Deno.mkdir(v.out!, { recursive: true });
-  const base = join(
-    v.out!,
-    basename(v.space).replace(/[^A-Za-z0-9_.-]/g, "_").replace(/\.json(\.gz)?$/, ""),
-  );
+  const base = join(v.out!, stem);
   await Deno.writeTextFile(`${base}.svg`, svg);
   const vlSpec = bandCurveSpec(series, {
     title: `${space.name}: median and quartiles over ${seeds} seeds`,

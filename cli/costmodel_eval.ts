@@ -24,7 +24,21 @@ import { parseTrace } from "../ir/trace.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
 import { svgToPNG } from "../plots/tuning_curve.ts";
 import { scatterSVG } from "../plots/scatter.ts";
-import { runJsonCommand, UsageError } from "./args.ts";
+import { HelpRequest, runJsonCommand, UsageError } from "./args.ts";
+import { checkOutputDir } from "./output.ts";
+
+/** Usage text of `costmodel-eval`. */
+export const COSTMODEL_EVAL_USAGE =
+  `usage: deno task costmodel-eval (--db PATH | --space NAME) [options]
+
+  --db PATH        records database to learn from (must exist; opened read-only)
+  --space NAME     or a Kernel Tuner cache (a name from data/kerneltuner, or a path)
+  --model NAME     xgb | xgb-rank | mlp | mlp-rank (default xgb-rank)
+  --train F        share (0-1) or count of records to train on (default 0.8)
+  --split KIND     random | workload (default random)
+  --seed N         seed of the split and the model (default 1)
+  --out DIR        directory of the scatter plot (default runs/costmodel)
+  --help           this text`;
 
 /** Models `costmodel-eval` knows. */
 export const MODELS = ["xgb", "xgb-rank", "mlp", "mlp-rank"] as const;
@@ -39,7 +53,7 @@ interface Dataset {
 }
 
 function fromDb(path: string): Dataset {
-  const db = RecordsDB.open(path);
+  const db = RecordsDB.open(path, { mode: "read" });
   try {
     const traces = [], y: number[] = [], group: string[] = [];
     for (const run of db.runs()) {
@@ -105,11 +119,13 @@ export async function costmodelEval(argv: string[]): Promise<Record<string, unkn
         split: { type: "string", default: "random" },
         seed: { type: "string", default: "1" },
         out: { type: "string", default: "runs/costmodel" },
+        help: { type: "boolean", default: false },
       },
     }).values;
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+  if (v.help) throw new HelpRequest(COSTMODEL_EVAL_USAGE);
   if (!v.db === !v.space) throw new UsageError("Give exactly one of --db and --space");
   if (!(MODELS as readonly string[]).includes(v.model!)) {
     throw new UsageError(`Unknown model "${v.model}"; known: ${MODELS.join(", ")}`);
@@ -121,7 +137,12 @@ export async function costmodelEval(argv: string[]): Promise<Record<string, unkn
   if (!(train > 0)) {
     throw new UsageError(`--train must be a share in (0, 1) or a count, got "${v.train}"`);
   }
+  if (!/^-?\d+$/.test(v.seed!.trim())) {
+    throw new UsageError(`--seed must be an integer, got "${v.seed}"`);
+  }
   const seed = Number(v.seed);
+  const base = `${v.model}_${(v.space ?? "db").replace(/[^A-Za-z0-9_.-]/g, "_")}`;
+  checkOutputDir(v.out!, [`${base}.svg`, `${base}.png`], { flag: "--out", db: v.db });
   let data: Dataset;
   try {
     data = v.db ? fromDb(v.db) : await fromSpace(v.space!);
@@ -185,10 +206,10 @@ export async function costmodelEval(argv: string[]): Promise<Record<string, unkn
       diagonal: false,
     });
     await Deno.mkdir(v.out!, { recursive: true });
-    const base = join(v.out!, `${v.model}_${(v.space ?? "db").replace(/[^A-Za-z0-9_.-]/g, "_")}`);
-    await Deno.writeTextFile(`${base}.svg`, svg);
-    await Deno.writeFile(`${base}.png`, await svgToPNG(svg));
-    console.error(`scatter: ${base}.svg, ${base}.png`);
+    const path = join(v.out!, base);
+    await Deno.writeTextFile(`${path}.svg`, svg);
+    await Deno.writeFile(`${path}.png`, await svgToPNG(svg));
+    console.error(`scatter: ${path}.svg, ${path}.png`);
     return {
       data: data.name,
       model: v.model,

@@ -4,8 +4,10 @@
  * `datasets/export.ts`) and print one line of JSON: rows, bytes, path,
  * format, and the split's sizes.
  *
- * Exit status: 0 written; 2 bad arguments, a missing or unusable database,
- * an unknown run or holdout workload; 1 an unexpected error.
+ * Exit status: 0 written (or `--help`, on stdout); 2 bad arguments, a
+ * missing or unusable database, an `--out` that is the database, another
+ * SQLite file or a directory, an unknown run or holdout workload; 1 an
+ * unexpected error.
  * @module
  */
 import { parseArgs } from "node:util";
@@ -17,19 +19,22 @@ import {
   type ExportOptions,
   exportRecords,
 } from "../datasets/export.ts";
-import { UsageError } from "./args.ts";
+import { HelpRequest, oneLine, UsageError } from "./args.ts";
+import { checkOutputFile } from "./output.ts";
 
 /** Usage text of `export`. */
 export const EXPORT_USAGE = `usage: deno task export --db PATH --format FORMAT --out PATH [options]
 
   --db PATH                 records database to read (must exist)
   --format FORMAT           ${EXPORT_FORMATS.join(" | ")}
-  --out PATH                file to write (its directory is created)
+  --out PATH                file to write (its directory is created; never the
+                            database, another SQLite file or a directory)
   --runs ID,ID,...          export only these runs (default: all)
   --holdout KEY,KEY,...     put these workloads in the test split, e.g.
                             matmul:512,512,512,dense:16,24,8 (repeatable)
   --holdout-fraction F      or hold out a fraction F of the workloads, chosen
-  --split-seed N            with seed N (default 1)`;
+  --split-seed N            with seed N (default 1)
+  --help                    this text`;
 
 /** Parsed arguments of `export`. */
 export interface ExportArgs {
@@ -81,7 +86,7 @@ export function parseExportArgs(argv: string[]): ExportArgs {
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  if (v.help) throw new UsageError(EXPORT_USAGE);
+  if (v.help) throw new HelpRequest(EXPORT_USAGE);
   if (v.db === undefined || v.db === "") throw new UsageError("Missing --db PATH");
   if (v.format === undefined) {
     throw new UsageError(`Missing --format (${EXPORT_FORMATS.join(", ")})`);
@@ -135,7 +140,8 @@ export async function main(argv: string[]): Promise<number> {
       if (e instanceof UsageError) throw e;
       throw new UsageError(`--db "${args.db}": no such records database`);
     }
-    const db = RecordsDB.open(args.db);
+    checkOutputFile(args.out, { flag: "--out", db: args.db });
+    const db = RecordsDB.open(args.db, { mode: "read" });
     try {
       const s = await exportRecords(db, args.format, args.out, args.options);
       console.log(JSON.stringify({
@@ -152,8 +158,12 @@ export async function main(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (e) {
+    if (e instanceof HelpRequest) {
+      console.log(e.message);
+      return 0;
+    }
     if (e instanceof UsageError || e instanceof ExportError || e instanceof DatabaseError) {
-      console.error(`export: ${e.message}`);
+      console.error(`export: ${oneLine(e.message)}`);
       return 2;
     }
     throw e;

@@ -14,7 +14,18 @@ import { join } from "node:path";
 import { RecordsDB, type RunRow } from "../datasets/db.ts";
 import { printTrace } from "../ir/trace.ts";
 import { bestSoFar, tuningCurveSVG } from "../plots/tuning_curve.ts";
-import { runJsonCommand, UsageError } from "./args.ts";
+import { HelpRequest, runJsonCommand, UsageError } from "./args.ts";
+import { checkOutputDir } from "./output.ts";
+
+/** Usage text of `report`. */
+export const REPORT_USAGE = `usage: deno task report --db PATH [--out DIR] [options]
+
+  --db PATH        records database to read (must exist; opened read-only)
+  --out DIR        directory to write index.html into (default report; created if missing;
+                   an existing file there is refused)
+  --runs ID,ID     only these runs (default: all)
+  --title TEXT     page title (default "tunebook report")
+  --help           this text`;
 
 /** What the report shows of one run. */
 export interface RunSummary {
@@ -195,11 +206,13 @@ export async function report(argv: string[]): Promise<{ out: string; db: string;
         out: { type: "string", default: "report" },
         runs: { type: "string" },
         title: { type: "string", default: "tunebook report" },
+        help: { type: "boolean", default: false },
       },
     }).values;
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+  if (v.help) throw new HelpRequest(REPORT_USAGE);
   if (!v.db) throw new UsageError("Missing --db (a records database)");
   try {
     if (!(await Deno.stat(v.db)).isFile) throw new UsageError(`--db ${v.db} is not a file`);
@@ -208,12 +221,8 @@ export async function report(argv: string[]): Promise<{ out: string; db: string;
     throw new UsageError(`--db ${v.db}: no such records database`);
   }
   const ids = v.runs === undefined ? undefined : runIds(v.runs);
-  let db: RecordsDB;
-  try {
-    db = RecordsDB.open(v.db);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  checkOutputDir(v.out!, ["index.html"], { flag: "--out", db: v.db });
+  const db = RecordsDB.open(v.db, { mode: "read" });
   let runs: RunSummary[];
   try {
     runs = summarizeRuns(db, ids);

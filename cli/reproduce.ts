@@ -19,7 +19,16 @@ import type { TimingOptions } from "../measure/types.ts";
 import { bestSoFar } from "../plots/tuning_curve.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { runSession } from "../tuner/session.ts";
-import { runJsonCommand, UsageError } from "./args.ts";
+import { HelpRequest, runJsonCommand, UsageError } from "./args.ts";
+import { watchRuns } from "./stop.ts";
+
+/** Usage text of `reproduce`. */
+export const REPRODUCE_USAGE = `usage: deno task reproduce --db PATH --run ID [--quiet]
+
+  --db PATH    records database holding the run (must exist); the rerun is added to it
+  --run ID     the run to rerun with its stored configuration
+  --quiet      no progress bar
+  --help       this text`;
 
 /** How a rerun compares with the original run. */
 export interface RunDiff {
@@ -67,6 +76,9 @@ interface StoredConfig {
   timing?: Partial<TimingOptions>;
   traces?: Trace[];
   template?: string;
+  unity?: number;
+  overlap?: boolean;
+  race?: number;
 }
 
 const nullIfNaN = (v: number) => (Number.isFinite(v) ? v : null);
@@ -138,11 +150,13 @@ export async function reproduce(argv: string[]): Promise<Reproduction> {
         db: { type: "string" },
         run: { type: "string" },
         quiet: { type: "boolean", default: false },
+        help: { type: "boolean", default: false },
       },
     }).values;
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+  if (v.help) throw new HelpRequest(REPRODUCE_USAGE);
   if (!v.db) throw new UsageError("Missing --db (a records database)");
   if (!v.run || !/^\d+$/.test(v.run)) throw new UsageError("--run must be a run id");
   try {
@@ -153,12 +167,7 @@ export async function reproduce(argv: string[]): Promise<Reproduction> {
   const runId = Number(v.run);
   let config: StoredConfig;
   {
-    let db: RecordsDB;
-    try {
-      db = RecordsDB.open(v.db);
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const db = RecordsDB.open(v.db, { mode: "write" });
     try {
       const run = db.run(runId);
       if (!run) throw new UsageError(`No run ${runId} in records database "${v.db}"`);
@@ -176,24 +185,36 @@ export async function reproduce(argv: string[]): Promise<Reproduction> {
     }
   }
   const progress = v.quiet ? undefined : stderrProgress();
-  const summary = await runSession({
-    db: v.db,
-    workload: { name: config.workload, shape: config.shape },
-    ...(config.strategy === "trace-file" ? { traces: config.traces ?? [] } : {
-      strategy: config.strategy,
-    }),
-    template: config.template,
-    seed: config.seed,
-    trials: config.trials,
-    target: config.target,
-    batch: config.batch,
-    timeoutSeconds: config.timeoutSeconds,
-    timing: config.timing,
-    onProgress: progress?.update,
-  });
-  progress?.done();
+  const stop = watchRuns("reproduce", v.db, () => progress?.done());
+  let summary;
+  try {
+    summary = await runSession({
+      db: v.db,
+      signal: stop.signal,
+      onStart: stop.onStart,
+      ...(config.unity !== undefined ? { unity: config.unity } : {}),
+      ...(config.overlap !== undefined ? { overlap: config.overlap } : {}),
+      ...(config.race !== undefined ? { race: config.race } : {}),
+      workload: { name: config.workload, shape: config.shape },
+      ...(config.strategy === "trace-file" ? { traces: config.traces ?? [] } : {
+        strategy: config.strategy,
+      }),
+      template: config.template,
+      seed: config.seed,
+      trials: config.trials,
+      target: config.target,
+      batch: config.batch,
+      timeoutSeconds: config.timeoutSeconds,
+      timing: config.timing,
+      onProgress: progress?.update,
+    });
+  } finally {
+    progress?.done();
+    stop.dispose();
+  }
+  if (stop.stopped(summary)) Deno.exit(stop.exitCode());
   if (summary.noDevice) console.error(`reproduce: ${summary.noDevice}`);
-  const db = RecordsDB.open(v.db);
+  const db = RecordsDB.open(v.db, { mode: "read" });
   try {
     const d = diffRuns(db, runId, summary.run_id);
     const a = db.candidates(runId), b = db.candidates(summary.run_id);

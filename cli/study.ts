@@ -16,8 +16,19 @@ import { median } from "../datasets/db.ts";
 import { referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { runSession } from "../tuner/session.ts";
-import { parseShape, UsageError } from "./args.ts";
-import { RecordsDB } from "../datasets/db.ts";
+import { HelpRequest, oneLine, UsageError } from "./args.ts";
+import { watchRuns } from "./stop.ts";
+import { DatabaseError, RecordsDB } from "../datasets/db.ts";
+
+/** Usage text of `study`. */
+export const STUDY_USAGE =
+  `usage: deno task study [--sizes 512,1024] [--trials 64] [--seed 1] [--db runs/study.db]
+
+  --sizes N,N,...   matmul sizes (default 512,1024)
+  --trials N        random trials per size (default 64)
+  --seed N          seed of the search (default 1)
+  --db PATH         records database (default runs/study.db); curves beside it
+  --help            this text`;
 import { bestSoFar, type CurveSeries, svgToPNG, tuningCurveSVG } from "../plots/tuning_curve.ts";
 import { dirname } from "node:path";
 
@@ -59,35 +70,55 @@ export async function measureNaive(name: string, shape: number[]): Promise<numbe
 
 /** Runs the study; returns its rows. */
 export async function study(argv: string[]): Promise<StudyRow[]> {
-  const v = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      sizes: { type: "string", default: "512,1024" },
-      trials: { type: "string", default: "64" },
-      seed: { type: "string", default: "1" },
-      db: { type: "string", default: "runs/study.db" },
-    },
-  }).values;
-  const sizes = parseShape(v.sizes!);
+  let v;
+  try {
+    v = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        sizes: { type: "string", default: "512,1024" },
+        trials: { type: "string", default: "64" },
+        seed: { type: "string", default: "1" },
+        db: { type: "string", default: "runs/study.db" },
+        help: { type: "boolean", default: false },
+      },
+    }).values;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (v.help) throw new HelpRequest(STUDY_USAGE);
+  const sizes = v.sizes!.split(",").map((p) => p.trim());
+  if (sizes.some((p) => !/^\d+$/.test(p) || Number(p) < 1)) {
+    throw new UsageError(`--sizes must be positive integers, got "${v.sizes}"`);
+  }
   const trials = Number(v.trials), seed = Number(v.seed);
-  if (sizes.some((s) => s < 1)) throw new UsageError("--sizes must be positive");
+  if (!/^-?\d+$/.test(v.seed!.trim())) throw new UsageError(`--seed must be an integer`);
   if (!Number.isInteger(trials) || trials < 1) throw new UsageError("--trials must be >= 1");
+  RecordsDB.open(v.db!).close(); // an unusable --db is refused before anything is measured
   const rows: StudyRow[] = [];
   const curves: CurveSeries[] = [];
-  for (const n of sizes) {
+  for (const n of sizes.map(Number)) {
     console.error(`\nmatmul ${n}x${n}x${n}: naive triple loop, then ${trials} random trials`);
     const naive = await measureNaive("matmul", [n, n, n]);
     const progress = stderrProgress();
-    const s = await runSession({
-      db: v.db!,
-      workload: { name: "matmul", shape: [n, n, n] },
-      strategy: "random",
-      seed,
-      trials,
-      onProgress: progress.update,
-    });
-    progress.done();
+    const stop = watchRuns("study", v.db!, () => progress.done());
+    let s;
+    try {
+      s = await runSession({
+        signal: stop.signal,
+        onStart: stop.onStart,
+        db: v.db!,
+        workload: { name: "matmul", shape: [n, n, n] },
+        strategy: "random",
+        seed,
+        trials,
+        onProgress: progress.update,
+      });
+    } finally {
+      progress.done();
+      stop.dispose();
+    }
+    if (stop.stopped(s)) Deno.exit(stop.exitCode());
     rows.push({
       size: n,
       naive_gflops: naive,
@@ -125,8 +156,12 @@ if (import.meta.main) {
   try {
     console.log(JSON.stringify(await study(Deno.args)));
   } catch (e) {
-    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      console.error(`study: ${(e as Error).message}`);
+    if (e instanceof HelpRequest) {
+      console.log(e.message);
+      Deno.exit(0);
+    }
+    if (e instanceof UsageError || e instanceof DatabaseError) {
+      console.error(`study: ${oneLine(e.message)}`);
       Deno.exit(2);
     }
     throw e;

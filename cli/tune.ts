@@ -1,10 +1,14 @@
 /**
  * `deno task tune`: tune one workload and print one line of JSON.
  *
- * Exit status: 0 done; 2 bad arguments, unreadable trace file or unusable
- * database (nothing is built); 3 target cuda without a CUDA driver or device
- * (every candidate was built with nvcc, its resources printed, and recorded
- * as `no_device`); 1 an unexpected error.
+ * Exit status: 0 done (`--help` included, printed on stdout); 2 bad
+ * arguments, unreadable trace file, unusable database or a `--resume` flag
+ * that contradicts the stored run (nothing is built); 3 target cuda without a
+ * CUDA driver or device (every candidate was built with nvcc, its resources
+ * printed, and recorded as `no_device`); 130 / 143 stopped by SIGINT /
+ * SIGTERM or by the death of the parent process (the task runner): the run
+ * stays resumable and the command that resumes it is printed; 1 an
+ * unexpected error.
  * @module
  */
 import { DatabaseError } from "../datasets/db.ts";
@@ -13,12 +17,18 @@ import { parseTrace, replayTrace, type Trace } from "../ir/trace.ts";
 import { checkWorkloadMemory, LIMITS, mentionsLimit } from "../ir/limits.ts";
 import { createPrng } from "../ir/prng.ts";
 import { readBoundedText } from "../datasets/read_bounded.ts";
-import { parseTuneArgs, UsageError } from "./args.ts";
+import { HelpRequest, oneLine, parseTuneArgs, type TuneArgs, UsageError } from "./args.ts";
+import { watchRuns } from "./stop.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { templateSpace } from "../search/templates.ts";
 import { gpuTemplateSpace } from "../search/templates_gpu.ts";
 import { stderrProgress } from "../tuner/progress.ts";
-import { NothingToResumeError, runSession } from "../tuner/session.ts";
+import {
+  NothingToResumeError,
+  ResumeConflictError,
+  runSession,
+  type SessionOptions,
+} from "../tuner/session.ts";
 
 /**
  * Reads a trace file: one trace, or a JSON list of traces, within the limit
@@ -69,8 +79,35 @@ export async function readTraceFile(path: string): Promise<Trace[]> {
   return traces;
 }
 
+/** The options `--resume` passes on: only those given on the command line, checked against the run. */
+function resumeOptions(args: TuneArgs): Partial<SessionOptions> {
+  const given = new Set(args.given);
+  const timing: Partial<SessionOptions["timing"]> = {
+    ...(given.has("number") ? { number: args.number } : {}),
+    ...(given.has("repeat") ? { repeat: args.repeat } : {}),
+    ...(given.has("min-repeat-ms") ? { minRepeatMs: args.minRepeatMs } : {}),
+  };
+  return {
+    ...(args.workload !== undefined || args.shape !== undefined
+      ? { workload: { name: args.workload ?? "", shape: args.shape ?? [] } }
+      : {}),
+    ...(given.has("strategy") ? { strategy: args.strategy } : {}),
+    ...(given.has("template") ? { template: args.template } : {}),
+    ...(given.has("seed") ? { seed: args.seed } : {}),
+    ...(given.has("trials") ? { trials: args.trials } : {}),
+    ...(given.has("target") ? { target: args.target } : {}),
+    ...(given.has("batch") ? { batch: args.batch } : {}),
+    ...(given.has("overlap") ? { overlap: args.overlap } : {}),
+    ...(given.has("unity") ? { unity: args.unity } : {}),
+    ...(given.has("race") ? { race: args.race } : {}),
+    ...(given.has("timeout") ? { timeoutSeconds: args.timeout } : {}),
+    ...(Object.keys(timing).length ? { timing } : {}),
+  };
+}
+
 /** Runs the command; returns the exit status. */
 export async function main(argv: string[]): Promise<number> {
+  let stop: ReturnType<typeof watchRuns> | undefined;
   try {
     const args = parseTuneArgs(argv);
     const traces = args.trace ? await readTraceFile(args.trace) : undefined;
@@ -97,33 +134,41 @@ export async function main(argv: string[]): Promise<number> {
       }
     }
     const progress = args.quiet ? undefined : stderrProgress();
-    const summary = await runSession({
+    stop = watchRuns("tune", args.db, () => progress?.done());
+    const common = {
       db: args.db,
-      resume: args.resume,
-      workload: args.workload && args.shape
-        ? { name: args.workload, shape: args.shape }
-        : undefined,
-      strategy: args.strategy,
-      template: args.template,
-      seed: args.seed,
-      trials: traces ? Math.min(args.trials ?? traces.length, traces.length) : args.trials,
-      traces,
-      target: args.target,
-      batch: args.batch,
-      overlap: args.overlap || undefined,
-      unity: args.unity,
-      ...(args.race !== undefined ? { race: args.race } : {}),
-      timeoutSeconds: args.timeout,
-      timing: { number: args.number, repeat: args.repeat, minRepeatMs: args.minRepeatMs },
+      signal: stop.signal,
+      onStart: stop.onStart,
       onProgress: progress?.update,
-      onBuilt: args.quiet ? undefined : (line) => {
+      onBuilt: args.quiet ? undefined : (line: string) => {
         progress?.done();
         console.error(line);
       },
-    });
+    };
+    const summary = args.resume
+      ? await runSession({ ...common, resume: true, runId: args.run, ...resumeOptions(args) })
+      : await runSession({
+        ...common,
+        workload: args.workload && args.shape
+          ? { name: args.workload, shape: args.shape }
+          : undefined,
+        strategy: args.strategy,
+        template: args.template,
+        seed: args.seed,
+        trials: traces ? Math.min(args.trials ?? traces.length, traces.length) : args.trials,
+        traces,
+        target: args.target,
+        batch: args.batch,
+        overlap: args.overlap || undefined,
+        unity: args.unity,
+        ...(args.race !== undefined ? { race: args.race } : {}),
+        timeoutSeconds: args.timeout,
+        timing: { number: args.number, repeat: args.repeat, minRepeatMs: args.minRepeatMs },
+      });
     progress?.done();
-    const { bestTrace: _, run_id: __, noDevice, ...line } = summary;
+    const { bestTrace: _, run_id: __, noDevice, interrupted, ...line } = summary;
     console.log(JSON.stringify(line));
+    if (stop.stopped({ ...summary, interrupted })) return stop.exitCode();
     if (noDevice) {
       console.error(
         `tune: ${noDevice}. Built and checked ${summary.trials} candidates with nvcc; none could run (recorded as no_device in ${summary.db}).`,
@@ -132,14 +177,20 @@ export async function main(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (e) {
+    if (e instanceof HelpRequest) {
+      console.log(e.message);
+      return 0;
+    }
     if (
       e instanceof UsageError || e instanceof TraceError || e instanceof DatabaseError ||
-      e instanceof NothingToResumeError
+      e instanceof NothingToResumeError || e instanceof ResumeConflictError
     ) {
-      console.error(`tune: ${e.message}`);
+      console.error(`tune: ${oneLine(e.message)}`);
       return 2;
     }
     throw e;
+  } finally {
+    stop?.dispose();
   }
 }
 

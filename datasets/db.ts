@@ -14,11 +14,22 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlit
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { ERROR_KINDS, type ErrorKind, isTransient } from "../measure/types.ts";
+import { APPLICATION_ID, classify, explain, fileSize, isSqliteFile } from "./_db_file.ts";
+
+export { APPLICATION_ID, isSqliteFile };
 
 export type { ErrorKind };
 
 /** Schema version stored in `PRAGMA user_version` by this build. */
 export const SCHEMA_VERSION = 1;
+
+/**
+ * How {@link RecordsDB.open} treats the file: `"create"` (default) creates a
+ * missing or empty file; `"write"` needs an existing records database and
+ * writes to it (`tune --resume`, `reproduce`); `"read"` needs one and opens it
+ * read-only (`export`, `report`, `costmodel-eval`): nothing is ever written.
+ */
+export type OpenMode = "create" | "write" | "read";
 
 /** Milliseconds SQLite waits for a lock held by another connection. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -280,7 +291,20 @@ function makeParent(path: string): void {
   }
 }
 
-function toRun(r: Row): RunRow {
+/** Parses a JSON column; a garbled value is a {@link DatabaseError} naming the field. */
+function parseColumn(path: string, table: string, id: unknown, column: string, text: unknown) {
+  try {
+    return JSON.parse(text as string);
+  } catch {
+    throw new DatabaseError(
+      path,
+      `Records database "${path}": ${table} ${id}: field ${column} is not valid JSON`,
+    );
+  }
+}
+
+function toRun(path: string, r: Row): RunRow {
+  const json = (column: string) => parseColumn(path, "run", r.id, column, r[column]);
   return {
     id: Number(r.id),
     created: r.created as string,
@@ -291,21 +315,21 @@ function toRun(r: Row): RunRow {
     trials: Number(r.trials),
     target: r.target as string,
     workloadId: Number(r.workload_id),
-    config: JSON.parse(r.config as string),
-    machine: JSON.parse(r.machine as string),
+    config: json("config"),
+    machine: json("machine"),
     compiler: r.compiler as string,
     tunebookVersion: r.tunebook_version as string,
   };
 }
 
-function toResult(r: Row): ResultRow | null {
+function toResult(path: string, r: Row): ResultRow | null {
   if (r.r_id === null || r.r_id === undefined) return null;
   return {
     id: Number(r.r_id),
     candidateId: Number(r.r_candidate_id),
     errorKind: r.r_error_kind as ErrorKind,
     error: (r.r_error as string | null) ?? null,
-    times: JSON.parse(r.r_times as string),
+    times: parseColumn(path, "result", r.r_id, "times", r.r_times),
     seconds: (r.r_seconds as number | null) ?? null,
     gflops: (r.r_gflops as number | null) ?? null,
     buildSeconds: Number(r.r_build_seconds),
@@ -314,16 +338,18 @@ function toResult(r: Row): ResultRow | null {
   };
 }
 
-function toCandidate(r: Row): CandidateRow {
+function toCandidate(path: string, r: Row): CandidateRow {
   return {
     id: Number(r.id),
     runId: Number(r.run_id),
     trial: Number(r.trial),
     trace: r.trace as string,
     traceHash: r.trace_hash as string,
-    knobs: r.knobs === null || r.knobs === undefined ? null : JSON.parse(r.knobs as string),
+    knobs: r.knobs === null || r.knobs === undefined
+      ? null
+      : parseColumn(path, "candidate", r.id, "knobs", r.knobs),
     created: r.created as string,
-    result: toResult(r),
+    result: toResult(path, r),
   };
 }
 
@@ -366,67 +392,117 @@ export class RecordsDB {
   }
 
   /**
-   * Opens (creating if needed) the records database at `path`, creating its
-   * parent directory if missing. `":memory:"` opens a private in-memory db.
+   * Opens the records database at `path`. `":memory:"` opens a private
+   * in-memory db. In mode `"create"` (the default) a missing file is created
+   * with its parent directory. A file that is not a tunebook records database
+   * (another program's SQLite file, or any other non-empty file) is refused
+   * before anything is written to it: it stays byte for byte as it was.
    *
-   * @throws {DatabaseError} when the file cannot be opened or written, is not
-   * a database, or was written by a newer schema version.
+   * @throws {DatabaseError} when the file is missing (modes `"write"` and
+   * `"read"`), cannot be opened or written, is not a records database, or was
+   * written by a newer schema version.
    */
-  static open(path: string): RecordsDB {
-    const memory = path === ":memory:";
+  static open(path: string, options: { mode?: OpenMode } = {}): RecordsDB {
+    const mode = options.mode ?? "create";
     const fail = (why: string, cause?: unknown): never => {
       throw new DatabaseError(path, `Cannot open records database "${path}": ${why}`, { cause });
     };
+    const memory = path === ":memory:";
+    const size = memory ? 0 : fileSize(path, fail);
+    if (size === undefined && mode !== "create") fail("no such file");
+    if (size === 0 && mode !== "create") fail("the file is empty, not a records database");
+    if (size !== undefined && size > 0 && !isSqliteFile(path)) {
+      fail("it is not an SQLite database (tunebook writes only to its own records databases)");
+    }
+    if (size !== undefined && size > 0) {
+      // A read-only look first: even a foreign file with a hot journal stays untouched.
+      let probe: DatabaseSync | undefined;
+      try {
+        probe = new DatabaseSync(path, { readOnly: true });
+        probe.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+        const kind = classify(probe, { emptyOk: false });
+        if (kind.foreign) fail(kind.foreign);
+      } catch (e) {
+        if (e instanceof DatabaseError) throw e;
+        fail(explain(e), e);
+      } finally {
+        try {
+          probe?.close();
+        } catch { /* already failing */ }
+      }
+    }
     let db: DatabaseSync | undefined;
     try {
-      if (!memory) makeParent(path);
-      db = new DatabaseSync(path, { enableForeignKeyConstraints: true });
+      if (!memory && mode === "create") makeParent(path);
+      db = new DatabaseSync(path, {
+        enableForeignKeyConstraints: true,
+        ...(mode === "read" ? { readOnly: true } : {}),
+      });
       db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
       db.exec("PRAGMA foreign_keys = ON");
-      if (!memory) db.prepare("PRAGMA journal_mode = WAL").get();
-      // WAL + NORMAL: a committed transaction survives the process being
-      // killed (it is in the OS once COMMIT returns); only power loss can
-      // drop the last commits, and never corrupts the file.
-      db.exec("PRAGMA synchronous = NORMAL");
     } catch (e) {
       try {
         db?.close();
       } catch { /* already failing */ }
-      return fail(reason(e), e);
+      return fail(explain(e), e);
     }
     const records = new RecordsDB(path, db);
     try {
-      records.#migrate();
+      if (mode === "read") records.#checkVersion(records.#version());
+      else records.#migrate(memory);
     } catch (e) {
       records.close();
       if (e instanceof DatabaseError) throw e;
-      return fail(reason(e), e);
+      return fail(explain(e), e);
     }
     return records;
   }
 
-  #migrate(): void {
-    const version = () => Number(this.#get("PRAGMA user_version")?.user_version ?? 0);
-    const check = (v: number) => {
-      if (v > SCHEMA_VERSION) {
-        throw new DatabaseError(
-          this.path,
-          `Cannot open records database "${this.path}": it has schema version ${v}, ` +
-            `newer than the version ${SCHEMA_VERSION} this tunebook supports; ` +
-            `upgrade tunebook or use another database file`,
-        );
-      }
-    };
-    check(version());
+  #version(): number {
+    return Number(this.#get("PRAGMA user_version")?.user_version ?? 0);
+  }
+
+  #checkVersion(v: number): void {
+    if (v > SCHEMA_VERSION) {
+      throw new DatabaseError(
+        this.path,
+        `Cannot open records database "${this.path}": it has schema version ${v}, ` +
+          `newer than the version ${SCHEMA_VERSION} this tunebook supports; ` +
+          `upgrade tunebook or use another database file`,
+      );
+    }
+  }
+
+  /**
+   * Marks and creates the schema of a new database, marks an unmarked one of
+   * an earlier version, and switches to WAL; each only after checking, inside
+   * the write transaction, that the file is a records database or empty.
+   */
+  #migrate(memory: boolean): void {
+    this.#checkVersion(this.#version());
     // BEGIN IMMEDIATE also proves the file is writable, even when the schema exists.
     this.#transaction(() => {
-      const v = version();
-      check(v);
+      // The probe in open() refused a non-empty foreign file; this catches one made meanwhile.
+      const kind = classify(this.#db, { emptyOk: true });
+      if (kind.foreign) {
+        throw new DatabaseError(
+          this.path,
+          `Cannot open records database "${this.path}": ${kind.foreign}`,
+        );
+      }
+      const v = this.#version();
+      this.#checkVersion(v);
+      if (!kind.marked) this.#db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
       if (v < SCHEMA_VERSION) {
         this.#db.exec(SCHEMA);
         this.#db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
       }
     });
+    if (!memory) this.#db.prepare("PRAGMA journal_mode = WAL").get();
+    // WAL + NORMAL: a committed transaction survives the process being
+    // killed (it is in the OS once COMMIT returns); only power loss can
+    // drop the last commits, and never corrupts the file.
+    this.#db.exec("PRAGMA synchronous = NORMAL");
   }
 
   /** Closes the database; further calls throw. Closing twice is harmless. */
@@ -442,33 +518,50 @@ export class RecordsDB {
     this.close();
   }
 
+  /** Runs SQLite calls; an SQLite error becomes a {@link DatabaseError} naming the file. */
+  #sql<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      if (e instanceof DatabaseError || (e as { code?: string })?.code !== "ERR_SQLITE_ERROR") {
+        throw e;
+      }
+      throw new DatabaseError(this.path, `Records database "${this.path}": ${explain(e)}`, {
+        cause: e,
+      });
+    }
+  }
+
   #stmt(sql: string): StatementSync {
     let s = this.#statements.get(sql);
     if (!s) {
-      s = this.#db.prepare(sql);
+      s = this.#sql(() => this.#db.prepare(sql));
       this.#statements.set(sql, s);
     }
     return s;
   }
 
   #get(sql: string, ...params: SQLInputValue[]): Row | undefined {
-    return this.#stmt(sql).get(...params) as Row | undefined;
+    const s = this.#stmt(sql);
+    return this.#sql(() => s.get(...params) as Row | undefined);
   }
 
   #all(sql: string, ...params: SQLInputValue[]): Row[] {
-    return this.#stmt(sql).all(...params) as Row[];
+    const s = this.#stmt(sql);
+    return this.#sql(() => s.all(...params) as Row[]);
   }
 
   #run(sql: string, ...params: SQLInputValue[]): { changes: number; id: number } {
-    const r = this.#stmt(sql).run(...params);
+    const s = this.#stmt(sql);
+    const r = this.#sql(() => s.run(...params));
     return { changes: Number(r.changes), id: Number(r.lastInsertRowid) };
   }
 
   #transaction<T>(fn: () => T): T {
-    this.#db.exec("BEGIN IMMEDIATE");
+    this.#sql(() => this.#db.exec("BEGIN IMMEDIATE"));
     try {
       const out = fn();
-      this.#db.exec("COMMIT");
+      this.#sql(() => this.#db.exec("COMMIT"));
       return out;
     } catch (e) {
       if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
@@ -500,7 +593,7 @@ export class RecordsDB {
     return r && {
       id: Number(r.id),
       name: r.name as string,
-      shape: JSON.parse(r.shape as string),
+      shape: parseColumn(this.path, "workload", r.id, "shape", r.shape),
       key: r.key as string,
       flops: Number(r.flops),
     };
@@ -548,18 +641,18 @@ export class RecordsDB {
   /** The run with this id, if any. */
   run(runId: number): RunRow | undefined {
     const r = this.#get("SELECT * FROM runs WHERE id = ?", runId);
-    return r && toRun(r);
+    return r && toRun(this.path, r);
   }
 
   /** All runs, oldest first. */
   runs(): RunRow[] {
-    return this.#all("SELECT * FROM runs ORDER BY id").map(toRun);
+    return this.#all("SELECT * FROM runs ORDER BY id").map((r) => toRun(this.path, r));
   }
 
   /** The most recent run still `"running"` (e.g. one that was killed), if any. */
   lastUnfinishedRun(): RunRow | undefined {
     const r = this.#get("SELECT * FROM runs WHERE status = 'running' ORDER BY id DESC LIMIT 1");
-    return r && toRun(r);
+    return r && toRun(this.path, r);
   }
 
   /**
@@ -663,7 +756,7 @@ export class RecordsDB {
        FROM candidates c LEFT JOIN results r ON r.candidate_id = c.id
        WHERE c.run_id = ? ORDER BY c.trial, c.id`,
       runId,
-    ).map(toCandidate);
+    ).map((r) => toCandidate(this.path, r));
   }
 
   /** Trace hash -> result, for the candidates of a run that have a result. */
@@ -677,7 +770,7 @@ export class RecordsDB {
         runId,
       )
     ) {
-      out.set(r.trace_hash as string, toResult(r)!);
+      out.set(r.trace_hash as string, toResult(this.path, r)!);
     }
     return out;
   }
@@ -691,7 +784,7 @@ export class RecordsDB {
        ORDER BY r.seconds, c.trial, c.id LIMIT 1`,
       runId,
     );
-    return r && (toCandidate(r) as CandidateRow & { result: ResultRow });
+    return r && (toCandidate(this.path, r) as CandidateRow & { result: ResultRow });
   }
 
   /** How many candidates of a run were measured, and how many were valid or errors. */

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
-import { DatabaseError, median, RecordsDB, type RunInfo, SCHEMA_VERSION } from "./db.ts";
+import {
+  APPLICATION_ID,
+  DatabaseError,
+  median,
+  RecordsDB,
+  type RunInfo,
+  SCHEMA_VERSION,
+} from "./db.ts";
 
 const FLOPS = 2 * 64 * 64 * 64;
 
@@ -246,6 +253,7 @@ Deno.test("a database with a newer schema version is refused", () => {
   try {
     const path = join(dir, "future.db");
     const raw = new DatabaseSync(path);
+    raw.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
     raw.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
     raw.close();
     assert.throws(() => RecordsDB.open(path), (e: unknown) => {
@@ -359,6 +367,199 @@ Deno.test("a writer killed with SIGKILL loses no committed record", async () => 
     );
     assert.equal(raw.prepare("PRAGMA foreign_key_check").all().length, 0);
     raw.close();
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+/** Makes a records database with one run and a few results; returns its path. */
+function sampleDB(dir: string, name = "r.db"): string {
+  const path = join(dir, name);
+  const db = RecordsDB.open(path);
+  const wl = db.upsertWorkload({ name: "matmul", shape: [8, 8, 8], flops: 1024 });
+  const run = db.startRun(runInfo(wl));
+  for (let i = 0; i < 40; i++) {
+    const c = db.addCandidate(run, {
+      trial: i,
+      trace: `[${"1,".repeat(300)}${i}]`,
+      traceHash: `h${i}`,
+    });
+    db.addResult(c, { errorKind: "none", times: [1e-6 * (i + 1)], buildSeconds: 0, runSeconds: 0 });
+  }
+  db.close();
+  return path;
+}
+
+function refused(path: string, mode: "create" | "write" | "read", pattern: RegExp): void {
+  assert.throws(() => RecordsDB.open(path, { mode }), (e: unknown) => {
+    assert.ok(e instanceof DatabaseError, `${mode}: ${e}`);
+    assert.ok(e.message.startsWith(`Cannot open records database "${path}": `), e.message);
+    assert.match(e.message, pattern);
+    return true;
+  });
+}
+
+Deno.test("a new records database is marked with tunebook's application_id", () => {
+  const dir = tempDir();
+  try {
+    const path = sampleDB(dir);
+    const raw = new DatabaseSync(path);
+    assert.equal(raw.prepare("PRAGMA application_id").get()!.application_id, APPLICATION_ID);
+    raw.close();
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("another program's SQLite file is refused in every mode and left byte-identical", () => {
+  const dir = tempDir();
+  try {
+    const plain = join(dir, "app.sqlite");
+    let raw = new DatabaseSync(plain);
+    raw.exec(
+      "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes VALUES (1, 'x')",
+    );
+    raw.close();
+    const wal = join(dir, "wal.sqlite");
+    raw = new DatabaseSync(wal);
+    raw.exec("PRAGMA journal_mode = WAL; CREATE TABLE t (x); INSERT INTO t VALUES (1)");
+    raw.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    raw.close();
+    const marked = join(dir, "marked.sqlite");
+    raw = new DatabaseSync(marked);
+    raw.exec("PRAGMA application_id = 42; PRAGMA user_version = 1");
+    for (const t of ["workloads", "runs", "candidates", "results"]) {
+      raw.exec(`CREATE TABLE ${t} (x)`);
+    }
+    raw.close();
+    const empty = join(dir, "empty.sqlite");
+    raw = new DatabaseSync(empty);
+    raw.exec("PRAGMA journal_mode = WAL");
+    raw.close();
+    const text = join(dir, "notes.txt");
+    Deno.writeTextFileSync(text, "a,b\n1,2\n");
+    const cases: [string, RegExp][] = [
+      [plain, /another program's SQLite database \(tables: notes\)/],
+      [wal, /another program's SQLite database \(tables: t\)/],
+      [marked, /application_id 42/],
+      [empty, /did not create/],
+      [text, /not an SQLite database/],
+    ];
+    for (const [path, pattern] of cases) {
+      const before = Deno.readFileSync(path);
+      for (const mode of ["create", "write", "read"] as const) refused(path, mode, pattern);
+      assert.deepEqual(Deno.readFileSync(path), before, path);
+    }
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("modes write and read refuse a missing or empty file and create nothing", () => {
+  const dir = tempDir();
+  try {
+    const missing = join(dir, "sub", "missing.db");
+    refused(missing, "write", /no such file/);
+    refused(missing, "read", /no such file/);
+    assert.throws(() => Deno.statSync(join(dir, "sub")), Deno.errors.NotFound);
+    const empty = join(dir, "empty.db");
+    Deno.writeFileSync(empty, new Uint8Array());
+    refused(empty, "read", /empty/);
+    refused(empty, "write", /empty/);
+    assert.equal(Deno.statSync(empty).size, 0);
+    RecordsDB.open(empty).close(); // mode create adopts an empty file
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("an unmarked database of an earlier tunebook opens, and gets marked when written", () => {
+  const dir = tempDir();
+  try {
+    const path = sampleDB(dir);
+    let raw = new DatabaseSync(path);
+    raw.exec("PRAGMA application_id = 0");
+    raw.close();
+    const before = Deno.readFileSync(path);
+    let db = RecordsDB.open(path, { mode: "read" });
+    assert.equal(db.counts(1).valid, 40);
+    db.close();
+    assert.deepEqual(Deno.readFileSync(path), before, "read mode writes nothing");
+    db = RecordsDB.open(path, { mode: "write" });
+    assert.equal(db.counts(1).valid, 40);
+    db.close();
+    raw = new DatabaseSync(path);
+    assert.equal(raw.prepare("PRAGMA application_id").get()!.application_id, APPLICATION_ID);
+    raw.close();
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("a database opened in read mode refuses writes with a DatabaseError saying read-only", () => {
+  const dir = tempDir();
+  try {
+    const db = RecordsDB.open(sampleDB(dir), { mode: "read" });
+    try {
+      assert.throws(
+        () => db.upsertWorkload({ name: "matmul", shape: [2, 2, 2], flops: 16 }),
+        (e: unknown) => e instanceof DatabaseError && /read-only/.test(e.message),
+      );
+    } finally {
+      db.close();
+    }
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("bad JSON in runs.config is a DatabaseError naming the run and the field", () => {
+  const dir = tempDir();
+  try {
+    const path = sampleDB(dir);
+    const raw = new DatabaseSync(path);
+    raw.exec("UPDATE runs SET config = '{not json'");
+    raw.close();
+    const db = RecordsDB.open(path);
+    try {
+      for (const read of [() => db.runs(), () => db.run(1), () => db.lastUnfinishedRun()]) {
+        assert.throws(read, (e: unknown) => {
+          assert.ok(e instanceof DatabaseError);
+          assert.match(e.message, /run 1: field config is not valid JSON/);
+          assert.ok(e.message.includes(path));
+          return true;
+        });
+      }
+    } finally {
+      db.close();
+    }
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("a garbled page is a DatabaseError naming the file, on open or on read", () => {
+  const dir = tempDir();
+  try {
+    const path = sampleDB(dir);
+    const bytes = Deno.readFileSync(path);
+    const page = 4096;
+    assert.ok(bytes.length >= 4 * page, `${bytes.length} bytes`);
+    for (let i = page; i < bytes.length; i++) bytes[i] = (i * 131) & 0xff;
+    Deno.writeFileSync(path, bytes);
+    assert.throws(() => {
+      const db = RecordsDB.open(path, { mode: "read" });
+      try {
+        db.runs().forEach((r) => db.candidates(r.id));
+      } finally {
+        db.close();
+      }
+    }, (e: unknown) => {
+      assert.ok(e instanceof DatabaseError, String(e));
+      assert.ok(e.message.includes(path), e.message);
+      assert.match(e.message, /damaged/);
+      return true;
+    });
   } finally {
     Deno.removeSync(dir, { recursive: true });
   }

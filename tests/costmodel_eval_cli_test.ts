@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { runScript } from "./_cli.ts";
 import { join } from "node:path";
+import { RecordsDB } from "../datasets/db.ts";
 
 function run(args: string[], cwd: string) {
   return runScript("cli/costmodel_eval.ts", args, cwd);
@@ -38,11 +39,13 @@ Deno.test("costmodel-eval reports held-out ranking metrics and writes a scatter 
 
 Deno.test("costmodel-eval exits with status 2 and names bad arguments", async () => {
   const dir = await Deno.makeTempDir();
+  RecordsDB.open(join(dir, "empty.db")).close(); // a records database with no record
   const cases: [string[], RegExp][] = [
     [[], /exactly one of --db and --space/],
     [["--space", "pnpoly_RTX_3090", "--model", "svm"], /Unknown model "svm"/],
     [["--space", "pnpoly_RTX_3090", "--split", "odd"], /--split must be/],
     [["--db", join(dir, "empty.db")], /holds 0 valid records/],
+    [["--db", join(dir, "missing.db")], /missing\.db.*no such file/],
     [["--space", "nope"], /--space nope/],
   ];
   for (const [args, message] of cases) {

@@ -4,7 +4,7 @@
  * from what the database holds.
  * @module
  */
-import { RecordsDB } from "../datasets/db.ts";
+import { DatabaseError, RecordsDB } from "../datasets/db.ts";
 import { printTrace, type Trace } from "../ir/trace.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
@@ -26,8 +26,18 @@ import type { Progress } from "./progress.ts";
 export interface SessionOptions {
   /** Path of the records database. */
   db: string;
-  /** Continue the last unfinished run of the database. */
+  /**
+   * Continue the last unfinished run of the database (or run `runId`) with
+   * its stored options; an option given here that contradicts one of them
+   * throws {@link ResumeConflictError}.
+   */
   resume?: boolean;
+  /** With `resume`: the run to continue. */
+  runId?: number;
+  /** Stops the run after the round in flight; it stays unfinished, so resumable. */
+  signal?: AbortSignal;
+  /** Called with the run id once the run is opened or created. */
+  onStart?: (runId: number) => void;
   workload?: { name: string; shape: number[] };
   strategy?: string;
   /** Knob template for the knob strategies (grid, sa, ga, ...). */
@@ -74,6 +84,8 @@ export interface Summary {
   best_trace_id: number | null;
   db: string;
   run_id: number;
+  /** True when `signal` stopped the run before its end (it is resumable). */
+  interrupted?: boolean;
 }
 
 /** Raised when `--resume` finds nothing to resume. */
@@ -85,18 +97,34 @@ export class NothingToResumeError extends Error {
   }
 }
 
+/** Raised when `resume` is asked with an option that contradicts the stored run, or a finished run. */
+export class ResumeConflictError extends Error {
+  /** Creates the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "ResumeConflictError";
+  }
+}
+
 /** Runs (or resumes) one tuning run and returns its summary. */
 export async function runSession(
   o: SessionOptions,
 ): Promise<Summary & { bestTrace?: string; noDevice?: string }> {
-  const db = RecordsDB.open(o.db);
+  const db = RecordsDB.open(o.db, { mode: o.resume ? "write" : "create" });
   try {
     let runId: number, config: RunConfig;
     if (o.resume) {
-      const run = db.lastUnfinishedRun();
+      const run = o.runId === undefined ? db.lastUnfinishedRun() : db.run(o.runId);
+      if (!run && o.runId !== undefined) {
+        throw new ResumeConflictError(`--run ${o.runId}: no run ${o.runId} in ${o.db}`);
+      }
       if (!run) throw new NothingToResumeError(o.db);
+      if (run.status === "finished") {
+        throw new ResumeConflictError(`--run ${run.id}: run ${run.id} of ${o.db} is finished`);
+      }
       runId = run.id;
-      config = run.config as unknown as RunConfig;
+      config = storedConfig(o.db, run.id, run.config);
+      checkResume(config, o, run.id);
     } else {
       const w = o.workload ?? o.traces?.[0]?.workload;
       if (!w) throw new RangeError("A session needs a workload or traces");
@@ -110,16 +138,26 @@ export async function runSession(
         batch: o.batch ?? 8,
         ...(o.overlap ? { overlap: true } : {}),
         ...(o.race !== undefined ? { race: o.race } : {}),
+        unity: o.unity ?? 1,
         timeoutSeconds: o.timeoutSeconds ?? 10,
         timing: { number: 1, repeat: 3, minRepeatMs: 40, warmup: 1, ...o.timing },
         traces: o.traces,
         ...(o.template ? { template: o.template } : {}),
       };
     }
-    const workload = createWorkload(config.workload, config.shape);
+    let workload: Workload;
+    try {
+      workload = createWorkload(config.workload, config.shape);
+    } catch (e) {
+      if (!o.resume) throw e;
+      throw new DatabaseError(
+        o.db,
+        `Records database "${o.db}": run ${runId!}: field config: ${(e as Error).message}`,
+      );
+    }
     const builder = createBuilder({
       cacheDir: o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE"),
-      batch: o.unity ?? 1,
+      batch: config.unity ?? 1,
       // Builds overlapping a measurement take only the cycles it leaves idle.
       background: config.overlap ?? false,
     });
@@ -149,17 +187,20 @@ export async function runSession(
         tunebookVersion: await tunebookVersion(),
       });
     }
+    o.onStart?.(runId!);
     const runner = cuda?.runner ??
       createRunner({ timing: config.timing, timeoutSeconds: config.timeoutSeconds });
     let noDevice: string | undefined;
+    let interrupted = false;
     try {
+      const strategy = cuda
+        ? (config.strategy === "trace-file"
+          ? traceList(config.traces ?? [])
+          : cudaStrategy(config.strategy, workload, config.seed, config.template))
+        : makeStrategy(config, workload);
       const outcome = await tune({
         workload,
-        strategy: cuda
-          ? (config.strategy === "trace-file"
-            ? traceList(config.traces ?? [])
-            : cudaStrategy(config.strategy, workload, config.seed, config.template))
-          : makeStrategy(config, workload),
+        strategy: o.signal ? stoppable(strategy, o.signal) : strategy,
         trials: config.trials,
         db,
         runId: runId!,
@@ -171,15 +212,20 @@ export async function runSession(
         ...(config.race !== undefined ? { race: config.race } : {}),
         onProgress: o.onProgress,
         timeLimitSeconds: o.timeLimitSeconds,
-        source: o.source ?? (cuda ? cudaKernelSource : kernelSource),
+        source: recordingFailures(o.source ?? (cuda ? cudaKernelSource : kernelSource)),
       });
-      if (outcome.stop !== "time") db.finishRun(runId!);
+      interrupted = o.signal?.aborted ?? false;
+      if (outcome.stop !== "time" && !interrupted) db.finishRun(runId!);
       const device = await cuda?.runner.device();
       if (device && !device.ok) noDevice = device.message;
     } finally {
       await runner.close();
     }
-    return { ...summarize(db, runId!, o.db), ...(noDevice ? { noDevice } : {}) };
+    return {
+      ...summarize(db, runId!, o.db),
+      ...(noDevice ? { noDevice } : {}),
+      ...(interrupted ? { interrupted } : {}),
+    };
   } finally {
     db.close();
   }
@@ -203,11 +249,99 @@ interface RunConfig {
   overlap?: boolean;
   /** Racing factor (absent: every candidate gets every repeat). */
   race?: number;
+  /** Candidates per compiler process (absent in runs recorded before it was stored: 1). */
+  unity?: number;
   timeoutSeconds: number;
   timing: TimingOptions;
   traces?: Trace[];
   /** Knob template of the knob strategies (default: the workload's). */
   template?: string;
+}
+
+/** A stored run's configuration, checked enough to resume it (a bad one is a DatabaseError). */
+function storedConfig(path: string, runId: number, config: unknown): RunConfig {
+  const c = config as Partial<RunConfig> | null;
+  const bad = (field: string): never => {
+    throw new DatabaseError(
+      path,
+      `Records database "${path}": run ${runId}: field config.${field} is missing or invalid`,
+    );
+  };
+  if (typeof c !== "object" || c === null || Array.isArray(c)) return bad("(object)");
+  if (typeof c.workload !== "string") bad("workload");
+  if (!Array.isArray(c.shape) || !c.shape.every(Number.isInteger)) bad("shape");
+  if (typeof c.strategy !== "string") bad("strategy");
+  for (const k of ["seed", "trials", "batch", "timeoutSeconds"] as const) {
+    if (typeof c[k] !== "number" || !Number.isFinite(c[k])) bad(k);
+  }
+  if (typeof c.target !== "string") bad("target");
+  if (typeof c.timing !== "object" || c.timing === null) bad("timing");
+  if (c.strategy === "trace-file" && !Array.isArray(c.traces)) bad("traces");
+  return c as RunConfig;
+}
+
+/** Session options, their flags, and their stored values (`undefined`: not given). */
+function resumeChecks(c: RunConfig, o: SessionOptions): [string, unknown, unknown][] {
+  const t = c.timing;
+  return [
+    ["--workload", o.workload?.name || undefined, c.workload],
+    ["--shape", o.workload?.shape.join(",") || undefined, c.shape.join(",")],
+    ["--strategy", o.strategy, c.strategy],
+    ["--template", o.template, c.template],
+    ["--seed", o.seed, c.seed],
+    ["--trials", o.trials, c.trials],
+    ["--target", o.target, c.target],
+    ["--batch", o.batch, c.batch],
+    ["--overlap", o.overlap, c.overlap ?? false],
+    ["--race", o.race, c.race],
+    ["--unity", o.unity, c.unity ?? 1],
+    ["--timeout", o.timeoutSeconds, c.timeoutSeconds],
+    ["--number", o.timing?.number, t.number],
+    ["--repeat", o.timing?.repeat, t.repeat],
+    ["--min-repeat-ms", o.timing?.minRepeatMs, t.minRepeatMs],
+  ];
+}
+
+/** Throws {@link ResumeConflictError} for the first given option that differs from the stored run. */
+function checkResume(c: RunConfig, o: SessionOptions, runId: number): void {
+  if (o.traces) {
+    throw new ResumeConflictError(
+      "--trace cannot be given with --resume: the run stores its traces",
+    );
+  }
+  for (const [flag, given, stored] of resumeChecks(c, o)) {
+    if (given === undefined || given === stored) continue;
+    throw new ResumeConflictError(
+      `${flag} ${given} contradicts run ${runId}, which was started with ${
+        stored === undefined ? "no " + flag : `${flag} ${stored}`
+      }; drop ${flag} to resume it, or start a new run`,
+    );
+  }
+}
+
+/**
+ * The code generator of a session, with any failure to lower or generate a
+ * candidate returned as its error (recorded as `instantiation_error`): no
+ * candidate can stop a run, so none can make it unresumable.
+ */
+function recordingFailures(source: (trace: Trace) => KernelSource): (trace: Trace) => KernelSource {
+  return (trace) => {
+    try {
+      return source(trace);
+    } catch (e) {
+      const why = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      return { error: `code generation failed: ${why}` };
+    }
+  };
+}
+
+/** The strategy, proposing nothing once `signal` is aborted (the loop then ends). */
+function stoppable(strategy: Strategy, signal: AbortSignal): Strategy {
+  return {
+    name: strategy.name,
+    propose: (n) => signal.aborted ? [] : strategy.propose(n),
+    observe: (results) => strategy.observe(results),
+  };
 }
 
 /**

@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { RecordsDB } from "../datasets/db.ts";
+import type { Trace } from "../ir/trace.ts";
+import { kernelSource } from "./kernel.ts";
+import { ResumeConflictError, runSession, type SessionOptions } from "./session.ts";
+
+const SMALL: SessionOptions = {
+  db: "",
+  workload: { name: "matmul", shape: [12, 10, 8] },
+  strategy: "random",
+  seed: 3,
+  trials: 6,
+  batch: 3,
+  timeoutSeconds: 5,
+  timing: { number: 1, repeat: 1, minRepeatMs: 0 },
+  cacheDir: join(Deno.cwd(), ".cache", "kernels"),
+};
+
+Deno.test("a candidate whose lowering throws is recorded as instantiation_error and the run finishes", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    let n = 0;
+    const source = (trace: Trace) => {
+      if (n++ === 1) throw new RangeError("Maximum call stack size exceeded");
+      return kernelSource(trace);
+    };
+    const s = await runSession({ ...SMALL, db: join(dir, "r.db"), source });
+    assert.equal(s.valid + s.errors, 6);
+    const db = RecordsDB.open(join(dir, "r.db"), { mode: "read" });
+    const failed = db.candidates(s.run_id).filter((c) => c.result?.errorKind !== "none");
+    assert.equal(failed.length, 1);
+    assert.equal(failed[0].result?.errorKind, "instantiation_error");
+    assert.match(failed[0].result?.error ?? "", /RangeError: Maximum call stack size exceeded/);
+    assert.equal(db.run(s.run_id)?.status, "finished");
+    db.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("an aborted session stops after its round, stays unfinished, and resumes by run id", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "r.db");
+    const stop = new AbortController();
+    const first = await runSession({
+      ...SMALL,
+      db: path,
+      unity: 2,
+      signal: stop.signal,
+      onProgress: () => stop.abort(),
+    });
+    assert.equal(first.interrupted, true);
+    assert.ok(first.valid + first.errors < 6, `${first.valid + first.errors} measured`);
+    // A second, finished run: resuming by id still picks the first.
+    const other = await runSession({ ...SMALL, db: path, trials: 1 });
+    let db = RecordsDB.open(path, { mode: "read" });
+    assert.equal(db.run(first.run_id)?.status, "running");
+    assert.equal(db.run(first.run_id)?.config.unity, 2, "--unity is stored");
+    db.close();
+    await assert.rejects(
+      runSession({ db: path, resume: true, runId: other.run_id }),
+      (e: unknown) => e instanceof ResumeConflictError && /is finished/.test(e.message),
+    );
+    await assert.rejects(
+      runSession({ db: path, resume: true, runId: first.run_id, trials: 7 }),
+      (e: unknown) =>
+        e instanceof ResumeConflictError &&
+        e.message.startsWith("--trials 7 contradicts run 1, which was started with --trials 6"),
+    );
+    const resumed = await runSession({ db: path, resume: true, runId: first.run_id, seed: 3 });
+    assert.equal(resumed.run_id, first.run_id);
+    assert.equal(resumed.valid + resumed.errors, 6);
+    db = RecordsDB.open(path, { mode: "read" });
+    assert.equal(db.run(first.run_id)?.status, "finished");
+    db.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
