@@ -11,7 +11,7 @@
  * import { createPrng, createWorkload, defaultSpace, printTrace, randomSearch } from "./mod.ts";
  * const space = defaultSpace(createWorkload("matmul", [64, 64, 64]));
  * const [candidate] = randomSearch(space, { seed: 1 }).propose(1);
- * console.log(printTrace(candidate.trace));
+ * if (candidate.trace) console.log(printTrace(candidate.trace));
  * void createPrng;
  * ```
  * @module

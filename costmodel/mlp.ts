@@ -10,13 +10,17 @@
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
  * import { MLPRegressor } from "./mlp.ts";
  * const x = { data: new Float32Array([0, 1, 2, 3]), rows: 4, cols: 1 };
  * const mlp = new MLPRegressor({ epochs: 5, seed: 1 });
  * mlp.fit(x, new Float32Array([0, 2, 4, 6]));
  * const scores = mlp.predict(x); // Float32Array(4)
- * await mlp.save("/tmp/mlp.json");
+ * const dir = await Deno.makeTempDir();
+ * await mlp.save(join(dir, "mlp.json"));
  * mlp.dispose();
+ * await Deno.remove(dir, { recursive: true });
+ * console.log(scores.length); // 4
  * ```
  * @module
  */

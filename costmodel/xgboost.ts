@@ -4,11 +4,19 @@
  * `_xgboost_ffi.ts`). Needs `--allow-ffi`.
  *
  * ```ts
+ * import { join } from "node:path";
+ * import { XGBoostRegressor } from "./xgboost.ts";
+ * const rows = 128, cols = 2;
+ * const data = Float32Array.from({ length: rows * cols }, (_, i) => (i * 7) % 11);
+ * const y = Float32Array.from({ length: rows }, (_, i) => data[2 * i] - data[2 * i + 1]);
  * const r = new XGBoostRegressor({ objective: "rank:pairwise" });
  * r.fit({ data, rows, cols }, y, { groups: [32, 32, 64] });
- * const scores = r.predict(candidates);
- * await r.save("model.json");
+ * const scores = r.predict({ data: data.slice(0, 8), rows: 4, cols });
+ * const dir = await Deno.makeTempDir();
+ * await r.save(join(dir, "model.json"));
  * r.dispose();
+ * await Deno.remove(dir, { recursive: true });
+ * console.log(scores.length); // 4
  * ```
  *
  * Model files are XGBoost's own, chosen by extension as XGBoost does:

@@ -74,14 +74,22 @@
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
  * import { RecordsDB } from "./db.ts";
  * import { exportRecords } from "./export.ts";
- * const db = RecordsDB.open("runs/study.db");
- * const s = await exportRecords(db, "csv", "/tmp/study.csv", {
- *   split: { holdout: ["matmul:1024,1024,1024"] },
+ * import { importKernelTunerCache } from "./import.ts";
+ * import { KERNELTUNER_DIR } from "./kerneltuner.ts";
+ * const dir = await Deno.makeTempDir();
+ * const db = RecordsDB.open(join(dir, "study.db"));
+ * for (const cache of ["pnpoly_RTX_3090", "convolution_A100"]) {
+ *   await importKernelTunerCache(db, join(KERNELTUNER_DIR, `${cache}.json.gz`));
+ * }
+ * const s = await exportRecords(db, "csv", join(dir, "study.csv"), {
+ *   split: { holdout: ["cn_pnpoly:20000000"] },
  * });
- * console.log(s.rows, s.test);
+ * console.log(s.rows, s.test); // 8454 4092
  * db.close();
+ * await Deno.remove(dir, { recursive: true });
  * ```
  * @module
  */

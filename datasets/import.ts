@@ -21,12 +21,16 @@
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
  * import { RecordsDB } from "./db.ts";
  * import { importKernelTunerCache } from "./import.ts";
- * const db = RecordsDB.open("/tmp/kt.db");
- * const s = await importKernelTunerCache(db, "data/kerneltuner/pnpoly_RTX_3090.json.gz");
- * console.log(s.rows, s.errors);
+ * import { KERNELTUNER_DIR } from "./kerneltuner.ts";
+ * const dir = await Deno.makeTempDir();
+ * const db = RecordsDB.open(join(dir, "kt.db"));
+ * const s = await importKernelTunerCache(db, join(KERNELTUNER_DIR, "pnpoly_RTX_3090.json.gz"));
+ * console.log(s.rows, s.errors); // 4092 330
  * db.close();
+ * await Deno.remove(dir, { recursive: true });
  * ```
  * @module
  */

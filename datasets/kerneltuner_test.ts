@@ -337,3 +337,21 @@ Deno.test("malformed space files give a KernelTunerError naming the field", asyn
     }
   });
 });
+
+Deno.test("kerneltuner.ts re-exports the cache, space-file and restriction modules' values", async () => {
+  const facade = await import("./kerneltuner.ts");
+  const parts = [
+    await import("./kerneltuner_json.ts"),
+    await import("./kerneltuner_cache.ts"),
+    await import("./kerneltuner_space.ts"),
+    await import("./restrictions.ts"),
+  ];
+  const helpers = ["describe", "isRecord", "isScalar"]; // shared by the readers, not re-exported
+  const expected = parts.flatMap((m) => Object.keys(m)).filter((k) => !helpers.includes(k));
+  assert.deepEqual(Object.keys(facade).sort(), expected.sort());
+  for (const m of parts) {
+    for (const [k, v] of Object.entries(m)) {
+      if (!helpers.includes(k)) assert.equal((facade as Record<string, unknown>)[k], v, k);
+    }
+  }
+});

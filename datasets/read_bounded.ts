@@ -15,6 +15,7 @@
  *   maxBytes: LIMITS.traceFileBytes,
  *   maxInflatedBytes: LIMITS.traceFileBytes,
  * });
+ * await Deno.remove(path);
  * if (text !== "[1, 2]") throw new Error();
  * ```
  * @module
@@ -105,6 +106,7 @@ export async function readBoundedText(path: string, bounds: ReadBounds): Promise
  *   maxBytes: LIMITS.cacheFileBytes,
  *   maxInflatedBytes: LIMITS.inflatedBytes,
  * });
+ * await Deno.remove(path);
  * if (text !== "{}" || gzip) throw new Error();
  * ```
  */

@@ -4,7 +4,7 @@
  * @example
  * ```ts
  * import { withDefaults } from "./options.ts";
- * const o = withDefaults({ a: 1, b: 2 }, { b: undefined });
+ * const o = withDefaults<{ a?: number; b?: number }>({ a: 1, b: 2 }, { b: undefined });
  * if (o.b !== 2) throw new Error();
  * ```
  * @module
