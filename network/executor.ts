@@ -123,6 +123,8 @@ export interface Executor {
   readonly steps: Step[];
   /** Distinct kernels compiled. */
   readonly kernelCount: number;
+  /** How many of them replay a given trace (tuned) rather than the default schedule. */
+  readonly tracedCount: number;
   /** Runs the network on an NCHW input; returns (a copy of) the output. */
   run(input: Float32Array): Float32Array;
   /** Times whole forward passes (the kernels' calls, no compilation) after `warmup` ones. */
@@ -142,11 +144,13 @@ export async function createExecutor(
   const { steps, views } = planSteps(fnet);
   // Distinct kernels by workload identity (name and shape).
   const kernelIndex = new Map<string, number>(), schedules: Schedule[] = [];
+  let tracedCount = 0;
   for (const s of steps) {
     const key = `${taskKey(s.workload)}/${s.workload.inputs.map((t) => t.shape).join(";")}`;
     if (kernelIndex.has(key)) continue;
     kernelIndex.set(key, schedules.length);
     const trace = options.traces?.get(taskKey(s.workload));
+    if (trace) tracedCount++;
     schedules.push(
       trace
         ? replayTrace(trace, { prng: createPrng(0) })
@@ -184,6 +188,7 @@ export async function createExecutor(
   return {
     steps,
     kernelCount: kernels.length,
+    tracedCount,
     run(x: Float32Array): Float32Array {
       if (x.length !== input.length) {
         throw new RangeError(`Input needs ${input.length} values [${fnet.input.shape}]`);

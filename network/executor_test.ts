@@ -5,6 +5,10 @@ import { createExecutor, planSteps } from "./executor.ts";
 import { type Network, parseNetwork, sizeOf } from "./network.ts";
 import { referenceRun } from "./reference.ts";
 import { foldBatchNorm, randomWeights } from "./weights.ts";
+import { extractTasks, taskKey } from "./tasks.ts";
+import { createPrng } from "../ir/prng.ts";
+import type { Trace } from "../ir/trace.ts";
+import { defaultSpace } from "../search/sketch.ts";
 
 function randomInput(net: Network, seed = 3): Float32Array {
   const x = new Float32Array(sizeOf(net.input.shape));
@@ -46,6 +50,26 @@ for (
     }
   });
 }
+
+Deno.test("the executor runs tuned kernels given by trace and still matches the reference", async () => {
+  const net = builtinNetwork("mobilenet_v2", { size: 32, classes: 10 });
+  const weights = randomWeights(net, 5);
+  // One schedule of each task from its sketch space (a stand-in for a tuner's best).
+  const traces = new Map<string, Trace>();
+  const prng = createPrng(17);
+  for (const t of extractTasks(net)) {
+    traces.set(taskKey(t.workload), defaultSpace(t.workload).sample(prng));
+  }
+  const x = randomInput(net);
+  const ex = await createExecutor(net, weights, { traces });
+  try {
+    assert.equal(ex.tracedCount, traces.size);
+    const e = relError(ex.run(x), referenceRun(net, weights, x));
+    assert.ok(e < 1e-4, `relative error ${e}`);
+  } finally {
+    ex.close();
+  }
+});
 
 Deno.test("folding batch norm keeps the reference output and removes every batch_norm", () => {
   const net = builtinNetwork("mobilenet_v2", { size: 32, classes: 10 });

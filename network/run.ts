@@ -95,9 +95,7 @@ async function main(args: string[]): Promise<void> {
       tasks: tasks.length,
       kernels: ex.kernelCount,
       kernelCalls: ex.steps.length,
-      tuned: traces
-        ? tasks.filter((t) => traces.has(`${t.workload.name}(${t.workload.shape})`)).length
-        : 0,
+      tuned: ex.tracedCount,
       gflop: tasks.reduce((a, t) => a + t.weight * t.workload.flops, 0) / 1e9,
       compileSeconds: +compileSeconds.toFixed(2),
       latencyMs: +latency.medianMs.toFixed(3),
