@@ -21,7 +21,6 @@ import { lower } from "../ir/lower.ts";
 import type { Schedule } from "../ir/schedule.ts";
 import { pointerTable } from "../measure/buffers.ts";
 import { createBuilder } from "../measure/builder.ts";
-import { pinOpenMP } from "../measure/worker.ts";
 
 /** A compiled kernel loaded into this process. */
 export interface NativeKernel {
@@ -31,6 +30,24 @@ export interface NativeKernel {
   run(buffers: Float32Array[]): void;
   /** Unloads the library. */
   close(): void;
+}
+
+/** libgomp, held open for the process's life (kept referenced, so never collected). */
+let openmp: Deno.DynamicLibrary<Record<string, Deno.ForeignFunction>> | null | undefined;
+
+/**
+ * Kernels built with -fopenmp leave libgomp's threads running: closing the last
+ * kernel (or collecting an unreferenced handle) must not unload it under them.
+ */
+function pinOpenMP(): void {
+  if (openmp !== undefined) return;
+  try {
+    openmp = Deno.dlopen("libgomp.so.1", {
+      omp_get_max_threads: { parameters: [], result: "i32" },
+    });
+  } catch {
+    openmp = null; // no OpenMP runtime: kernels are built without it
+  }
 }
 
 /** Where compiled kernels are cached by default. */
@@ -43,7 +60,7 @@ export async function compileSchedules(
   schedules: Schedule[],
   options: { cacheDir?: string; parallel?: number } = {},
 ): Promise<NativeKernel[]> {
-  pinOpenMP(); // closing a kernel must not unload libgomp under its threads
+  pinOpenMP();
   const kernels = schedules.map((s) => lower(s));
   const sources = kernels.map((k) => generateC(k));
   const builder = createBuilder({

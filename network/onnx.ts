@@ -2,8 +2,8 @@
  * Import of an ONNX model (read with `onnx-proto`) into a {@link Network} and
  * its weights (the initializers). Supported nodes: Conv, Gemm, MatMul, Relu,
  * Clip (as ReLU or ReLU6), Add, MaxPool, AveragePool, GlobalAveragePool,
- * Concat, BatchNormalization, Flatten, Reshape (to `[N, -1]`), and Dropout /
- * Identity as pass-through; anything else is a {@link NetworkError} naming
+ * Concat, BatchNormalization, Flatten, Reshape (to `[N, -1]`), and Dropout,
+ * Identity and a Pad of zeros as pass-through; anything else is a {@link NetworkError} naming
  * the node. Windows must be square with equal strides and symmetric padding.
  *
  * @example
@@ -243,6 +243,13 @@ function convert(
         ![-1, rest].includes(target[1])
       ) fail(`only a reshape to [N, -1] is supported, got [${[...target]}] of [${shape}]`);
       return layer({ op: "flatten" });
+    }
+    case "Pad": {
+      // PyTorch writes a Pad of zeros before some AveragePools: nothing to do.
+      const pads = ins[1] ? consts.get(ins[1])?.values : a.get("pads")?.ints;
+      if (!pads || [...pads].some((p) => p !== 0)) fail("only a Pad of zeros is supported");
+      alias.set(out, x);
+      return undefined;
     }
     case "Dropout":
     case "Identity":
