@@ -200,6 +200,7 @@ export function maxPool2d(
   pad = 0,
   ceil = 0,
 ): Workload {
+  if (ceil !== 0 && ceil !== 1) throw new RangeError(`Invalid ceil ${ceil}: 0 (floor) or 1`);
   const OH = pooledExtent(H, K, stride, pad, ceil === 1);
   const OW = pooledExtent(W, K, stride, pad, ceil === 1);
   const I = placeholder([N, C, H, W], "I");

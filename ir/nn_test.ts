@@ -230,4 +230,5 @@ Deno.test("createWorkload registers the network workloads with their parameters"
   );
   assert.throws(() => createWorkload("group_conv2d", [1, 6, 8, 8, 6, 3, 3, 1, 1, 4]), /groups 4/);
   assert.throws(() => createWorkload("max_pool2d", [1, 3, 8, 8, 3, 2, -1, 0]), /pad/);
+  assert.throws(() => createWorkload("max_pool2d", [1, 3, 8, 8, 3, 2, 0, 2]), /Invalid ceil 2/);
 });
