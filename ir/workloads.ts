@@ -11,6 +11,14 @@
  * @module
  */
 import { and, cmp, compute, max, placeholder, reduceAxis, select, sum, type Tensor } from "./te.ts";
+import {
+  avgPool2d,
+  batchMatmul,
+  depthwiseConv2d,
+  globalAvgPool2d,
+  groupConv2d,
+  maxPool2d,
+} from "./nn.ts";
 
 /** A tensor computation with named shape parameters. */
 export interface Workload {
@@ -131,6 +139,36 @@ export const WORKLOADS: Record<string, WorkloadDef> = {
     create: (s) => conv2d(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]),
     doc: "NCHW conv2d: N,C,H,W,F,KH,KW,stride,pad",
   },
+  depthwise_conv2d: {
+    params: ["N", "C", "H", "W", "KH", "KW", "stride", "pad"],
+    create: (s) => depthwiseConv2d(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]),
+    doc: "NCHW depthwise conv2d, weights [C,1,KH,KW]: N,C,H,W,KH,KW,stride,pad",
+  },
+  group_conv2d: {
+    params: ["N", "C", "H", "W", "F", "KH", "KW", "stride", "pad", "groups"],
+    create: (s) => groupConv2d(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9]),
+    doc: "NCHW grouped conv2d: N,C,H,W,F,KH,KW,stride,pad,groups",
+  },
+  batch_matmul: {
+    params: ["B", "M", "N", "K"],
+    create: ([B, M, N, K]) => batchMatmul(B, M, N, K),
+    doc: "C[B,M,N] = A[B,M,K] B[B,K,N]",
+  },
+  max_pool2d: {
+    params: ["N", "C", "H", "W", "K", "stride", "pad", "ceil"],
+    create: (s) => maxPool2d(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]),
+    doc: "NCHW max pool over KxK windows: N,C,H,W,K,stride,pad,ceil(0|1)",
+  },
+  avg_pool2d: {
+    params: ["N", "C", "H", "W", "K", "stride", "pad"],
+    create: (s) => avgPool2d(s[0], s[1], s[2], s[3], s[4], s[5], s[6]),
+    doc: "NCHW average pool over KxK windows (padding counted): N,C,H,W,K,stride,pad",
+  },
+  global_avg_pool2d: {
+    params: ["N", "C", "H", "W"],
+    create: ([N, C, H, W]) => globalAvgPool2d(N, C, H, W),
+    doc: "O[N,C] = mean of I[N,C,H,W] over H,W",
+  },
 };
 
 /**
@@ -152,7 +190,7 @@ export function createWorkload(name: string, shape: number[]): Workload {
     );
   }
   shape.forEach((d, i) => {
-    const zeroOk = name === "conv2d" && def.params[i] === "pad";
+    const zeroOk = def.params[i] === "pad" || def.params[i] === "ceil";
     if (!Number.isInteger(d) || d < (zeroOk ? 0 : 1)) {
       throw new RangeError(
         `Dimension ${def.params[i]} of "${name}" must be a ${

@@ -1,0 +1,355 @@
+/**
+ * Operators of convolutional networks, after TVM's `topi.nn`: the tunable
+ * ones (depthwise and grouped conv2d, batch matmul) and the element-wise and
+ * pooling operators around them (add, bias, ReLU/ReLU6, max/average pool,
+ * global average pool, concat). All data is NCHW and every tensor is one
+ * contiguous float32 buffer, so a 5-D view such as grouped conv2d's
+ * `[N, G, C/G, H, W]` is the same memory as the 4-D tensor.
+ *
+ * Max pooling is separable: a `max` along each row of the window, then along
+ * the column of those, written out (windows are small), on a padding stage
+ * filled with {@link NEG_INF}: no max reducer is needed.
+ *
+ * @example
+ * ```ts
+ * import { depthwiseConv2d } from "./nn.ts";
+ * const w = depthwiseConv2d(1, 32, 112, 112, 3, 3, 1, 1);
+ * if (w.outputs[0].shape.join() !== "1,32,112,112") throw new Error();
+ * ```
+ * @module
+ */
+import {
+  and,
+  cmp,
+  compute,
+  type Expr,
+  type IterVar,
+  max,
+  min,
+  placeholder,
+  reduceAxis,
+  select,
+  sum,
+  type Tensor,
+} from "./te.ts";
+import type { Workload } from "./workloads.ts";
+
+/** The padding value of max pooling: the lowest finite float32. */
+export const NEG_INF = -3.4028234663852886e38;
+
+/** Output extent of a window of `k` with `stride` and `pad` over `n` (ceil mode as in ONNX). */
+export function pooledExtent(n: number, k: number, stride: number, pad: number, ceil = false) {
+  const span = n + 2 * pad - k;
+  if (!Number.isInteger(stride) || stride < 1) throw new RangeError(`Invalid stride ${stride}`);
+  if (!Number.isInteger(pad) || pad < 0) throw new RangeError(`Invalid padding ${pad}`);
+  if (span < 0) throw new RangeError(`A ${k}-wide window does not fit ${n} + 2 x ${pad} padding`);
+  let out = (ceil ? Math.ceil(span / stride) : Math.floor(span / stride)) + 1;
+  // As in PyTorch: the last window must start inside the input or the left padding.
+  if (ceil && (out - 1) * stride >= n + pad) out--;
+  return out;
+}
+
+/**
+ * The padding stage `P` of an `[..., H, W]` tensor for windows of `kh x kw` with
+ * `stride`, giving `oh x ow` outputs: `pad` rows and columns of `value` before,
+ * as many after as the last window needs.
+ */
+function padded(
+  I: Tensor,
+  pad: number,
+  [kh, kw]: number[],
+  stride: number,
+  [oh, ow]: number[],
+  value: number,
+): Tensor {
+  const r = I.shape.length, H = I.shape[r - 2], W = I.shape[r - 1];
+  const PH = (oh - 1) * stride + kh, PW = (ow - 1) * stride + kw;
+  if (pad === 0 && PH <= H && PW <= W) return I;
+  const names = ["n", "c", "g", "d"].slice(0, r - 2).concat(["y", "x"]);
+  return compute(
+    [...I.shape.slice(0, r - 2), PH, PW],
+    (...ax) => {
+      const y = ax[r - 2], x = ax[r - 1];
+      return select(
+        and(cmp("ge", y, pad), cmp("lt", y, H + pad), cmp("ge", x, pad), cmp("lt", x, W + pad)),
+        I.at(...ax.slice(0, r - 2), y.expr.sub(pad), x.expr.sub(pad)),
+        value,
+      );
+    },
+    "P",
+    names,
+  );
+}
+
+/** `y * stride + r` as an expression. */
+const win = (y: IterVar, stride: number, r: IterVar | number): Expr => y.expr.mul(stride).add(r);
+
+/**
+ * Depthwise 2-D convolution (channel multiplier 1, MobileNet): NCHW data,
+ * weights `[C, 1, KH, KW]`, zero padding `pad`.
+ */
+export function depthwiseConv2d(
+  N: number,
+  C: number,
+  H: number,
+  W: number,
+  KH: number,
+  KW: number,
+  stride = 1,
+  pad = 0,
+): Workload {
+  const OH = pooledExtent(H, KH, stride, pad), OW = pooledExtent(W, KW, stride, pad);
+  const I = placeholder([N, C, H, W], "I"), Wt = placeholder([C, 1, KH, KW], "Wt");
+  const P = padded(I, pad, [KH, KW], stride, [OH, OW], 0);
+  const ry = reduceAxis(KH, "ry"), rx = reduceAxis(KW, "rx");
+  const O = compute(
+    [N, C, OH, OW],
+    (n, c, y, x) =>
+      sum(P.at(n, c, win(y, stride, ry), win(x, stride, rx)).mul(Wt.at(c, 0, ry, rx)), [ry, rx]),
+    "O",
+    ["n", "c", "y", "x"],
+  );
+  return {
+    name: "depthwise_conv2d",
+    shape: [N, C, H, W, KH, KW, stride, pad],
+    inputs: [I, Wt],
+    outputs: [O],
+    flops: 2 * N * C * OH * OW * KH * KW,
+  };
+}
+
+/**
+ * Grouped 2-D convolution: `G` groups of `C/G` input and `F/G` output channels.
+ * Data is viewed as `[N, G, C/G, H, W]`, weights `[G, F/G, C/G, KH, KW]` and the
+ * output `[N, G, F/G, OH, OW]`: the memory of NCHW data, OIHW weights and an
+ * NCHW output. Depthwise convolution is `G == C == F`.
+ */
+export function groupConv2d(
+  N: number,
+  C: number,
+  H: number,
+  W: number,
+  F: number,
+  KH: number,
+  KW: number,
+  stride = 1,
+  pad = 0,
+  G = 1,
+): Workload {
+  if (!Number.isInteger(G) || G < 1 || C % G !== 0 || F % G !== 0) {
+    throw new RangeError(`groups ${G} must divide the ${C} input and ${F} output channels`);
+  }
+  const Cg = C / G, Fg = F / G;
+  const OH = pooledExtent(H, KH, stride, pad), OW = pooledExtent(W, KW, stride, pad);
+  const I = placeholder([N, G, Cg, H, W], "I"), Wt = placeholder([G, Fg, Cg, KH, KW], "Wt");
+  const P = padded(I, pad, [KH, KW], stride, [OH, OW], 0);
+  const rc = reduceAxis(Cg, "rc"), ry = reduceAxis(KH, "ry"), rx = reduceAxis(KW, "rx");
+  const O = compute(
+    [N, G, Fg, OH, OW],
+    (n, g, f, y, x) =>
+      sum(
+        P.at(n, g, rc, win(y, stride, ry), win(x, stride, rx)).mul(Wt.at(g, f, rc, ry, rx)),
+        [rc, ry, rx],
+      ),
+    "O",
+    ["n", "g", "f", "y", "x"],
+  );
+  return {
+    name: "group_conv2d",
+    shape: [N, C, H, W, F, KH, KW, stride, pad, G],
+    inputs: [I, Wt],
+    outputs: [O],
+    flops: 2 * N * F * OH * OW * Cg * KH * KW,
+  };
+}
+
+/** `C[b, i, j] = sum_k A[b, i, k] * B[b, k, j]`. */
+export function batchMatmul(batch: number, M: number, N: number, K: number): Workload {
+  const A = placeholder([batch, M, K], "A"), B = placeholder([batch, K, N], "B");
+  const k = reduceAxis(K, "k");
+  const C = compute(
+    [batch, M, N],
+    (b, i, j) => sum(A.at(b, i, k).mul(B.at(b, k, j)), [k]),
+    "C",
+    ["b", "i", "j"],
+  );
+  return {
+    name: "batch_matmul",
+    shape: [batch, M, N, K],
+    inputs: [A, B],
+    outputs: [C],
+    flops: 2 * batch * M * N * K,
+  };
+}
+
+/** The max of `f(0) .. f(k - 1)` as a balanced tree (C's `a > b ? a : b` copies each side). */
+function maxOf(k: number, f: (i: number) => Expr, from = 0): Expr {
+  if (k === 1) return f(from);
+  const half = k >> 1;
+  return max(maxOf(half, f, from), maxOf(k - half, f, from + half));
+}
+
+/** Max pooling of NCHW data over `K x K` windows (padding never wins the max). */
+export function maxPool2d(
+  N: number,
+  C: number,
+  H: number,
+  W: number,
+  K: number,
+  stride: number,
+  pad = 0,
+  ceil = 0,
+): Workload {
+  if (ceil !== 0 && ceil !== 1) throw new RangeError(`Invalid ceil ${ceil}: 0 (floor) or 1`);
+  const OH = pooledExtent(H, K, stride, pad, ceil === 1);
+  const OW = pooledExtent(W, K, stride, pad, ceil === 1);
+  const I = placeholder([N, C, H, W], "I");
+  const P = padded(I, pad, [K, K], stride, [OH, OW], NEG_INF);
+  // Separable: the max along rows, then along columns of those (small C expressions).
+  const R = compute(
+    [N, C, P.shape[2], OW],
+    (n, c, y, x) => maxOf(K, (k) => P.at(n, c, y, win(x, stride, k))),
+    "R",
+    ["n", "c", "y", "x"],
+  );
+  const O = compute(
+    [N, C, OH, OW],
+    (n, c, y, x) => maxOf(K, (k) => R.at(n, c, win(y, stride, k), x)),
+    "O",
+    ["n", "c", "y", "x"],
+  );
+  return {
+    name: "max_pool2d",
+    shape: [N, C, H, W, K, stride, pad, ceil],
+    inputs: [I],
+    outputs: [O],
+    flops: N * C * OH * OW * K * K,
+  };
+}
+
+/** Average pooling over `K x K` windows, padding counted (PyTorch's `count_include_pad`). */
+export function avgPool2d(
+  N: number,
+  C: number,
+  H: number,
+  W: number,
+  K: number,
+  stride: number,
+  pad = 0,
+): Workload {
+  const OH = pooledExtent(H, K, stride, pad), OW = pooledExtent(W, K, stride, pad);
+  const I = placeholder([N, C, H, W], "I");
+  const P = padded(I, pad, [K, K], stride, [OH, OW], 0);
+  const ry = reduceAxis(K, "ry"), rx = reduceAxis(K, "rx");
+  const O = compute(
+    [N, C, OH, OW],
+    (n, c, y, x) =>
+      sum(P.at(n, c, win(y, stride, ry), win(x, stride, rx)).mul(1 / (K * K)), [ry, rx]),
+    "O",
+    ["n", "c", "y", "x"],
+  );
+  return {
+    name: "avg_pool2d",
+    shape: [N, C, H, W, K, stride, pad],
+    inputs: [I],
+    outputs: [O],
+    flops: 2 * N * C * OH * OW * K * K,
+  };
+}
+
+/** The mean of each channel: `[N, C, H, W]` to `[N, C]` (the memory of `[N, C, 1, 1]`). */
+export function globalAvgPool2d(N: number, C: number, H: number, W: number): Workload {
+  const I = placeholder([N, C, H, W], "I");
+  const ry = reduceAxis(H, "ry"), rx = reduceAxis(W, "rx");
+  const O = compute(
+    [N, C],
+    (n, c) => sum(I.at(n, c, ry, rx).mul(1 / (H * W)), [ry, rx]),
+    "O",
+    ["n", "c"],
+  );
+  return {
+    name: "global_avg_pool2d",
+    shape: [N, C, H, W],
+    inputs: [I],
+    outputs: [O],
+    flops: 2 * N * C * H * W,
+  };
+}
+
+/** An activation applied after a bias or an add. */
+export type Activation = "none" | "relu" | "relu6";
+
+function activate(e: Expr, act: Activation): Expr {
+  if (act === "relu") return max(e, 0);
+  if (act === "relu6") return min(max(e, 0), 6);
+  return e;
+}
+
+/** Codes of {@link Activation} in a workload's shape: none 0, relu 1, relu6 2. */
+export const ACTIVATIONS: Activation[] = ["none", "relu", "relu6"];
+
+/**
+ * `O[n, c, s] = act(X[n, c, s] + b[c])` over `[N, C, S]` (S = H x W): a bias
+ * (a folded batch norm's shift) and an activation.
+ */
+export function biasAct(N: number, C: number, S: number, act: Activation = "none"): Workload {
+  const X = placeholder([N, C, S], "X"), b = placeholder([C], "bias");
+  const O = compute([N, C, S], (n, c, s) => activate(X.at(n, c, s).add(b.at(c)), act), "O", [
+    "n",
+    "c",
+    "s",
+  ]);
+  return {
+    name: "bias_act",
+    shape: [N, C, S, ACTIVATIONS.indexOf(act)],
+    inputs: [X, b],
+    outputs: [O],
+    flops: N * C * S * (act === "none" ? 1 : act === "relu" ? 2 : 3),
+  };
+}
+
+/** `O = act(A + B)` over `size` elements (a residual connection), or `act(A)` with `arity` 1. */
+export function eltwise(size: number, act: Activation = "none", arity: 1 | 2 = 2): Workload {
+  const A = placeholder([size], "A"), B = placeholder([size], "B");
+  const O = compute(
+    [size],
+    (i) => activate(arity === 2 ? A.at(i).add(B.at(i)) : A.at(i), act),
+    "O",
+    ["i"],
+  );
+  return {
+    name: arity === 2 ? "add" : act,
+    shape: [size, ACTIVATIONS.indexOf(act), arity],
+    inputs: arity === 2 ? [A, B] : [A],
+    outputs: [O],
+    flops: size * (arity === 2 ? 1 : 0) + size * (act === "none" ? 0 : act === "relu" ? 1 : 2),
+  };
+}
+
+/** Concatenation along channels of `[N, C_i, S]` tensors (S = H x W). */
+export function concat(N: number, channels: number[], S: number): Workload {
+  if (channels.length < 1) throw new RangeError("concat needs at least one input");
+  const ins = channels.map((c, i) => placeholder([N, c, S], `X${i}`));
+  const total = channels.reduce((a, b) => a + b, 0);
+  const O = compute(
+    [N, total, S],
+    (n, c, s) => {
+      let e: Expr = ins[ins.length - 1].at(n, c.expr.sub(total - channels[channels.length - 1]), s);
+      let start = total - channels[channels.length - 1];
+      for (let i = ins.length - 2; i >= 0; i--) {
+        start -= channels[i];
+        e = select(cmp("lt", c, start + channels[i]), ins[i].at(n, c.expr.sub(start), s), e);
+      }
+      return e;
+    },
+    "O",
+    ["n", "c", "s"],
+  );
+  return {
+    name: "concat",
+    shape: [N, ...channels, S],
+    inputs: ins,
+    outputs: [O],
+    flops: 0,
+  };
+}

@@ -1,0 +1,220 @@
+/**
+ * The executor: a whole network run with native kernels on real tensors.
+ * Batch norm is folded into the convolutions first; each layer becomes one or
+ * two kernels (a convolution or matmul, then its bias; dense weights are
+ * transposed once to matmul's `[K, N]` layout); flatten is a view of the same
+ * buffer (all data is contiguous NCHW, so no other layout conversion is
+ * needed). Tunable kernels use the default schedule unless a trace for their
+ * workload is given (a tuned kernel); the others use their default schedule.
+ *
+ * @example
+ * ```ts ignore
+ * import { createExecutor } from "./executor.ts";
+ * import { randomWeights } from "./weights.ts";
+ * import { resnet18 } from "./builtin.ts";
+ * const net = resnet18({ size: 32 });
+ * const ex = await createExecutor(net, randomWeights(net, 1));
+ * const logits = ex.run(new Float32Array(3 * 32 * 32));
+ * console.log(logits.length, ex.latency({ repeat: 3 }).medianMs);
+ * ex.close();
+ * ```
+ * @module
+ */
+import { avgPool2d, biasAct, concat, eltwise, globalAvgPool2d, maxPool2d } from "../ir/nn.ts";
+import { createPrng } from "../ir/prng.ts";
+import { Schedule } from "../ir/schedule.ts";
+import { replayTrace, type Trace } from "../ir/trace.ts";
+import type { Workload } from "../ir/workloads.ts";
+import { alignedFloat32 } from "../measure/buffers.ts";
+import { compileSchedules, type NativeKernel } from "./native.ts";
+import { inferShapes, type Network, NetworkError, sizeOf, windowOf } from "./network.ts";
+import { layerWorkload, taskKey } from "./tasks.ts";
+import { foldBatchNorm, type Weights } from "./weights.ts";
+
+/** One kernel call: buffers by name (activations, `<layer>.<param>` weights). */
+export interface Step {
+  /** The layer it belongs to. */
+  layer: string;
+  /** What it computes. */
+  workload: Workload;
+  /** Buffers read, in the kernel's input order. */
+  inputs: string[];
+  /** Buffer written. */
+  output: string;
+}
+
+/** The kernel calls of a network whose batch norms are folded; `views` maps flatten layers to their input. */
+export function planSteps(net: Network): { steps: Step[]; views: Map<string, string> } {
+  const shapes = inferShapes(net), steps: Step[] = [], views = new Map<string, string>();
+  const buf = (n: string) => views.get(n) ?? n;
+  for (const l of net.layers) {
+    const ins = l.inputs.map((n) => shapes.get(n)!), x = ins[0], out = shapes.get(l.name)!;
+    const inputs = l.inputs.map(buf);
+    const step = (workload: Workload, i: string[], o = l.name) =>
+      steps.push({ layer: l.name, workload, inputs: i, output: o });
+    const tunable = layerWorkload(l, ins);
+    switch (l.op) {
+      case "conv2d":
+      case "dense": {
+        const hasBias = l.op === "dense" ? l.bias ?? true : !!l.bias;
+        const w = l.op === "dense" ? `${l.name}.weight.T` : `${l.name}.weight`;
+        step(tunable!, [inputs[0], w], hasBias ? `${l.name}#pre` : l.name);
+        if (hasBias) {
+          const S = out.length === 4 ? out[2] * out[3] : 1;
+          step(biasAct(out[0], out[1], S), [`${l.name}#pre`, `${l.name}.bias`]);
+        }
+        break;
+      }
+      case "batch_matmul":
+        step(tunable!, inputs);
+        break;
+      case "relu":
+      case "relu6":
+        step(eltwise(sizeOf(x), l.op, 1), inputs);
+        break;
+      case "add":
+        step(eltwise(sizeOf(x), "none", 2), inputs);
+        break;
+      case "max_pool2d": {
+        const { kernel, stride, pad } = windowOf(l);
+        step(maxPool2d(x[0], x[1], x[2], x[3], kernel, stride, pad, l.ceil ? 1 : 0), inputs);
+        break;
+      }
+      case "avg_pool2d": {
+        const { kernel, stride, pad } = windowOf(l);
+        step(avgPool2d(x[0], x[1], x[2], x[3], kernel, stride, pad), inputs);
+        break;
+      }
+      case "global_avg_pool2d":
+        step(globalAvgPool2d(x[0], x[1], x[2], x[3]), inputs);
+        break;
+      case "concat":
+        step(concat(x[0], ins.map((s) => s[1]), x[2] * x[3]), inputs);
+        break;
+      case "flatten":
+        views.set(l.name, inputs[0]);
+        break;
+      case "batch_norm":
+        throw new NetworkError(`Layer "${l.name}": fold batch norm before planning`);
+    }
+  }
+  return { steps, views };
+}
+
+/** Options of {@link createExecutor}. */
+export interface ExecutorOptions {
+  /** Tuned schedules by task key (`taskKey(workload)`); others use the default schedule. */
+  traces?: Map<string, Trace>;
+  /** Kernel cache directory. Default `.cache/network-kernels`. */
+  cacheDir?: string;
+}
+
+/** End-to-end latency of {@link Executor.latency}. */
+export interface Latency {
+  /** Median over the repeats, in milliseconds. */
+  medianMs: number;
+  /** Every repeat's time, in milliseconds. */
+  timesMs: number[];
+}
+
+/** A network compiled to native kernels. */
+export interface Executor {
+  /** The kernel calls, in order. */
+  readonly steps: Step[];
+  /** Distinct kernels compiled. */
+  readonly kernelCount: number;
+  /** How many of them replay a given trace (tuned) rather than the default schedule. */
+  readonly tracedCount: number;
+  /** Runs the network on an NCHW input; returns (a copy of) the output. */
+  run(input: Float32Array): Float32Array;
+  /** Times whole forward passes (the kernels' calls, no compilation) after `warmup` ones. */
+  latency(options?: { repeat?: number; warmup?: number }): Latency;
+  /** Unloads the kernels. */
+  close(): void;
+}
+
+/** Compiles a network (batch norm folded) with its weights into an {@link Executor}. */
+export async function createExecutor(
+  net: Network,
+  weights: Weights,
+  options: ExecutorOptions = {},
+): Promise<Executor> {
+  const folded = foldBatchNorm(net, weights);
+  const fnet = folded.network;
+  const { steps, views } = planSteps(fnet);
+  // Distinct kernels by workload identity (name and shape).
+  const kernelIndex = new Map<string, number>(), schedules: Schedule[] = [];
+  let tracedCount = 0;
+  for (const s of steps) {
+    const key = `${taskKey(s.workload)}/${s.workload.inputs.map((t) => t.shape).join(";")}`;
+    if (kernelIndex.has(key)) continue;
+    kernelIndex.set(key, schedules.length);
+    const trace = options.traces?.get(taskKey(s.workload));
+    if (trace) tracedCount++;
+    schedules.push(
+      trace
+        ? replayTrace(trace, { prng: createPrng(0) })
+        : new Schedule(s.workload, { prng: createPrng(0) }),
+    );
+  }
+  const kernels = await compileSchedules(schedules, { cacheDir: options.cacheDir });
+  // Buffers: the input, every step's output, and the weights (aligned copies).
+  const buffers = new Map<string, Float32Array>();
+  const input = alignedFloat32(sizeOf(fnet.input.shape));
+  buffers.set(fnet.input.name, input);
+  for (const [key, v] of folded.weights) buffers.set(key, aligned(v));
+  for (const l of fnet.layers) {
+    if (l.op !== "dense") continue;
+    const w = folded.weights.get(`${l.name}.weight`)!, U = l.units!, K = w.length / U;
+    const t = alignedFloat32(w.length);
+    for (let u = 0; u < U; u++) for (let k = 0; k < K; k++) t[k * U + u] = w[u * K + k];
+    buffers.set(`${l.name}.weight.T`, t);
+  }
+  for (const s of steps) buffers.set(s.output, alignedFloat32(s.workload.outputs[0].size));
+  const calls: [NativeKernel, Float32Array[]][] = steps.map((s) => {
+    const k = kernels[
+      kernelIndex.get(`${taskKey(s.workload)}/${s.workload.inputs.map((t) => t.shape).join(";")}`)!
+    ];
+    return [k, [
+      ...s.inputs.map((n) => buffers.get(n)!),
+      buffers.get(s.output)!,
+    ]];
+  });
+  const outName = fnet.output ?? fnet.layers[fnet.layers.length - 1].name;
+  const outBuf = buffers.get(views.get(outName) ?? outName)!;
+  const forward = () => {
+    for (const [k, bufs] of calls) k.run(bufs);
+  };
+  return {
+    steps,
+    kernelCount: kernels.length,
+    tracedCount,
+    run(x: Float32Array): Float32Array {
+      if (x.length !== input.length) {
+        throw new RangeError(`Input needs ${input.length} values [${fnet.input.shape}]`);
+      }
+      input.set(x);
+      forward();
+      return outBuf.slice();
+    },
+    latency({ repeat = 10, warmup = 1 } = {}): Latency {
+      for (let i = 0; i < warmup; i++) forward();
+      const timesMs: number[] = [];
+      for (let i = 0; i < repeat; i++) {
+        const t0 = performance.now();
+        forward();
+        timesMs.push(performance.now() - t0);
+      }
+      const sorted = [...timesMs].sort((a, b) => a - b), m = sorted.length >> 1;
+      const medianMs = sorted.length % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
+      return { medianMs, timesMs };
+    },
+    close: () => kernels.forEach((k) => k.close()),
+  };
+}
+
+function aligned(v: Float32Array): Float32Array {
+  const a = alignedFloat32(v.length);
+  a.set(v);
+  return a;
+}

@@ -1,0 +1,100 @@
+import assert from "node:assert/strict";
+import { fillUniform } from "../measure/prng.ts";
+import { builtinNetwork } from "./builtin.ts";
+import { createExecutor, planSteps } from "./executor.ts";
+import { type Network, parseNetwork, sizeOf } from "./network.ts";
+import { referenceRun } from "./reference.ts";
+import { foldBatchNorm, randomWeights } from "./weights.ts";
+import { extractTasks, taskKey } from "./tasks.ts";
+import { createPrng } from "../ir/prng.ts";
+import type { Trace } from "../ir/trace.ts";
+import { defaultSpace } from "../search/sketch.ts";
+
+function randomInput(net: Network, seed = 3): Float32Array {
+  const x = new Float32Array(sizeOf(net.input.shape));
+  fillUniform(seed, [x]);
+  return x;
+}
+
+/** Max |a - b| relative to max |b|. */
+function relError(a: Float32Array, b: Float32Array): number {
+  assert.equal(a.length, b.length);
+  let err = 0, scale = 0;
+  for (let i = 0; i < a.length; i++) {
+    err = Math.max(err, Math.abs(a[i] - b[i]));
+    scale = Math.max(scale, Math.abs(b[i]));
+  }
+  assert.ok(scale > 1e-3, "trivial output");
+  return err / scale;
+}
+
+for (
+  const [name, size] of [["resnet18", 32], ["mobilenet_v2", 32], ["squeezenet1_1", 35]] as const
+) {
+  Deno.test(`the executor's ${name} output matches the reference executor (${size}x${size})`, async () => {
+    const net = builtinNetwork(name, { size, classes: 10 });
+    const weights = randomWeights(net, 11);
+    const x = randomInput(net);
+    const want = referenceRun(net, weights, x);
+    const ex = await createExecutor(net, weights);
+    try {
+      const got = ex.run(x);
+      assert.equal(got.length, 10);
+      const e = relError(got, want);
+      assert.ok(e < 1e-4, `${name}: relative error ${e}`);
+      const lat = ex.latency({ repeat: 2, warmup: 0 });
+      assert.equal(lat.timesMs.length, 2);
+      assert.ok(lat.medianMs > 0);
+    } finally {
+      ex.close();
+    }
+  });
+}
+
+Deno.test("the executor runs tuned kernels given by trace and still matches the reference", async () => {
+  const net = builtinNetwork("mobilenet_v2", { size: 32, classes: 10 });
+  const weights = randomWeights(net, 5);
+  // One schedule of each task from its sketch space (a stand-in for a tuner's best).
+  const traces = new Map<string, Trace>();
+  const prng = createPrng(17);
+  for (const t of extractTasks(net)) {
+    traces.set(taskKey(t.workload), defaultSpace(t.workload).sample(prng));
+  }
+  const x = randomInput(net);
+  const ex = await createExecutor(net, weights, { traces });
+  try {
+    assert.equal(ex.tracedCount, traces.size);
+    const e = relError(ex.run(x), referenceRun(net, weights, x));
+    assert.ok(e < 1e-4, `relative error ${e}`);
+  } finally {
+    ex.close();
+  }
+});
+
+Deno.test("folding batch norm keeps the reference output and removes every batch_norm", () => {
+  const net = builtinNetwork("mobilenet_v2", { size: 32, classes: 10 });
+  const weights = randomWeights(net, 2);
+  const folded = foldBatchNorm(net, weights);
+  assert.equal(folded.network.layers.filter((l) => l.op === "batch_norm").length, 0);
+  const x = randomInput(net);
+  const e = relError(
+    referenceRun(folded.network, folded.weights, x),
+    referenceRun(net, weights, x),
+  );
+  assert.ok(e < 1e-5, `relative error ${e}`);
+});
+
+Deno.test("a dense layer runs as a matmul over transposed weights, then its bias", () => {
+  const net = parseNetwork({
+    name: "mlp",
+    input: { name: "x", shape: [1, 2, 2, 2] },
+    layers: [
+      { name: "f", op: "flatten", inputs: ["x"] },
+      { name: "fc", op: "dense", inputs: ["f"], units: 3 },
+    ],
+  });
+  const { steps, views } = planSteps(net);
+  assert.deepEqual(steps.map((s) => s.workload.name), ["matmul", "bias_act"]);
+  assert.deepEqual(steps[0].inputs, ["x", "fc.weight.T"]);
+  assert.equal(views.get("f"), "x");
+});

@@ -1,0 +1,89 @@
+/**
+ * Native kernels for the executor: schedules compiled to shared libraries by
+ * the builder (content-hash cache) and called in this process through
+ * `Deno.dlopen`, each on `float **bufs` (inputs then outputs).
+ *
+ * @example
+ * ```ts ignore
+ * import { compileSchedules } from "./native.ts";
+ * import { Schedule } from "../ir/schedule.ts";
+ * import { createPrng } from "../ir/prng.ts";
+ * import { matmul } from "../ir/workloads.ts";
+ * const [k] = await compileSchedules([new Schedule(matmul(4, 4, 4), { prng: createPrng(0) })]);
+ * k.run([new Float32Array(16), new Float32Array(16), new Float32Array(16)]);
+ * k.close();
+ * ```
+ * @module
+ */
+import { fileURLToPath } from "node:url";
+import { generateC } from "../ir/codegen_c.ts";
+import { lower } from "../ir/lower.ts";
+import type { Schedule } from "../ir/schedule.ts";
+import { pointerTable } from "../measure/buffers.ts";
+import { createBuilder } from "../measure/builder.ts";
+
+/** A compiled kernel loaded into this process. */
+export interface NativeKernel {
+  /** Buffer sizes in the kernel's order (inputs, then outputs), in float32 elements. */
+  readonly sizes: number[];
+  /** Calls the kernel on buffers (aligned ones are fastest: `measure/buffers.ts`). */
+  run(buffers: Float32Array[]): void;
+  /** Unloads the library. */
+  close(): void;
+}
+
+/** libgomp, held open for the process's life (kept referenced, so never collected). */
+let openmp: Deno.DynamicLibrary<Record<string, Deno.ForeignFunction>> | null | undefined;
+
+/**
+ * Kernels built with -fopenmp leave libgomp's threads running: closing the last
+ * kernel (or collecting an unreferenced handle) must not unload it under them.
+ */
+function pinOpenMP(): void {
+  if (openmp !== undefined) return;
+  try {
+    openmp = Deno.dlopen("libgomp.so.1", {
+      omp_get_max_threads: { parameters: [], result: "i32" },
+    });
+  } catch {
+    openmp = null; // no OpenMP runtime: kernels are built without it
+  }
+}
+
+/** Where compiled kernels are cached by default. */
+export const DEFAULT_CACHE_DIR = fileURLToPath(
+  new URL("../.cache/network-kernels", import.meta.url),
+);
+
+/** Compiles schedules in parallel and loads each; throws naming the first that fails to build. */
+export async function compileSchedules(
+  schedules: Schedule[],
+  options: { cacheDir?: string; parallel?: number } = {},
+): Promise<NativeKernel[]> {
+  pinOpenMP();
+  const kernels = schedules.map((s) => lower(s));
+  const sources = kernels.map((k) => generateC(k));
+  const builder = createBuilder({
+    cacheDir: options.cacheDir ?? DEFAULT_CACHE_DIR,
+    parallel: options.parallel ?? 2,
+  });
+  const built = await builder.build(sources.map((source) => ({ source })));
+  return built.map((b, i) => {
+    if (b.errorKind !== "none" || !b.artifact) {
+      const w = schedules[i].workload;
+      throw new Error(`Kernel ${w.name}(${w.shape}) failed to build (${b.errorKind}): ${b.error}`);
+    }
+    const lib = Deno.dlopen(b.artifact, { tb_kernel: { parameters: ["buffer"], result: "void" } });
+    const sizes = kernels[i].params.map((p) => p.size);
+    return {
+      sizes,
+      run(buffers: Float32Array[]) {
+        if (buffers.length !== sizes.length || buffers.some((b, j) => b.length < sizes[j])) {
+          throw new RangeError(`Kernel buffers must hold ${sizes.join(", ")} floats`);
+        }
+        lib.symbols.tb_kernel(pointerTable(buffers));
+      },
+      close: () => lib.close(),
+    };
+  });
+}

@@ -1,0 +1,119 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { builtinNetwork } from "./builtin.ts";
+import { loadNetwork } from "./load.ts";
+import { inferShapes, NetworkError, parseNetwork } from "./network.ts";
+import { extractTasks } from "./tasks.ts";
+import { foldBatchNorm, randomWeights } from "./weights.ts";
+
+const tasksOf = (name: string) =>
+  extractTasks(builtinNetwork(name)).map((t) =>
+    `${t.workload.name}(${t.workload.shape})x${t.weight}`
+  );
+
+Deno.test("the built-in networks end in 1000 classes from 224x224 inputs", () => {
+  for (const name of ["resnet18", "mobilenet_v2", "squeezenet1_1"]) {
+    const net = builtinNetwork(name);
+    const shapes = inferShapes(net);
+    assert.deepEqual(shapes.get(net.layers[net.layers.length - 1].name), [1, 1000], name);
+  }
+  const sq = inferShapes(builtinNetwork("squeezenet1_1"));
+  assert.deepEqual(sq.get("features2"), [1, 64, 55, 55]);
+  assert.deepEqual(sq.get("features12_concat"), [1, 512, 13, 13]);
+  assert.deepEqual(inferShapes(builtinNetwork("mobilenet_v2")).get("features18_relu6"), [
+    1,
+    1280,
+    7,
+    7,
+  ]);
+});
+
+Deno.test("ResNet-18's tasks are its 12 distinct convolutions and the dense layer, weighted", () => {
+  const tasks = tasksOf("resnet18");
+  assert.deepEqual(tasks, [
+    "conv2d(1,3,224,224,64,7,7,2,3)x1",
+    "conv2d(1,64,56,56,64,3,3,1,1)x4",
+    "conv2d(1,64,56,56,128,3,3,2,1)x1",
+    "conv2d(1,128,28,28,128,3,3,1,1)x3",
+    "conv2d(1,64,56,56,128,1,1,2,0)x1",
+    "conv2d(1,128,28,28,256,3,3,2,1)x1",
+    "conv2d(1,256,14,14,256,3,3,1,1)x3",
+    "conv2d(1,128,28,28,256,1,1,2,0)x1",
+    "conv2d(1,256,14,14,512,3,3,2,1)x1",
+    "conv2d(1,512,7,7,512,3,3,1,1)x3",
+    "conv2d(1,256,14,14,512,1,1,2,0)x1",
+    "matmul(1,1000,512)x1",
+  ]);
+  // 1.8 GFLOP, as usually quoted for ResNet-18 (multiply-adds counted twice: 3.6 GFLOP).
+  const gflop = extractTasks(builtinNetwork("resnet18")).reduce(
+    (a, t) => a + t.weight * t.workload.flops,
+    0,
+  ) / 1e9;
+  assert.ok(gflop > 3.5 && gflop < 3.7, `${gflop}`);
+});
+
+Deno.test("MobileNet-v2's tasks include depthwise convolutions; SqueezeNet's pointwise ones", () => {
+  const mb = tasksOf("mobilenet_v2");
+  assert.ok(mb.includes("depthwise_conv2d(1,32,112,112,3,3,1,1)x1"), mb.join("\n"));
+  assert.ok(mb.includes("depthwise_conv2d(1,144,56,56,3,3,2,1)x1"));
+  // 17 depthwise layers (one per inverted residual block), 10 distinct shapes.
+  const dw = extractTasks(builtinNetwork("mobilenet_v2")).filter((t) =>
+    t.workload.name === "depthwise_conv2d"
+  );
+  assert.equal(dw.length, 10);
+  assert.equal(dw.reduce((a, t) => a + t.weight, 0), 17);
+  const sq = tasksOf("squeezenet1_1");
+  assert.ok(sq.includes("conv2d(1,64,55,55,16,1,1,1,0)x1"), sq.join("\n"));
+  assert.ok(sq.includes("conv2d(1,16,55,55,64,3,3,1,1)x2"));
+});
+
+Deno.test("parseNetwork rejects bad networks naming the layer and field", () => {
+  const base = { name: "n", input: { name: "x", shape: [1, 3, 8, 8] } };
+  const bad = (layers: unknown[], re: RegExp) =>
+    assert.throws(
+      () => parseNetwork({ ...base, layers }),
+      (e) => e instanceof NetworkError && re.test(e.message),
+    );
+  bad([{ name: "a", op: "conv3d", inputs: ["x"] }], /Layer "a": unknown op "conv3d"/);
+  bad(
+    [{ name: "a", op: "conv2d", inputs: ["y"], channels: 4, kernel: 3 }],
+    /input "y" is not an earlier layer/,
+  );
+  bad(
+    [{ name: "a", op: "conv2d", inputs: ["x"], kernel: 3 }],
+    /Layer "a" \(conv2d\): field "channels"/,
+  );
+  bad([{ name: "a", op: "conv2d", inputs: ["x"], channels: 4, kernel: 3, groups: 2 }], /groups 2/);
+  bad([{ name: "a", op: "max_pool2d", inputs: ["x"], kernel: 9 }], /does not fit/);
+  bad([{ name: "a", op: "add", inputs: ["x"] }], /takes 2 input/);
+  assert.throws(() => parseNetwork({ name: "n", layers: [] }), /"input"/);
+});
+
+Deno.test("loadNetwork reads a JSON file and names a bad one", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const good = join(dir, "tiny.json"), broken = join(dir, "broken.json");
+    await Deno.writeTextFile(
+      good,
+      JSON.stringify({
+        name: "tiny",
+        input: { name: "x", shape: [1, 3, 8, 8] },
+        layers: [
+          { name: "c", op: "conv2d", inputs: ["x"], channels: 8, kernel: 3, pad: 1 },
+          { name: "b", op: "batch_norm", inputs: ["c"] },
+        ],
+      }),
+    );
+    await Deno.writeTextFile(broken, "{ nope");
+    const { network } = await loadNetwork(good);
+    assert.equal(network.layers.length, 2);
+    const folded = foldBatchNorm(network, randomWeights(network, 1));
+    assert.deepEqual(folded.network.layers.map((l) => [l.name, l.bias]), [["c", true]]);
+    assert.equal(folded.network.output, "c");
+    await assert.rejects(() => loadNetwork(broken), /broken\.json is not JSON/);
+    await assert.rejects(() => loadNetwork(join(dir, "none.onnx")), /Cannot read network file/);
+    await assert.rejects(() => loadNetwork("resnet50"), /Unknown network "resnet50"/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,131 @@
+/**
+ * Runs a whole network natively and reports its end-to-end latency (JSON on
+ * stdout), optionally checking the output against the reference executor:
+ *
+ * ```sh
+ * deno run -A network/run.ts --network resnet18 [--size 224] [--repeat 5] [--check]
+ *   [--traces FILE.json] [--seed 1]
+ * ```
+ *
+ * `--network` is a built-in name, FILE.json or FILE.onnx (an ONNX model runs
+ * with its own weights, others with random ones from `--seed`); `--traces` is
+ * a JSON object of tuned traces by task key (`conv2d(1,64,56,56,64,3,3,1,1)`),
+ * the other kernels use their default schedules. Bad arguments exit 2 with
+ * one line naming the flag or file.
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { fillUniform } from "../measure/prng.ts";
+import { parseTrace, type Trace } from "../ir/trace.ts";
+import { createExecutor } from "./executor.ts";
+import { loadNetwork } from "./load.ts";
+import { NetworkError, sizeOf } from "./network.ts";
+import { referenceRun } from "./reference.ts";
+import { extractTasks } from "./tasks.ts";
+import { randomWeights } from "./weights.ts";
+
+class UsageError extends Error {}
+
+function positive(flag: string, v: string | undefined, def: number): number {
+  if (v === undefined) return def;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new UsageError(`--${flag} must be a positive integer, got "${v}"`);
+  }
+  return n;
+}
+
+async function readTraces(path: string | undefined): Promise<Map<string, Trace> | undefined> {
+  if (path === undefined) return undefined;
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(await Deno.readTextFile(path));
+  } catch (e) {
+    throw new UsageError(`Cannot read --traces file "${path}": ${(e as Error).message}`);
+  }
+  const out = new Map<string, Trace>();
+  for (const [key, t] of Object.entries(json)) {
+    try {
+      out.set(key, parseTrace(t));
+    } catch (e) {
+      throw new UsageError(`--traces file "${path}", task ${key}: ${(e as Error).message}`);
+    }
+  }
+  return out;
+}
+
+async function main(args: string[]): Promise<void> {
+  let v;
+  try {
+    v = parseArgs({
+      args,
+      options: {
+        network: { type: "string" },
+        size: { type: "string" },
+        repeat: { type: "string" },
+        seed: { type: "string" },
+        traces: { type: "string" },
+        check: { type: "boolean" },
+      },
+    }).values;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (!v.network) {
+    throw new UsageError("Missing --network resnet18|mobilenet_v2|squeezenet1_1|FILE");
+  }
+  const size = positive("size", v.size, 224), repeat = positive("repeat", v.repeat, 5);
+  const seed = positive("seed", v.seed, 1);
+  const traces = await readTraces(v.traces);
+  const { network, weights: given } = await loadNetwork(v.network, { size });
+  const weights = given ?? randomWeights(network, seed);
+  const input = new Float32Array(sizeOf(network.input.shape));
+  fillUniform(seed, [input]);
+  const t0 = performance.now();
+  const ex = await createExecutor(network, weights, { traces });
+  const compileSeconds = (performance.now() - t0) / 1000;
+  try {
+    const output = ex.run(input);
+    const latency = ex.latency({ repeat, warmup: 1 });
+    const tasks = extractTasks(network);
+    const report: Record<string, unknown> = {
+      network: network.name,
+      input: network.input.shape,
+      layers: network.layers.length,
+      tasks: tasks.length,
+      kernels: ex.kernelCount,
+      kernelCalls: ex.steps.length,
+      tuned: ex.tracedCount,
+      gflop: tasks.reduce((a, t) => a + t.weight * t.workload.flops, 0) / 1e9,
+      compileSeconds: +compileSeconds.toFixed(2),
+      latencyMs: +latency.medianMs.toFixed(3),
+      timesMs: latency.timesMs.map((t) => +t.toFixed(3)),
+    };
+    if (v.check) {
+      const want = referenceRun(network, weights, input);
+      let err = 0, scale = 0;
+      want.forEach((w, i) => {
+        err = Math.max(err, Math.abs(output[i] - w));
+        scale = Math.max(scale, Math.abs(w));
+      });
+      report.maxRelativeError = err / scale;
+      report.matchesReference = err <= 1e-4 * scale;
+    }
+    console.log(JSON.stringify(report, null, 2));
+    if (v.check && !report.matchesReference) Deno.exitCode = 1;
+  } finally {
+    ex.close();
+  }
+}
+
+if (import.meta.main) {
+  try {
+    await main(Deno.args);
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof NetworkError) {
+      console.error(`network/run: ${e.message}`);
+      Deno.exit(2);
+    }
+    throw e;
+  }
+}
