@@ -6,7 +6,7 @@
  * and fails on an import against the order of issue 14:
  *
  * ```
- * ir <- measure, datasets <- costmodel <- search <- rl <- tuner <- cli, notebooks, bench
+ * ir <- measure, datasets <- costmodel <- search <- rl <- network <- tuner <- cli, notebooks, bench
  * ```
  *
  * A folder imports only folders to its left (not its siblings: measure and datasets do
@@ -29,7 +29,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** The folders each top-level folder may import (besides itself). */
 const LAYERS: Record<string, readonly string[]> = (() => {
-  const order = [["ir"], ["measure", "datasets"], ["costmodel"], ["search"], ["rl"], ["tuner"], [
+  const order = [["ir"], ["measure", "datasets"], ["costmodel"], ["search"], ["rl"], ["network"], [
+    "tuner",
+  ], [
     "cli",
     "notebooks",
     "bench",
