@@ -31,6 +31,15 @@ import {
 import { createStrategy, STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../search/registry.ts";
 import type { Sample } from "../costmodel/model.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
+import {
+  budgetScore,
+  expectedRandomFraction,
+  meanCurve,
+  rankAcrossSpaces,
+  type RankRow,
+  rankTable,
+} from "../search/score.ts";
+import { KERNELTUNER_CACHE_NAMES } from "../datasets/kerneltuner.ts";
 import type { KnobSpace } from "../search/knobs.ts";
 import type { Candidate, CandidateOf, Observation } from "../search/strategy.ts";
 import { defaultTemplate, templateSpace } from "../search/templates.ts";
@@ -51,6 +60,8 @@ interface CompareSpace {
   close(): Promise<void>;
   /** Best seconds measured so far (live spaces). */
   bestMeasured?(): number;
+  /** Exact expected fraction of optimum of random search at budgets lo..hi (replay). */
+  randomCurve?(lo: number, hi: number): number[];
 }
 
 function list(text: string, flag: string): number[] {
@@ -82,6 +93,17 @@ async function openSpace(
       candidateOf: r.candidateOf,
       optimum: r.optimum,
       evaluate: (cs) => cs.map((c) => ({ candidate: c, ...r.evaluate(c.knobs!) })),
+      randomCurve: (lo, hi) => {
+        const times: number[] = [];
+        for (let i = 0; i < r.space.size; i++) {
+          const s = r.evaluateIndex(i).seconds;
+          if (s !== undefined && r.space.isValid(r.space.point(i))) times.push(s);
+        }
+        return Array.from(
+          { length: hi - lo + 1 },
+          (_, k) => expectedRandomFraction(times, r.allowedCount, lo + k),
+        );
+      },
       close: () => Promise.resolve(),
     };
   } catch (e) {
@@ -170,7 +192,7 @@ async function transferSamples(spec: string, target: KnobSpace): Promise<Sample[
   return out;
 }
 
-/** What `compare` prints as its last line of JSON. */
+/** What `compare` prints as its last line of JSON for one space. */
 export interface CompareOutput {
   space: string;
   /** Best known seconds (replay) or best measured (live). */
@@ -182,12 +204,32 @@ export interface CompareOutput {
     p25: number | null;
     p75: number | null;
   })[];
+  /**
+   * Budget-aggregated score of each strategy (search/score.ts): area under the
+   * mean fraction-of-optimum curve over budgets from the smallest to the
+   * largest asked, 0 for random search and 1 for the optimum at once (null
+   * on a live space without `random` among the strategies).
+   */
+  scores: Record<string, number | null>;
 }
+
+/** What `compare` prints for several spaces (`--space a,b` or `--space all`). */
+export interface CompareManyOutput {
+  spaces: CompareOutput[];
+  /** Strategies by mean rank of their score over the spaces. */
+  ranking: RankRow[];
+}
+
+/** `--space all`: every Kernel Tuner cache of data/kerneltuner and the recorded CPU layers. */
+export const ALL_SPACES: readonly string[] = [
+  ...KERNELTUNER_CACHE_NAMES,
+  ...[1, 2, 3, 4].map((i) => `resnet18_conv${i}_cpu`),
+];
 
 /** Runs the comparison; returns the JSON summary. */
 export async function compare(
   argv: string[],
-): Promise<CompareOutput> {
+): Promise<CompareOutput | CompareManyOutput> {
   let v;
   try {
     v = parseArgs({
@@ -201,7 +243,7 @@ export async function compare(
         absent: { type: "string", default: "invalid" },
         template: { type: "string" },
         "transfer-from": { type: "string" },
-        "plan-size": { type: "string", default: "64" },
+        "plan-size": { type: "string" },
         out: { type: "string", default: "runs/compare" },
         quiet: { type: "boolean", default: false },
       },
@@ -229,9 +271,61 @@ export async function compare(
     );
   }
   const budgets = list(v.budget!, "--budget").sort((a, b) => a - b);
-  const [planSize] = list(v["plan-size"]!, "--plan-size");
+  const planSize = v["plan-size"] === undefined
+    ? undefined
+    : list(v["plan-size"], "--plan-size")[0];
   const [seeds] = list(v.seeds!, "--seeds");
-  const space = await openSpace(v.space, v.absent, v.template);
+  const flags: CompareFlags = {
+    ...v,
+    absent: v.absent,
+    strategies,
+    budgets,
+    planSize,
+    seeds,
+  };
+  const specs = v.space === "all" ? [...ALL_SPACES] : v.space.split(",").map((x) => x.trim());
+  if (specs.length === 1) {
+    return await compareOn(specs[0], flags);
+  }
+  const outputs: CompareOutput[] = [];
+  for (const spec of specs) {
+    outputs.push(await compareOn(spec, flags));
+  }
+  const ranking = rankAcrossSpaces(Object.fromEntries(
+    outputs.map((o) => [
+      o.space,
+      Object.fromEntries(Object.entries(o.scores).filter(([, x]) => x !== null)) as Record<
+        string,
+        number
+      >,
+    ]),
+  ));
+  console.error(
+    `\nRanking over ${outputs.length} spaces (score over budgets ${budgets[0]}..${
+      budgets[budgets.length - 1]
+    }; 0 = random search, 1 = optimum at once):\n`,
+  );
+  console.error(rankTable(ranking));
+  return { spaces: outputs, ranking };
+}
+
+/** What {@link compareOn} needs of the parsed flags. */
+interface CompareFlags {
+  absent: "invalid" | "restricted";
+  template?: string;
+  "transfer-from"?: string;
+  out?: string;
+  quiet?: boolean;
+  strategies: string[];
+  budgets: number[];
+  planSize?: number;
+  seeds: number;
+}
+
+/** Compares the strategies on one space: tables on stderr, curves in files, the summary returned. */
+async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> {
+  const { strategies, budgets, planSize, seeds } = v;
+  const space = await openSpace(spec, v.absent, v.template);
   const pretrain = v["transfer-from"]
     ? await transferSamples(v["transfer-from"], space.space)
     : undefined;
@@ -297,7 +391,7 @@ export async function compare(
   await Deno.mkdir(v.out!, { recursive: true });
   const base = join(
     v.out!,
-    basename(v.space).replace(/[^A-Za-z0-9_.-]/g, "_").replace(/\.json(\.gz)?$/, ""),
+    basename(spec).replace(/[^A-Za-z0-9_.-]/g, "_").replace(/\.json(\.gz)?$/, ""),
   );
   await Deno.writeTextFile(`${base}.svg`, svg);
   const vlSpec = bandCurveSpec(series, {
@@ -318,6 +412,26 @@ export async function compare(
   console.error(
     `\ntuning curves: ${base}.svg, ${base}.png, ${base}.vl.json (Vega-Lite); against wall seconds: ${base}_wall.png`,
   );
+  const lo = budgets[0];
+  const random = space.randomCurve?.(lo, maxBudget) ??
+    (runs.has("random") ? meanCurve(runs.get("random")!, optimum, lo, maxBudget) : undefined);
+  const scores: Record<string, number | null> = {};
+  for (const [name, rs] of runs) {
+    scores[name] = random ? budgetScore(meanCurve(rs, optimum, lo, maxBudget), random) : null;
+  }
+  console.error(
+    `\nBudget-aggregated score (area under the mean fraction curve, budgets ${lo}..${maxBudget}; ` +
+      `0 = random search${
+        space.randomCurve ? " (exact expectation)" : ""
+      }, 1 = optimum at once):\n`,
+  );
+  console.error(
+    [
+      "| strategy | score |",
+      "| --- | --- |",
+      ...Object.entries(scores).map(([n, x]) => `| ${n} | ${x === null ? "n/a" : x.toFixed(3)} |`),
+    ].join("\n"),
+  );
   return {
     space: space.name,
     optimum,
@@ -328,6 +442,7 @@ export async function compare(
       p25: Number.isFinite(r.p25) ? r.p25 : null,
       p75: Number.isFinite(r.p75) ? r.p75 : null,
     })),
+    scores,
   };
 }
 
