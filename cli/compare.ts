@@ -292,8 +292,8 @@ export async function compare(
     outputs.push(await compareOn(spec, flags));
   }
   const ranking = rankAcrossSpaces(Object.fromEntries(
-    outputs.map((o) => [
-      o.space,
+    outputs.map((o, k) => [
+      basename(specs[k]).replace(/\.json(\.gz)?$/, ""),
       Object.fromEntries(Object.entries(o.scores).filter(([, x]) => x !== null)) as Record<
         string,
         number

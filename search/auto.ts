@@ -10,7 +10,8 @@
  * A member's proposal that another already measured is answered from the
  * records (free) and the member asked again.
  *
- * Default members: `bo`, `greedy_ils`, `dual_annealing` and `diff_evo`.
+ * The registry's `auto` has members `bo`, `sa`, `diff_evo` and `greedy_ils`
+ * (search/registry.ts, `AUTO_MEMBERS`).
  *
  * @example
  * ```ts

@@ -37,6 +37,8 @@ export interface StrategyContext {
   features?: Featurizer;
   /** Samples to pretrain learned models on (the `-transfer` variants need them). */
   pretrain?: Sample[];
+  /** Members of the `auto` portfolio (registry names). Default {@link AUTO_MEMBERS}. */
+  autoMembers?: readonly string[];
   /** Plan size of the model-based tuners (AutoTVM's plan_size). Default 16 (small budgets). */
   planSize?: number;
 }
@@ -116,12 +118,14 @@ export const KNOB_STRATEGIES: Record<string, (space: KnobSpace, c: StrategyConte
   auto: (space, c) =>
     aucBandit(space, {
       ...c,
-      members: AUTO_MEMBERS.map((m, k) => createStrategy(m, space, { ...c, seed: c.seed * 8 + k })),
+      members: (c.autoMembers ?? AUTO_MEMBERS).map((m, k) =>
+        createStrategy(m, space, { ...c, seed: c.seed * 8 + k })
+      ),
     }),
 };
 
 /** Members of the `auto` portfolio. */
-export const AUTO_MEMBERS: readonly string[] = ["bo", "greedy_ils", "dual_annealing", "diff_evo"];
+export const AUTO_MEMBERS: readonly string[] = ["bo", "sa", "diff_evo", "greedy_ils"];
 
 /** Strategies that need records to pretrain on (`compare --transfer-from`). */
 export const TRANSFER_STRATEGIES: readonly string[] = ["xgb-transfer", "xgb-rank-transfer"];
