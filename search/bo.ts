@@ -13,10 +13,11 @@
  * - acquisitions: expected improvement (`"ei"`), probability of improvement
  *   (`"poi"`), lower confidence bound (`"lcb"`), or `"multi"` (default), which
  *   cycles through the three (EI alone over-exploits on rugged spaces);
- * - each acquisition value is multiplied by the probability that the point is
- *   valid, from the online {@link validityClassifier} trained on the failures
- *   seen (constrained expected improvement), so evaluations are not spent on
- *   configurations that will not compile or run;
+ * - each acquisition value is multiplied by the squared probability that the
+ *   point is valid, from the online {@link validityClassifier} trained on the
+ *   failures seen (a constrained acquisition), and points below 0.2 are not
+ *   acquired, so evaluations are not spent on configurations that will not
+ *   compile or run;
  * - length scale and nugget are refitted by marginal likelihood at
  *   geometrically spaced counts of valid observations.
  *
@@ -76,6 +77,8 @@ function refitCounts(): Set<number> {
   return s;
 }
 const REFIT_AT = refitCounts();
+/** Pool points below this probability of being valid are not acquired (random fill-ins may be). */
+const MIN_VALID = 0.2;
 
 /** Bayesian optimization (Gaussian process, constrained acquisition over a pool). */
 export function bayesianOptimization(space: KnobSpace, o: BayesOptOptions): Strategy {
@@ -164,8 +167,12 @@ export function bayesianOptimization(space: KnobSpace, o: BayesOptOptions): Stra
         v = kind === "poi" ? normalCdf(z) : imp * normalCdf(z) + sd[s] * normalPdf(z);
       }
       if (validity && pValid.length > s) {
-        // LCB can be negative: rank by the bound, shifted to be positive, times the probability.
-        v = kind === "lcb" ? (v + 1e3) * pValid[s] : v * pValid[s];
+        // Likely invalid points are skipped; the others weigh by the squared probability
+        // (unexplored invalid regions have a wide posterior, so a linear weight is too weak).
+        if (pValid[s] < MIN_VALID) continue;
+        const w = pValid[s] * pValid[s];
+        // LCB can be negative: rank by the bound, shifted to be positive, times the weight.
+        v = kind === "lcb" ? (v + 1e3) * w : v * w;
       }
       scored.push({ s, v });
     }

@@ -38,9 +38,9 @@ export interface ValidityModel {
 
 /** Options of {@link validityClassifier}. */
 export interface ValidityOptions {
-  /** L2 penalty per weight. Default 0.05. */
+  /** L2 penalty per weight. Default 0.01. */
   l2?: number;
-  /** Gradient steps per retraining. Default 60. */
+  /** Gradient steps per retraining. Default 200. */
   steps?: number;
 }
 
@@ -86,7 +86,7 @@ export function validityFeatures(space: KnobSpace): (p: Point) => Float64Array {
 
 /** A logistic-regression classifier of valid points, trained online. */
 export function validityClassifier(space: KnobSpace, o: ValidityOptions = {}): ValidityModel {
-  const l2 = o.l2 ?? 0.05, steps = o.steps ?? 60;
+  const l2 = o.l2 ?? 0.01, steps = o.steps ?? 200;
   const encode = validityFeatures(space);
   const xs: Float64Array[] = [];
   const ys: number[] = [];
