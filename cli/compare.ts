@@ -195,6 +195,8 @@ async function transferSamples(spec: string, target: KnobSpace): Promise<Sample[
 /** What `compare` prints as its last line of JSON for one space. */
 export interface CompareOutput {
   space: string;
+  /** The `--space` entry compared (e.g. `gemm_RTX_3090`). */
+  spec: string;
   /** Best known seconds (replay) or best measured (live). */
   optimum: number;
   results: Omit<CompareRow, "wall_seconds">[];
@@ -434,6 +436,7 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
   );
   return {
     space: space.name,
+    spec,
     optimum,
     results: rows.map(({ wall_seconds: _, ...r }) => r),
     reach: reach.map((r) => ({
