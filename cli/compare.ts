@@ -285,7 +285,12 @@ export async function compare(
     planSize,
     seeds,
   };
-  const specs = v.space === "all" ? [...ALL_SPACES] : v.space.split(",").map((x) => x.trim());
+  // A workload (`matmul:24,16,8`) is one space; otherwise commas separate caches.
+  const specs = v.space === "all"
+    ? [...ALL_SPACES]
+    : v.space.includes(":")
+    ? [v.space]
+    : v.space.split(",").map((x) => x.trim()).filter(Boolean);
   if (specs.length === 1) {
     return await compareOn(specs[0], flags);
   }
