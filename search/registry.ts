@@ -96,6 +96,7 @@ export const KNOB_STRATEGIES: Record<string, (space: KnobSpace, c: StrategyConte
   "evolutionary-xgb": (space, c) =>
     evolutionarySearch(space, {
       ...c,
+      validity: validityClassifier(space),
       model: learnedModelFor("xgb", space, { ...c, pretrain: undefined }),
     }),
   "xgb-transfer": modelBased("xgb", true),
