@@ -41,6 +41,14 @@ export const STRATEGIES = [
   "ga",
   "xgb",
   "xgb-rank",
+  // Knob strategies of search/registry.ts added by issue 16.
+  "bo",
+  "auto",
+  "greedy_ils",
+  "basin_hopping",
+  "dual_annealing",
+  "diff_evo",
+  "pso",
 ] as const;
 /** Targets `tune` knows. */
 export const TARGETS = ["cpu", "cuda"] as const;

@@ -32,6 +32,15 @@ import {
 import { createStrategy, STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../search/registry.ts";
 import type { Sample } from "../costmodel/model.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
+import {
+  budgetScore,
+  expectedRandomFraction,
+  meanCurve,
+  rankAcrossSpaces,
+  type RankRow,
+  rankTable,
+} from "../search/score.ts";
+import { KERNELTUNER_CACHE_NAMES } from "../datasets/kerneltuner.ts";
 import type { KnobSpace } from "../search/knobs.ts";
 import type { Candidate, CandidateOf, Observation } from "../search/strategy.ts";
 import { defaultTemplate, templateSpace } from "../search/templates.ts";
@@ -71,6 +80,8 @@ interface CompareSpace {
   bestMeasured?(): number;
   /** Cache entries with time 0 ms, replayed as invalid (replay). */
   nonPositiveTimes?: number;
+  /** Exact expected fraction of optimum of random search at budgets lo..hi (replay). */
+  randomCurve?(lo: number, hi: number): number[];
 }
 
 /** A comma-separated list of positive integers; a bad value is named with its flag. */
@@ -117,6 +128,17 @@ async function openSpace(
       optimum: r.optimum,
       nonPositiveTimes: r.nonPositiveTimes,
       evaluate: (cs) => cs.map((c) => ({ candidate: c, ...r.evaluate(c.knobs!) })),
+      randomCurve: (lo, hi) => {
+        const times: number[] = [];
+        for (let i = 0; i < r.space.size; i++) {
+          const s = r.evaluateIndex(i).seconds;
+          if (s !== undefined && r.space.isValid(r.space.point(i))) times.push(s);
+        }
+        return Array.from(
+          { length: hi - lo + 1 },
+          (_, k) => expectedRandomFraction(times, r.allowedCount, lo + k),
+        );
+      },
       close: () => Promise.resolve(),
     };
   } catch (e) {
@@ -205,9 +227,11 @@ async function transferSamples(spec: string, target: KnobSpace): Promise<Sample[
   return out;
 }
 
-/** What `compare` prints as its last line of JSON. */
+/** What `compare` prints as its last line of JSON for one space. */
 export interface CompareOutput {
   space: string;
+  /** The `--space` entry compared (e.g. `gemm_RTX_3090`). */
+  spec: string;
   /** Best known seconds (replay) or best measured (live). */
   optimum: number;
   results: Omit<CompareRow, "wall_seconds">[];
@@ -217,12 +241,32 @@ export interface CompareOutput {
     p25: number | null;
     p75: number | null;
   })[];
+  /**
+   * Budget-aggregated score of each strategy (search/score.ts): area under the
+   * mean fraction-of-optimum curve over budgets from the smallest to the
+   * largest asked, 0 for random search and 1 for the optimum at once (null
+   * on a live space without `random` among the strategies).
+   */
+  scores: Record<string, number | null>;
 }
+
+/** What `compare` prints for several spaces (`--space a,b` or `--space all`). */
+export interface CompareManyOutput {
+  spaces: CompareOutput[];
+  /** Strategies by mean rank of their score over the spaces. */
+  ranking: RankRow[];
+}
+
+/** `--space all`: every Kernel Tuner cache of data/kerneltuner and the recorded CPU layers. */
+export const ALL_SPACES: readonly string[] = [
+  ...KERNELTUNER_CACHE_NAMES,
+  ...[1, 2, 3, 4].map((i) => `resnet18_conv${i}_cpu`),
+];
 
 /** Runs the comparison; returns the JSON summary. */
 export async function compare(
   argv: string[],
-): Promise<CompareOutput> {
+): Promise<CompareOutput | CompareManyOutput> {
   let v;
   try {
     v = parseArgs({
@@ -236,7 +280,7 @@ export async function compare(
         absent: { type: "string", default: "invalid" },
         template: { type: "string" },
         "transfer-from": { type: "string" },
-        "plan-size": { type: "string", default: "64" },
+        "plan-size": { type: "string" },
         out: { type: "string", default: "runs/compare" },
         quiet: { type: "boolean", default: false },
         help: { type: "boolean", default: false },
@@ -269,20 +313,86 @@ export async function compare(
     );
   }
   const budgets = list(v.budget!, "--budget").sort((a, b) => a - b);
-  const [planSize] = list(v["plan-size"]!, "--plan-size");
+  const planSize = v["plan-size"] === undefined
+    ? undefined
+    : list(v["plan-size"], "--plan-size")[0];
   const [seeds] = list(v.seeds!, "--seeds");
   if (seeds > LIMITS.seeds.value) {
     throw new UsageError(`--seeds: ${limitMessage(`${seeds} seeds`, LIMITS.seeds)}`);
   }
-  const stem = basename(v.space).replace(/[^A-Za-z0-9_.-]/g, "_").replace(/\.json(\.gz)?$/, "");
+  const flags: CompareFlags = {
+    ...v,
+    absent: v.absent,
+    strategies,
+    budgets,
+    planSize,
+    seeds,
+  };
+  // A workload (`matmul:24,16,8`) is one space; otherwise commas separate caches.
+  const specs = v.space === "all"
+    ? [...ALL_SPACES]
+    : v.space.includes(":")
+    ? [v.space]
+    : v.space.split(",").map((x) => x.trim()).filter(Boolean);
+  if (specs.length === 1) {
+    return await compareOn(specs[0], flags);
+  }
+  const outputs: CompareOutput[] = [];
+  for (const spec of specs) {
+    outputs.push(await compareOn(spec, { ...flags, several: true }));
+  }
+  const ranking = rankAcrossSpaces(Object.fromEntries(
+    outputs.map((o, k) => [
+      basename(specs[k]).replace(/\.json(\.gz)?$/, ""),
+      Object.fromEntries(Object.entries(o.scores).filter(([, x]) => x !== null)) as Record<
+        string,
+        number
+      >,
+    ]),
+  ));
+  console.error(
+    `\nRanking over ${outputs.length} spaces (score over budgets ${budgets[0]}..${
+      budgets[budgets.length - 1]
+    }; 0 = random search, 1 = optimum at once):\n`,
+  );
+  console.error(rankTable(ranking));
+  return { spaces: outputs, ranking };
+}
+
+/** What {@link compareOn} needs of the parsed flags. */
+interface CompareFlags {
+  absent: "invalid" | "restricted";
+  template?: string;
+  "transfer-from"?: string;
+  out?: string;
+  quiet?: boolean;
+  strategies: string[];
+  budgets: number[];
+  planSize?: number;
+  seeds: number;
+  /** Several spaces are compared: budgets above a space's size are clipped to it. */
+  several?: boolean;
+}
+
+/** Compares the strategies on one space: tables on stderr, curves in files, the summary returned. */
+async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> {
+  const { strategies, planSize, seeds } = v;
+  let budgets = v.budgets;
+  const stem = basename(spec).replace(/[^A-Za-z0-9_.-]/g, "_").replace(/\.json(\.gz)?$/, "");
   checkOutputDir(
     v.out!,
     [".svg", ".png", ".vl.json", "_wall.svg", "_wall.png"].map((x) => stem + x),
     { flag: "--out" },
   );
-  const space = await openSpace(v.space, v.absent, v.template);
+  const space = await openSpace(spec, v.absent, v.template);
   const size = space.space.size;
-  if (budgets[budgets.length - 1] > size) {
+  if (budgets[budgets.length - 1] > size && v.several) {
+    // Several spaces: a small one is searched to its size (or until the strategy is done).
+    budgets = [...new Set(budgets.map((b) => Math.min(b, size)))];
+    console.error(
+      `compare: ${space.name} has ${size} configurations; budgets above that are clipped to ${size}`,
+    );
+  } else if (budgets[budgets.length - 1] > size) {
     await space.close();
     throw new UsageError(
       `--budget ${
@@ -378,8 +488,29 @@ export async function compare(
   console.error(
     `\ntuning curves: ${base}.svg, ${base}.png, ${base}.vl.json (Vega-Lite); against wall seconds: ${base}_wall.png`,
   );
+  const lo = budgets[0];
+  const random = space.randomCurve?.(lo, maxBudget) ??
+    (runs.has("random") ? meanCurve(runs.get("random")!, optimum, lo, maxBudget) : undefined);
+  const scores: Record<string, number | null> = {};
+  for (const [name, rs] of runs) {
+    scores[name] = random ? budgetScore(meanCurve(rs, optimum, lo, maxBudget), random) : null;
+  }
+  console.error(
+    `\nBudget-aggregated score (area under the mean fraction curve, budgets ${lo}..${maxBudget}; ` +
+      `0 = random search${
+        space.randomCurve ? " (exact expectation)" : ""
+      }, 1 = optimum at once):\n`,
+  );
+  console.error(
+    [
+      "| strategy | score |",
+      "| --- | --- |",
+      ...Object.entries(scores).map(([n, x]) => `| ${n} | ${x === null ? "n/a" : x.toFixed(3)} |`),
+    ].join("\n"),
+  );
   return {
     space: space.name,
+    spec,
     optimum,
     results: rows.map(({ wall_seconds: _, ...r }) => r),
     reach: reach.map((r) => ({
@@ -388,6 +519,7 @@ export async function compare(
       p25: Number.isFinite(r.p25) ? r.p25 : null,
       p75: Number.isFinite(r.p75) ? r.p75 : null,
     })),
+    scores,
   };
 }
 

@@ -44,6 +44,8 @@ export interface SimulatedAnnealingOptions {
   tMin?: number;
   /** Moves over already measured neighbours allowed while no neighbour is new, before a restart. Default 100. */
   maxStuck?: number;
+  /** Random points measured first; the search starts from the best of them (small budgets). Default 5. */
+  init?: number;
   /** Maps a point to a candidate. Default: `(knobs) => ({ knobs })`. */
   candidateOf?: CandidateOf;
 }
@@ -79,6 +81,8 @@ export function simulatedAnnealing(space: KnobSpace, options: SimulatedAnnealing
   let current: Current | undefined;
   let evaluations = 0;
   let stuck = 0;
+  let initLeft = Math.max(0, (options.init ?? 5) - 1);
+  let warm = false;
 
   const temperature = () => t0 * Math.pow(alpha, evaluations);
   const accept = (oldCost: number | undefined, newCost: number): boolean => {
@@ -115,7 +119,17 @@ export function simulatedAnnealing(space: KnobSpace, options: SimulatedAnnealing
           current = { point: p, index: space.index(p) };
           stuck = 0;
           out.push(candidateOf(p));
+          if (initLeft > 0) warm = true;
           continue;
+        }
+        if (warm) {
+          // The first start: random points until `init` are out; the best of them leads.
+          for (; initLeft > 0 && out.length < n; initLeft--) {
+            const q = sampler.next();
+            if (!q) break;
+            out.push(candidateOf(q));
+          }
+          break;
         }
         for (const near of [space.neighbours(current.point), hamming(current.point)]) {
           const fresh = shuffle(near).filter((q) => !seen.has(space.index(q)) && space.isValid(q));
@@ -155,6 +169,15 @@ export function simulatedAnnealing(space: KnobSpace, options: SimulatedAnnealing
         } else if (!best || cost < best.cost!) {
           best = { point: space.point(i), index: i, cost };
         }
+      }
+      if (warm && initLeft === 0) {
+        // End of the initial design: start from its best point.
+        warm = false;
+        let arg = -1, low = Infinity;
+        for (const [i, c] of costs) if (arg < 0 || c < low) [arg, low] = [i, c];
+        if (arg >= 0) current = { point: space.point(arg), index: arg, cost: low };
+        stuck = 0;
+        return;
       }
       if (best && (!current || accept(current.cost, best.cost!))) {
         current = best;

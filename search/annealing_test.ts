@@ -36,7 +36,7 @@ Deno.test("simulated annealing survives failures, malformed observations and one
 });
 
 Deno.test("simulated annealing walks downhill through neighbours", () => {
-  const s = simulatedAnnealing(space, { seed: 2, t0: 1e-9 });
+  const s = simulatedAnnealing(space, { seed: 2, t0: 1e-9, init: 1 });
   const dist = (p: number[], q: number[]) => p.reduce((n, v, i) => n + Math.abs(v - q[i]), 0);
   const [start] = s.propose(1);
   s.observe([evaluate(start)]);
@@ -66,4 +66,16 @@ Deno.test("simulated annealing finds the optimum more often than random search",
   // Seeds 0..19, 100 evaluations in batches of 8: SA 1.000 (20/20 optimum), random 1.300 (0/20).
   assert.ok(sa.mean < rnd.mean, `SA ${sa.mean} vs random ${rnd.mean}`);
   assert.ok(sa.hits >= 15 && sa.hits > rnd.hits, `SA hits ${sa.hits}, random ${rnd.hits}`);
+});
+
+Deno.test("simulated annealing starts from the best of its initial random points", () => {
+  const s = simulatedAnnealing(space, { seed: 5, init: 6 });
+  const first = s.propose(8);
+  assert.equal(first.length, 6, "the initial design alone");
+  const obs = first.map((c) => evaluate(c));
+  s.observe(obs);
+  const best = obs.filter((o) => o.seconds !== undefined).sort((a, b) => a.seconds! - b.seconds!)[0]
+    .candidate.knobs!;
+  const dist = (p: number[], q: number[]) => p.reduce((n, v, i) => n + Math.abs(v - q[i]), 0);
+  for (const c of s.propose(4)) assert.equal(dist(c.knobs!, best), 1, "neighbours of the best");
 });

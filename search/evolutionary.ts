@@ -26,6 +26,7 @@ import { createPrng } from "../ir/prng.ts";
 import type { KnobSpace, Point } from "./knobs.ts";
 import { freshPointSampler, knobIndex, observedCost } from "./random.ts";
 import type { Candidate, CandidateOf, Observation, Strategy } from "./strategy.ts";
+import type { ValidityModel } from "./validity.ts";
 
 /** Options of {@link evolutionarySearch}. */
 export interface EvolutionarySearchOptions {
@@ -45,6 +46,12 @@ export interface EvolutionarySearchOptions {
   epsilon?: number;
   /** Maps a point to a candidate. Default: `(knobs) => ({ knobs })`. */
   candidateOf?: CandidateOf;
+  /**
+   * A classifier of invalid points trained on the failures seen
+   * (search/validity.ts): among the best-scored points, those it deems likely
+   * invalid (probability below 0.5) go after the others. Default none.
+   */
+  validity?: ValidityModel;
 }
 
 /** Mutation attempts per child before the parent is copied (MetaSchedule's `genetic_max_fail_count`). */
@@ -178,7 +185,17 @@ export function evolutionarySearch(space: KnobSpace, options: EvolutionarySearch
         population = next;
       }
 
-      const ranked = [...remembered].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([i]) => i);
+      let ranked = [...remembered].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([i]) => i);
+      const v = options.validity;
+      if (v) {
+        const head = ranked.slice(0, 4 * n);
+        const ok = head.map((i) => v.pValid(space.point(i)) >= 0.5);
+        ranked = [
+          ...head.filter((_, k) => ok[k]),
+          ...head.filter((_, k) => !ok[k]),
+          ...ranked.slice(4 * n),
+        ];
+      }
       const x = n * epsilon;
       const nRandom = Math.min(n, Math.floor(x) + (prng.next() < x - Math.floor(x) ? 1 : 0));
       const out: Candidate[] = [];
@@ -206,6 +223,9 @@ export function evolutionarySearch(space: KnobSpace, options: EvolutionarySearch
         const cost = observedCost(o);
         if (i === undefined) continue;
         seen.add(i);
+        if (options.validity && !measured.has(i)) {
+          options.validity.add(space.point(i), cost < Infinity);
+        }
         measured.set(i, cost);
         samples.push({ candidate: o.candidate, seconds: Number.isFinite(cost) ? cost : undefined });
       }

@@ -24,7 +24,8 @@
 import type { CostModel, Sample } from "../costmodel/model.ts";
 import { createPrng } from "../ir/prng.ts";
 import type { KnobSpace, Point } from "./knobs.ts";
-import { freshPointSampler, knobIndex } from "./random.ts";
+import { freshPointSampler, knobIndex, observedCost } from "./random.ts";
+import type { ValidityModel } from "./validity.ts";
 import {
   type Candidate,
   type CandidateOf,
@@ -54,6 +55,12 @@ export interface ModelBasedOptions {
   warmStart?: boolean;
   /** Name in tables. Default `model.name`. */
   name?: string;
+  /**
+   * A classifier of invalid points trained on the failures seen
+   * (search/validity.ts): the model's picks it deems likely invalid
+   * (probability of validity below 0.5) go after the others. Default none.
+   */
+  validity?: ValidityModel;
 }
 
 /** A model-based tuner (AutoTVM XGBTuner semantics) over a knob space. */
@@ -61,6 +68,7 @@ export function modelBasedTuner(space: KnobSpace, o: ModelBasedOptions): Strateg
   const prng = createPrng(o.seed);
   const planSize = o.planSize ?? 64;
   const visited = new Set<number>();
+  const labelled = new Set<number>(); // points the validity classifier has learned
   const fresh = freshPointSampler(space, prng, visited);
   const candidateOf = o.candidateOf ?? ((knobs: number[]) => ({ knobs }));
   // What the model scores during SA: knobs now, a trace only if its features read one.
@@ -73,7 +81,13 @@ export function modelBasedTuner(space: KnobSpace, o: ModelBasedOptions): Strateg
   const nextPlan = (): Point[] => {
     const random = Math.max(1, Math.round(planSize * (o.randomRatio ?? 0.05)));
     // Points enter `visited` when planned: SA and the sampler never pick them again.
-    const out = measured === 0 ? [] : annealWithModel(planSize - random);
+    const want = planSize - random;
+    let out = measured === 0 ? [] : annealWithModel(o.validity ? 2 * want : want);
+    if (o.validity) {
+      const v = o.validity;
+      const ok = out.map((p) => v.pValid(p) >= 0.5);
+      out = [...out.filter((_, i) => ok[i]), ...out.filter((_, i) => !ok[i])].slice(0, want);
+    }
     out.forEach((p) => visited.add(space.index(p)));
     while (out.length < planSize) {
       const p = fresh.next();
@@ -142,7 +156,14 @@ export function modelBasedTuner(space: KnobSpace, o: ModelBasedOptions): Strateg
       const samples = observations.filter((ob) =>
         knobIndex(space, ob.candidate.knobs) !== undefined
       );
-      for (const ob of samples) visited.add(knobIndex(space, ob.candidate.knobs)!);
+      for (const ob of samples) {
+        const i = knobIndex(space, ob.candidate.knobs)!;
+        if (o.validity && !labelled.has(i)) {
+          labelled.add(i);
+          o.validity.add(space.point(i), observedCost(ob) < Infinity);
+        }
+        visited.add(i);
+      }
       measured += samples.length;
       pending.push(...samples.map((ob) => ({ candidate: ob.candidate, seconds: ob.seconds })));
       // Retrain once per plan, as AutoTVM does, not after every batch.

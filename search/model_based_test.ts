@@ -6,6 +6,7 @@ import { KnobSpace } from "./knobs.ts";
 import { modelBasedTuner } from "./model_based.ts";
 import { randomKnobSearch } from "./random.ts";
 import type { Candidate } from "./strategy.ts";
+import { validityClassifier } from "./validity.ts";
 
 const space = new KnobSpace(
   [0, 1, 2, 3].map((i) => ({
@@ -96,4 +97,32 @@ Deno.test("the model-based tuner's annealing builds candidates only for what it 
   const t = modelBasedTuner(space, { seed: 2, model: traceModel, planSize: 8, candidateOf });
   for (let round = 0; round < 2; round++) await t.observe(evaluate(t.propose(8)));
   assert.ok(tracesRead > 0);
+});
+
+Deno.test("with a validity classifier the model-based tuner spends fewer evaluations on failures", async () => {
+  // k1 >= 5 never runs; a random model would pick such points as often as any.
+  const failing = (p: number[]) => p[1] >= 5;
+  const failures = async (withValidity: boolean) => {
+    let n = 0;
+    for (let seed = 0; seed < 5; seed++) {
+      const s = modelBasedTuner(space, {
+        seed,
+        model: randomModel(seed),
+        planSize: 16,
+        saIters: 20,
+        validity: withValidity ? validityClassifier(space) : undefined,
+      });
+      await runStrategy(s, (cs) =>
+        cs.map((c) => {
+          if (!failing(c.knobs!)) {
+            return { candidate: c, errorKind: "none" as const, seconds: cost(c.knobs!) };
+          }
+          n++;
+          return { candidate: c, errorKind: "runtime_error" as const };
+        }), { budget: 96, batch: 16 });
+    }
+    return n;
+  };
+  const blind = await failures(false), learned = await failures(true);
+  assert.ok(learned < 0.7 * blind, `failures: ${learned} with the classifier vs ${blind} without`);
 });

@@ -18,6 +18,14 @@ import type { KnobSpace } from "./knobs.ts";
 import { randomKnobSearch } from "./random.ts";
 import type { CandidateOf, Strategy } from "./strategy.ts";
 import { rlStrategy } from "../rl/presets.ts";
+import { basinHopping } from "./basin_hopping.ts";
+import { differentialEvolution } from "./diff_evo.ts";
+import { dualAnnealing } from "./dual_annealing.ts";
+import { greedyIls } from "./greedy_ils.ts";
+import { particleSwarm } from "./pso.ts";
+import { bayesianOptimization } from "./bo.ts";
+import { aucBandit } from "./auto.ts";
+import { validityClassifier } from "./validity.ts";
 
 /** What every strategy factory receives. */
 export interface StrategyContext {
@@ -29,7 +37,9 @@ export interface StrategyContext {
   features?: Featurizer;
   /** Samples to pretrain learned models on (the `-transfer` variants need them). */
   pretrain?: Sample[];
-  /** Plan size of the model-based tuners (AutoTVM's plan_size). Default 64. */
+  /** Members of the `auto` portfolio (registry names). Default {@link AUTO_MEMBERS}. */
+  autoMembers?: readonly string[];
+  /** Plan size of the model-based tuners (AutoTVM's plan_size). Default 16 (small budgets). */
   planSize?: number;
 }
 
@@ -55,6 +65,9 @@ function modelBased(kind: string, transfer: boolean) {
     }
     return modelBasedTuner(space, {
       ...c,
+      // Plans of 16 (AutoTVM uses 64): the model leads from the 17th evaluation on.
+      planSize: c.planSize ?? 16,
+      validity: validityClassifier(space),
       model: learnedModelFor(kind, space, transfer ? c : { ...c, pretrain: undefined }),
       warmStart: transfer,
       name: transfer ? `${kind}-transfer` : kind,
@@ -73,7 +86,8 @@ export const KNOB_STRATEGIES: Record<string, (space: KnobSpace, c: StrategyConte
   grid: (space, c) => gridSearch(space, { ...c, order: "index" }),
   "grid-shuffled": (space, c) => gridSearch(space, { ...c, order: "shuffled" }),
   sa: (space, c) => simulatedAnnealing(space, c),
-  ga: (space, c) => geneticAlgorithm(space, c),
+  // Generations of 16 (AutoTVM uses 100), so that selection starts within small budgets.
+  ga: (space, c) => geneticAlgorithm(space, { ...c, populationSize: 16 }),
   evolutionary: (space, c) =>
     evolutionarySearch(space, { ...c, model: c.model ?? randomModel(c.seed) }),
   xgb: modelBased("xgb", false),
@@ -82,6 +96,7 @@ export const KNOB_STRATEGIES: Record<string, (space: KnobSpace, c: StrategyConte
   "evolutionary-xgb": (space, c) =>
     evolutionarySearch(space, {
       ...c,
+      validity: validityClassifier(space),
       model: learnedModelFor("xgb", space, { ...c, pretrain: undefined }),
     }),
   "xgb-transfer": modelBased("xgb", true),
@@ -91,7 +106,27 @@ export const KNOB_STRATEGIES: Record<string, (space: KnobSpace, c: StrategyConte
   dqn: rl("dqn"),
   bandit: rl("bandit"),
   "bandit-linucb": rl("bandit-linucb"),
+  // The field's baselines, as Kernel Tuner names them (discrete analogues on knob indices).
+  basin_hopping: (space, c) => basinHopping(space, c),
+  dual_annealing: (space, c) => dualAnnealing(space, c),
+  greedy_ils: (space, c) => greedyIls(space, c),
+  diff_evo: (space, c) => differentialEvolution(space, c),
+  pso: (space, c) => particleSwarm(space, c),
+  // Bayesian optimization: a Gaussian process with expected improvement (or another acquisition).
+  bo: (space, c) => bayesianOptimization(space, c),
+  "bo-ei": (space, c) => bayesianOptimization(space, { ...c, acquisition: "ei", name: "bo-ei" }),
+  // A portfolio: OpenTuner's AUC bandit shares the evaluations among members (search/auto.ts).
+  auto: (space, c) =>
+    aucBandit(space, {
+      ...c,
+      members: (c.autoMembers ?? AUTO_MEMBERS).map((m, k) =>
+        createStrategy(m, space, { ...c, seed: c.seed * 8 + k })
+      ),
+    }),
 };
+
+/** Members of the `auto` portfolio. */
+export const AUTO_MEMBERS: readonly string[] = ["bo", "sa", "diff_evo", "greedy_ils"];
 
 /** Strategies that need records to pretrain on (`compare --transfer-from`). */
 export const TRANSFER_STRATEGIES: readonly string[] = ["xgb-transfer", "xgb-rank-transfer"];

@@ -94,3 +94,35 @@ Deno.test("compare exits with status 2 and names bad arguments", async () => {
   }
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("compare over several caches prints scores and ranks the strategies across them", async () => {
+  const dir = await Deno.makeTempDir();
+  const r = await compare([
+    "--space",
+    "pnpoly_RTX_3090,resnet18_conv1_cpu",
+    "--strategies",
+    "random,bo,greedy_ils",
+    "--budget",
+    "10,30",
+    "--seeds",
+    "2",
+    "--quiet",
+  ], dir);
+  assert.equal(r.code, 0, r.stderr);
+  const s = JSON.parse(r.stdout);
+  assert.deepEqual(s.spaces.map((x: { spec: string }) => x.spec), [
+    "pnpoly_RTX_3090",
+    "resnet18_conv1_cpu",
+  ]);
+  for (const sp of s.spaces) {
+    assert.deepEqual(Object.keys(sp.scores), ["random", "bo", "greedy_ils"]);
+    for (const x of Object.values(sp.scores)) assert.ok((x as number) <= 1);
+  }
+  assert.deepEqual(
+    s.ranking.map((x: { strategy: string }) => x.strategy).sort(),
+    ["bo", "greedy_ils", "random"],
+  );
+  assert.match(r.stderr, /Budget-aggregated score/);
+  assert.match(r.stderr, /Ranking over 2 spaces/);
+  await Deno.remove(dir, { recursive: true });
+});

@@ -1,0 +1,62 @@
+/**
+ * Tables of a strategy study from the JSON lines of `deno task compare`
+ * (one or more runs, e.g. one per group of strategies): per space, each
+ * strategy's mean fraction of optimum at every budget and its
+ * budget-aggregated score (search/score.ts); then the ranking of all
+ * strategies across spaces by mean rank of that score. Markdown on stdout.
+ *
+ * ```sh
+ * deno task compare --space all --strategies random,sa,bo,auto --budget 25,50,100,200,400 --seeds 20 > a.json
+ * deno run --allow-read bench/strategy_study.ts a.json [b.json …]
+ * ```
+ * @module
+ */
+import type { CompareManyOutput, CompareOutput } from "../cli/compare.ts";
+import { rankAcrossSpaces, rankTable } from "../search/score.ts";
+
+/** Markdown tables of compare outputs (several runs over the same spaces are merged by space). */
+export function studyTables(outputs: (CompareOutput | CompareManyOutput)[]): string {
+  const bySpace = new Map<string, CompareOutput[]>();
+  for (const o of outputs) {
+    for (const s of "spaces" in o ? o.spaces : [o]) {
+      const key = (s.spec ?? s.space).replace(/^.*[\\/]/, "").replace(/\.json(\.gz)?$/, "");
+      bySpace.set(key, [...(bySpace.get(key) ?? []), s]);
+    }
+  }
+  const parts: string[] = [];
+  const scores: Record<string, Record<string, number>> = {};
+  for (const [key, list] of bySpace) {
+    const budgets = [...new Set(list.flatMap((o) => o.results.map((r) => r.budget)))].sort((a, b) =>
+      a - b
+    );
+    const seeds = list[0].results[0]?.seeds ?? 0;
+    parts.push(`### ${key}: ${list[0].space} (${seeds} seeds)\n`);
+    parts.push(`| strategy | ${budgets.join(" | ")} | score |`);
+    parts.push(`| --- | ${budgets.map(() => "---").join(" | ")} | --- |`);
+    scores[key] = {};
+    for (const o of list) {
+      for (const [name, score] of Object.entries(o.scores)) {
+        const cells = budgets.map((b) =>
+          o.results.find((r) => r.strategy === name && r.budget === b)?.mean_fraction.toFixed(3) ??
+            ""
+        );
+        parts.push(
+          `| ${name} | ${cells.join(" | ")} | ${score === null ? "n/a" : score.toFixed(3)} |`,
+        );
+        if (score !== null) scores[key][name] = score;
+      }
+    }
+    parts.push("");
+  }
+  parts.push("### Ranking across spaces (score; mean rank over spaces, 1 = best)\n");
+  parts.push(rankTable(rankAcrossSpaces(scores)));
+  return parts.join("\n");
+}
+
+if (import.meta.main) {
+  const outputs = await Promise.all(Deno.args.map(async (f) => {
+    const lines = (await Deno.readTextFile(f)).trim().split("\n");
+    return JSON.parse(lines[lines.length - 1]);
+  }));
+  console.log(studyTables(outputs));
+}

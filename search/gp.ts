@@ -1,0 +1,248 @@
+/**
+ * A Gaussian process over a pool of candidate points, updated one
+ * observation at a time, for Bayesian optimization over spaces of 100,000
+ * points: the posterior is only ever needed on the pool, so the process keeps
+ * V = L⁻¹·K(X, pool) (L the Cholesky factor of the observed points' kernel
+ * matrix). An observation adds one row of L (O(n²)) and one row of V (O(n·m));
+ * a pool point adds one column (O(n²)); the posterior variance of a pool point
+ * is 1 − Σ V², kept as a running sum, and the mean is V'·(L⁻¹y), O(n·m).
+ *
+ * The kernel is Matérn 5/2 with one length scale on unit coordinates, unit
+ * signal variance (targets are standardized) and a noise variance (a nugget:
+ * performance landscapes are rugged). {@link PoolGP.fit} picks the length
+ * scale and nugget from a grid by marginal likelihood.
+ *
+ * @example
+ * ```ts
+ * import { PoolGP } from "./gp.ts";
+ * const gp = new PoolGP(1);
+ * gp.addPool([Float64Array.of(0), Float64Array.of(0.5), Float64Array.of(1)]);
+ * gp.observe(Float64Array.of(0), 1);
+ * gp.observe(Float64Array.of(1), 3);
+ * const { mean, sd } = gp.posterior();
+ * if (!(mean[0] < mean[2] && sd[1] > sd[0])) throw new Error();
+ * ```
+ * @module
+ */
+
+/** Options of a {@link PoolGP}. */
+export interface PoolGPOptions {
+  /** Length scale on unit coordinates. Default 0.5. */
+  lengthScale?: number;
+  /** Noise variance relative to the (unit) signal variance. Default 0.01. */
+  noise?: number;
+}
+
+/** Matérn 5/2 correlation at distance r (in length scales). */
+function matern52(r: number): number {
+  const s = Math.sqrt(5) * r;
+  return (1 + s + (s * s) / 3) * Math.exp(-s);
+}
+
+/** A Gaussian process whose posterior is kept on a pool of points. */
+export class PoolGP {
+  /** Length scale in use. */
+  lengthScale: number;
+  /** Noise variance in use. */
+  noise: number;
+  private xs: Float64Array[] = [];
+  private ys: number[] = [];
+  /** Rows of the Cholesky factor (row i has i + 1 entries). */
+  private L: Float64Array[] = [];
+  private pool: Float64Array[] = [];
+  /** Column of V per pool point (capacity grows). */
+  private cols: Float64Array[] = [];
+  private sumSq: number[] = [];
+  private cap = 64;
+
+  /** A process over points of `dim` unit coordinates. */
+  constructor(readonly dim: number, o: PoolGPOptions = {}) {
+    this.lengthScale = o.lengthScale ?? 0.5;
+    this.noise = o.noise ?? 0.01;
+  }
+
+  /** Observations so far. */
+  get size(): number {
+    return this.xs.length;
+  }
+
+  /** Points in the pool. */
+  get poolSize(): number {
+    return this.pool.length;
+  }
+
+  /** The kernel between two points. */
+  k(a: Float64Array, b: Float64Array): number {
+    let d = 0;
+    for (let i = 0; i < a.length; i++) d += (a[i] - b[i]) ** 2;
+    return matern52(Math.sqrt(d) / this.lengthScale);
+  }
+
+  /** Adds points to the pool; returns the index of the first. */
+  addPool(points: Float64Array[]): number {
+    const first = this.pool.length;
+    for (const p of points) {
+      this.pool.push(p);
+      const col = new Float64Array(this.cap);
+      this.solveInto(p, col);
+      let s = 0;
+      for (let i = 0; i < this.xs.length; i++) s += col[i] * col[i];
+      this.cols.push(col);
+      this.sumSq.push(s);
+    }
+    return first;
+  }
+
+  /** Forward substitution: out[0..n) = L⁻¹·k(X, p). */
+  private solveInto(p: Float64Array, out: Float64Array): void {
+    for (let i = 0; i < this.xs.length; i++) {
+      const row = this.L[i];
+      let s = this.k(this.xs[i], p);
+      for (let j = 0; j < i; j++) s -= row[j] * out[j];
+      out[i] = s / row[i];
+    }
+  }
+
+  /** Adds an observation (`y` on any scale: the posterior standardizes targets). */
+  observe(x: Float64Array, y: number): void {
+    const n = this.xs.length;
+    const l = new Float64Array(n + 1);
+    this.solveInto(x, l);
+    let d = 1 + this.noise;
+    for (let j = 0; j < n; j++) d -= l[j] * l[j];
+    l[n] = Math.sqrt(Math.max(d, 1e-10));
+    this.L.push(l);
+    this.xs.push(x);
+    this.ys.push(y);
+    if (n + 1 > this.cap) {
+      this.cap *= 2;
+      this.cols = this.cols.map((c) => {
+        const g = new Float64Array(this.cap);
+        g.set(c.subarray(0, n));
+        return g;
+      });
+    }
+    for (let p = 0; p < this.pool.length; p++) {
+      const col = this.cols[p];
+      let s = this.k(x, this.pool[p]);
+      for (let j = 0; j < n; j++) s -= l[j] * col[j];
+      const v = s / l[n];
+      col[n] = v;
+      this.sumSq[p] += v * v;
+    }
+  }
+
+  /** Mean and standard deviation of the targets (standardization). */
+  private scale(): { mu: number; sigma: number } {
+    const n = this.ys.length;
+    if (n === 0) return { mu: 0, sigma: 1 };
+    const mu = this.ys.reduce((a, b) => a + b, 0) / n;
+    const v = this.ys.reduce((a, b) => a + (b - mu) ** 2, 0) / n;
+    return { mu, sigma: v > 0 ? Math.sqrt(v) : 1 };
+  }
+
+  /** L⁻¹·(standardized y). */
+  private whitened(mu: number, sigma: number): Float64Array {
+    const n = this.ys.length;
+    const a = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      let s = (this.ys[i] - mu) / sigma;
+      const row = this.L[i];
+      for (let j = 0; j < i; j++) s -= row[j] * a[j];
+      a[i] = s / row[i];
+    }
+    return a;
+  }
+
+  /** Posterior mean and standard deviation of every pool point, in the targets' units. */
+  posterior(): { mean: Float64Array; sd: Float64Array } {
+    const { mu, sigma } = this.scale();
+    const a = this.whitened(mu, sigma);
+    const n = a.length, m = this.pool.length;
+    const mean = new Float64Array(m), sd = new Float64Array(m);
+    for (let p = 0; p < m; p++) {
+      const col = this.cols[p];
+      let s = 0;
+      for (let i = 0; i < n; i++) s += col[i] * a[i];
+      mean[p] = mu + sigma * s;
+      sd[p] = sigma * Math.sqrt(Math.max(1e-12, 1 - this.sumSq[p]));
+    }
+    return { mean, sd };
+  }
+
+  /** Log marginal likelihood of the standardized targets under the current kernel. */
+  logLikelihood(): number {
+    const { mu, sigma } = this.scale();
+    const a = this.whitened(mu, sigma);
+    let ll = 0;
+    for (let i = 0; i < a.length; i++) ll -= 0.5 * a[i] * a[i] + Math.log(this.L[i][i]);
+    return ll;
+  }
+
+  /** Recomputes the factor and pool columns (after a change of kernel). */
+  private rebuild(): void {
+    const xs = this.xs, ys = this.ys;
+    this.xs = [];
+    this.ys = [];
+    this.L = [];
+    for (let i = 0; i < xs.length; i++) {
+      const l = new Float64Array(i + 1);
+      this.solveInto(xs[i], l);
+      let d = 1 + this.noise;
+      for (let j = 0; j < i; j++) d -= l[j] * l[j];
+      l[i] = Math.sqrt(Math.max(d, 1e-10));
+      this.L.push(l);
+      this.xs.push(xs[i]);
+      this.ys.push(ys[i]);
+    }
+    while (this.cap < xs.length) this.cap *= 2;
+    this.cols = this.pool.map((p) => {
+      const col = new Float64Array(this.cap);
+      this.solveInto(p, col);
+      return col;
+    });
+    this.sumSq = this.cols.map((c) => {
+      let s = 0;
+      for (let i = 0; i < xs.length; i++) s += c[i] * c[i];
+      return s;
+    });
+  }
+
+  /** Picks the length scale and noise of the grid with the best marginal likelihood, then rebuilds. */
+  fit(lengthScales: readonly number[], noises: readonly number[]): void {
+    if (this.xs.length < 2) return;
+    const pool = this.pool, cols = this.cols;
+    this.pool = [];
+    this.cols = [];
+    let best = -Infinity, bestL = this.lengthScale, bestN = this.noise;
+    for (const ls of lengthScales) {
+      for (const nz of noises) {
+        this.lengthScale = ls;
+        this.noise = nz;
+        this.rebuild();
+        const ll = this.logLikelihood();
+        if (ll > best) [best, bestL, bestN] = [ll, ls, nz];
+      }
+    }
+    this.pool = pool;
+    this.cols = cols;
+    this.lengthScale = bestL;
+    this.noise = bestN;
+    this.rebuild();
+  }
+}
+
+/** Standard normal density. */
+export function normalPdf(z: number): number {
+  return Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI);
+}
+
+/** Standard normal distribution function (Abramowitz-Stegun 7.1.26 on erf, error < 1.5e-7). */
+export function normalCdf(z: number): number {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * x);
+  const y = 1 -
+    (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t +
+        0.254829592) * t * Math.exp(-x * x);
+  return z >= 0 ? 0.5 * (1 + y) : 0.5 * (1 - y);
+}

@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { createPrng } from "../ir/prng.ts";
+import { normalCdf, PoolGP } from "./gp.ts";
+
+const rand = (prng: ReturnType<typeof createPrng>, d: number) =>
+  Float64Array.from({ length: d }, () => prng.next());
+
+Deno.test("PoolGP updated one observation at a time equals a process rebuilt from scratch", () => {
+  const prng = createPrng(1);
+  const pool = Array.from({ length: 30 }, () => rand(prng, 3));
+  const xs = Array.from({ length: 12 }, () => rand(prng, 3));
+  const f = (x: Float64Array) => Math.sin(4 * x[0]) + x[1] * x[2];
+  // Incremental: the pool first, then observations; and observations first, then the pool.
+  const a = new PoolGP(3, { lengthScale: 0.4 });
+  a.addPool(pool);
+  for (const x of xs) a.observe(x, f(x));
+  const b = new PoolGP(3, { lengthScale: 0.4 });
+  for (const x of xs) b.observe(x, f(x));
+  b.addPool(pool);
+  const pa = a.posterior(), pb = b.posterior();
+  for (let i = 0; i < pool.length; i++) {
+    assert.ok(Math.abs(pa.mean[i] - pb.mean[i]) < 1e-9);
+    assert.ok(Math.abs(pa.sd[i] - pb.sd[i]) < 1e-9);
+  }
+});
+
+Deno.test("PoolGP interpolates its observations and is unsure far from them", () => {
+  const gp = new PoolGP(1, { lengthScale: 0.2, noise: 1e-6 });
+  gp.addPool([0, 0.5, 1, 3].map((v) => Float64Array.of(v)));
+  gp.observe(Float64Array.of(0), 2);
+  gp.observe(Float64Array.of(1), 5);
+  const { mean, sd } = gp.posterior();
+  assert.ok(Math.abs(mean[0] - 2) < 1e-3 && Math.abs(mean[2] - 5) < 1e-3);
+  assert.ok(sd[0] < 0.01 && sd[3] > sd[1] && sd[1] > sd[0]);
+});
+
+Deno.test("PoolGP.fit prefers a long length scale for a smooth function", () => {
+  const prng = createPrng(2);
+  const gp = new PoolGP(2);
+  for (let i = 0; i < 25; i++) {
+    const x = rand(prng, 2);
+    gp.observe(x, x[0] + 0.5 * x[1]);
+  }
+  gp.fit([0.05, 0.2, 1, 3], [1e-4]);
+  assert.ok(gp.lengthScale >= 1, `length scale ${gp.lengthScale}`);
+});
+
+Deno.test("normalCdf matches known values", () => {
+  assert.ok(Math.abs(normalCdf(0) - 0.5) < 1e-7);
+  assert.ok(Math.abs(normalCdf(1.959964) - 0.975) < 1e-6);
+  assert.ok(Math.abs(normalCdf(-1) - 0.158655) < 1e-6);
+});
