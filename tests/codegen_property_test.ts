@@ -3,7 +3,9 @@
  * schedules of matmul, dense and conv2d (odd and prime sizes, imperfect
  * tiles) are compiled and run in worker processes against the default
  * schedule's kernel, whose output is itself checked against the JavaScript
- * interpreter `ir/evaluate.ts`.
+ * interpreter `ir/evaluate.ts`. The runner checks each kernel on buffers
+ * placed against inaccessible guard pages (`measure/buffers.ts`), so a kernel
+ * that reads or writes past a buffer crashes (`runtime_crash`) every time.
  *
  * A failure prints the test seed, the failing schedule's own seed (which
  * `randomSchedule(workload, createPrng(seed))` rebuilds), its primitives as
@@ -93,6 +95,20 @@ const REGRESSIONS: { name: string; workload: [string, number[]]; apply(sch: Sche
       sch.computeAt("D", "Y", "i");
       sch.computeAt("D_local", "D", "i");
       sch.vectorize("Y", j1);
+    },
+  },
+  {
+    // 16 rows in tiles of 6: rows 16 and 17 of the last tile are past C. Its
+    // accumulators, kept in vector variables over k, were loaded from and
+    // stored to them (found by the guard pages of the runner's check).
+    name: "a register tile promoted over k whose last tile runs past the matrix",
+    workload: ["matmul", [16, 48, 8]],
+    apply(sch) {
+      const [i0, i1] = sch.split("C", "i", [null, 6]);
+      const [j0, j1] = sch.split("C", "j", [null, 16]);
+      sch.reorder("C", [i0, j0, "k", i1, j1]);
+      sch.unroll("C", i1);
+      sch.vectorize("C", j1);
     },
   },
   // Packed operands and register tiles whose sizes do not divide the extents (edge tiles).
