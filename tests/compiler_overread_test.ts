@@ -57,3 +57,31 @@ Deno.test("a crash is the compiler's only when the kernel passes built without i
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a kernel that writes one float past its output crashes in the runner's check every time", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tb-overrun-" });
+  const runner = createRunner({
+    workers: 1,
+    timeoutSeconds: 300,
+    timing: { number: 1, repeat: 1, warmup: 0, minRepeatMs: 0 },
+  });
+  try {
+    // Correct values, and one store past `out` (into allocator slack without guard pages).
+    const past = kernel(
+      "  for (int i = 0; i < 130; i++) out[i] = in[i];\n" +
+        "  for (int i = 130; i < 136; i++) out[i] = 0.0f;\n  out[136] = 0.0f;",
+    );
+    const [ref, bad] = await createBuilder({ cacheDir: dir }).build([
+      { source: REFERENCE },
+      { source: past },
+    ]);
+    assert.equal(bad.errorKind, "none", bad.error);
+    const input = { reference: ref.artifact!, signature: SIGNATURE, seed: 1, atol: 0, rtol: 0 };
+    const runs = await runner.run(Array(3).fill({ ...input, artifact: bad.artifact! }));
+    assert.deepEqual(runs.map((r) => r.errorKind), Array(3).fill("runtime_crash"));
+    assert.match(runs[0].error!, /SIGSEGV/);
+  } finally {
+    await runner.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
