@@ -1,8 +1,9 @@
 /**
  * What a measurement worker does for one request, in-process: load the
- * candidate, check its output against the (cached) reference output, then
- * time it with the native harness `tb_time` (with a cutoff, racing: the
- * first repeat alone when it is slower than the cutoff).
+ * candidate, check its output against the (cached) reference output (on
+ * buffers against guard pages: a read or write past one faults every time),
+ * then time it with the native harness `tb_time` on aligned buffers (with a
+ * cutoff, racing: the first repeat alone when it is slower than the cutoff).
  *
  * @module
  */

@@ -32,7 +32,7 @@ Deno.test("a crash is the compiler's only when the kernel passes built without i
       { source: REFERENCE },
       { source: PADDED },
     ]);
-    assert.equal(ref.errorKind, "none", ref.error);
+    assert.equal(ref.errorKind, "none", ref.error ?? "");
     const input = { reference: ref.artifact!, signature: SIGNATURE, seed: 1, atol: 0, rtol: 0 };
     // As the builder compiles it: GCC 12 with AVX-512 reads in[128..135] in one vblendps.
     const runner = createRunner({
@@ -75,7 +75,7 @@ Deno.test("a kernel that writes one float past its output crashes in the runner'
       { source: REFERENCE },
       { source: past },
     ]);
-    assert.equal(bad.errorKind, "none", bad.error);
+    assert.equal(bad.errorKind, "none", bad.error ?? "");
     const input = { reference: ref.artifact!, signature: SIGNATURE, seed: 1, atol: 0, rtol: 0 };
     const runs = await runner.run(Array(3).fill({ ...input, artifact: bad.artifact! }));
     assert.deepEqual(runs.map((r) => r.errorKind), Array(3).fill("runtime_crash"));
