@@ -133,6 +133,10 @@ interface Ctx {
   tileLoops?: number;
   /** Values of the `let` variables emitted so far. */
   lets: Map<string, AExpr>;
+  /** Extents of the (not written-out) loops around here. */
+  extents: Map<string, number>;
+  /** Conditions of the `if`s around here, constants substituted. */
+  conds: AExpr[];
   /** An attempt to keep a loop's accumulations into `buf` in vector variables. */
   promote?: Promotion;
   /** Pools of large private buffers: buffer -> bytes per thread. */
@@ -152,6 +156,14 @@ interface Promotion {
   inner: Set<string>;
   /** Accumulators by the C text of their index. */
   accs: Map<string, string>;
+  /**
+   * Conditions of the `if`s around each accumulator's uses (by the C text of
+   * its index; absent when none): its load and store run only when they hold,
+   * so a register tile clipped to the tensor never touches memory past it.
+   */
+  guards: Map<string, string>;
+  /** How many of `Ctx.conds` are outside the loop (around its loads and stores). */
+  outer: number;
   ok: boolean;
 }
 
@@ -162,6 +174,8 @@ export function generateC(kernel: Kernel): string {
     consts: new Map(),
     tiles: new Map(),
     lets: new Map(),
+    extents: new Map(),
+    conds: [],
     pools: new Map(),
     vectors: false,
   };
@@ -259,13 +273,17 @@ function emitStmt(s: Stmt, depth: number, ctx: Ctx): void {
       out.push(`${pad}for (int ${s.v} = 0; ${s.v} < ${s.extent}; ++${s.v}) {`);
       for (const pf of s.prefetch ?? []) out.push(...prefetchLines(s, pf, ctx, `${pad}  `));
       if (ctx.tileLoops !== undefined) ctx.tileLoops++;
+      ctx.extents.set(s.v, s.extent);
       emitBlock(s.body, depth + 1, ctx);
+      ctx.extents.delete(s.v);
       if (ctx.tileLoops !== undefined) ctx.tileLoops--;
       out.push(`${pad}}`);
       return;
     case "if":
       out.push(`${pad}if (${expr(s.cond)}) {`);
+      ctx.conds.push(substitute(s.cond, constants(ctx.consts)));
       emitBlock(s.body, depth + 1, ctx);
+      ctx.conds.pop();
       out.push(`${pad}}`);
       return;
     case "let":
@@ -349,7 +367,14 @@ function hasVectorLoop(body: Stmt[]): boolean {
 function promoteLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx, buf: string): boolean {
   const pad = "  ".repeat(depth);
   const mark = ctx.out.length;
-  const p: Promotion = { buf, inner: new Set([s.v]), accs: new Map(), ok: true };
+  const p: Promotion = {
+    buf,
+    inner: new Set([s.v]),
+    accs: new Map(),
+    guards: new Map(),
+    outer: ctx.conds.length,
+    ok: true,
+  };
   ctx.promote = p;
   try {
     emitStmt(s, depth + 1, ctx);
@@ -363,11 +388,14 @@ function promoteLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx, buf: strin
   const body = ctx.out.splice(mark);
   ctx.out.push(`${pad}{`);
   for (const [index, name] of p.accs) {
-    ctx.out.push(`${pad}  tb_v16 ${name} = tb_loadu(&${buf}[${index}]);`);
+    const load = `tb_loadu(&${buf}[${index}])`;
+    const g = p.guards.get(index);
+    ctx.out.push(`${pad}  tb_v16 ${name} = ${g ? `${g} ? ${load} : (tb_v16){0}` : load};`);
   }
   ctx.out.push(...body);
   for (const [index, name] of p.accs) {
-    ctx.out.push(`${pad}  tb_storeu(&${buf}[${index}], ${name});`);
+    const g = p.guards.get(index);
+    ctx.out.push(`${pad}  ${g ? `if ${g} ` : ""}tb_storeu(&${buf}[${index}], ${name});`);
   }
   ctx.out.push(`${pad}}`);
   ctx.vectors = true;
@@ -461,15 +489,114 @@ function accumulated(body: Stmt[]): string | undefined {
 /** The accumulator of a vector `+=` into the promoted buffer, or undefined (promotion fails). */
 function accumulator(st: Stmt & { k: "store" }, at: Map<string, number>, ctx: Ctx) {
   const p = ctx.promote!;
-  const consts = new Map([...at].map(([v, c]) => [v, int(c)]));
-  const index = substitute(st.index, consts);
+  const index = substitute(st.index, constants(at));
   if (!st.accumulate || [...varsOf(index)].some((v) => p.inner.has(v))) {
     p.ok = false;
     return undefined;
   }
+  // The guards of this use inside the loop guard its load and store, but for
+  // those that hold wherever the loop runs (given its loops' extents and the
+  // guards around it). A guard that changes in the loop bounds a reduction
+  // axis (the accumulator is touched in some iterations only, at an index
+  // other guards keep in bounds): it goes too, unless it shares a variable
+  // with the index (kept in memory). Every use of one accumulator must have
+  // the same guards.
+  const vars = (e: AExpr) => names(e, ctx);
+  const indexVars = vars(index);
+  const conds = ctx.conds.slice(p.outer).flatMap(conjuncts).filter((c) => {
+    const vs = vars(c);
+    if (![...vs].some((v) => p.inner.has(v))) return true;
+    if ([...vs].some((v) => indexVars.has(v))) p.ok = false;
+    return false;
+  });
+  if (!p.ok) return undefined;
+  const around = ctx.conds.slice(0, p.outer).flatMap(conjuncts);
+  const needed = conds.filter((c) => !alwaysHolds(c, around, ctx));
   const key = expr(index);
-  if (!p.accs.has(key)) p.accs.set(key, `${p.buf}_acc${p.accs.size}`);
+  const guard = needed.length === 0 ? "" : `(${needed.map(expr).join(" && ")})`;
+  if (!p.accs.has(key)) {
+    p.accs.set(key, `${p.buf}_acc${p.accs.size}`);
+    if (guard) p.guards.set(key, guard);
+  } else if ((p.guards.get(key) ?? "") !== guard) p.ok = false;
   return p.accs.get(key);
+}
+
+/** The variables `e` names, and those of the values of the lets it names. */
+function names(e: AExpr, ctx: Ctx, out = new Set<string>()): Set<string> {
+  for (const v of varsOf(e)) {
+    if (out.has(v)) continue;
+    out.add(v);
+    const l = ctx.lets.get(v);
+    if (l) names(l, ctx, out);
+  }
+  return out;
+}
+
+/** Integer constants of a name -> value map, for {@link substitute}. */
+function constants(values: Map<string, number>): Map<string, AExpr> {
+  return new Map([...values].map(([v, c]) => [v, int(c)]));
+}
+
+/**
+ * True when comparison `c` holds for every value of the variables it names:
+ * loops run over their extents, constants and lets stand for their values,
+ * and an expression that a condition of `around` bounds (`e < n`) stays in
+ * that bound. False when that cannot be shown.
+ */
+function alwaysHolds(c: AExpr, around: AExpr[], ctx: Ctx): boolean {
+  if (c.k !== "cmp") return false;
+  const a = rangeOf(c.a, around, ctx), b = rangeOf(c.b, around, ctx);
+  if (!a || !b) return false;
+  switch (c.op) {
+    case "<":
+      return a[1] < b[0];
+    case "<=":
+      return a[1] <= b[0];
+    case ">=":
+      return a[0] >= b[1];
+    case ">":
+      return a[0] > b[1];
+  }
+  return false;
+}
+
+/** Lowest and highest value of integer expression `e` (see {@link alwaysHolds}). */
+function rangeOf(e: AExpr, around: AExpr[], ctx: Ctx): [number, number] | undefined {
+  let r: [number, number] | undefined;
+  if (e.k === "int") r = [e.v, e.v];
+  else if (e.k === "var") {
+    const c = ctx.consts.get(e.name), n = ctx.extents.get(e.name), l = ctx.lets.get(e.name);
+    if (c !== undefined) r = [c, c];
+    else if (n !== undefined) r = [0, n - 1];
+    else if (l !== undefined) r = rangeOf(l, around, ctx);
+  } else if (e.k === "bin") {
+    const a = rangeOf(e.a, around, ctx), b = rangeOf(e.b, around, ctx);
+    if (!a || !b) return undefined;
+    if (e.op === "+") r = [a[0] + b[0], a[1] + b[1]];
+    else if (e.op === "-") r = [a[0] - b[1], a[1] - b[0]];
+    else if (e.op === "*") {
+      const p = [a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]];
+      r = [Math.min(...p), Math.max(...p)];
+    } else if (e.op === "max") r = [Math.max(a[0], b[0]), Math.max(a[1], b[1])];
+    else if (e.op === "min") r = [Math.min(a[0], b[0]), Math.min(a[1], b[1])];
+  }
+  if (!r) return undefined;
+  const text = expr(e);
+  for (const g of around) {
+    if (g.k !== "cmp" || expr(g.a) !== text) continue;
+    const b = rangeOf(g.b, [], ctx);
+    if (!b || b[0] !== b[1]) continue;
+    if (g.op === "<") r[1] = Math.min(r[1], b[0] - 1);
+    else if (g.op === "<=") r[1] = Math.min(r[1], b[0]);
+    else if (g.op === ">=") r[0] = Math.max(r[0], b[0]);
+    else if (g.op === ">") r[0] = Math.max(r[0], b[0] + 1);
+  }
+  return r;
+}
+
+/** The conjuncts of a condition (`a && b && c` -> `[a, b, c]`). */
+function conjuncts(c: AExpr): AExpr[] {
+  return c.k === "and" ? [...conjuncts(c.a), ...conjuncts(c.b)] : [c];
 }
 
 /** Throws NeedsMemory when `e` reads a buffer held in vector variables. */

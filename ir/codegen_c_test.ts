@@ -99,6 +99,62 @@ Deno.test("an imperfect split is guarded, a perfect one is not", () => {
   assert.match(generateC(lower(fused)), /< 768\)/);
 });
 
+/**
+ * matmul(m, 32, 64) with an MR-row register tile (i split `[null, ...rows]`,
+ * the last factor MR) whose 16-float accumulators stay in vector variables
+ * over the k loop, as the matmul-packed sketch makes it.
+ */
+function promotedTile(m: number, rows: number[], k: (number | null)[] = []): string {
+  const sch = sched(matmul(m, 32, 64));
+  const is = sch.split("C", "i", [null, ...rows]);
+  const [j0, j1] = sch.split("C", "j", [null, 16]);
+  const ks = k.length > 0 ? sch.split("C", "k", k) : ["k"];
+  sch.reorder("C", [...is.slice(0, -1), j0, ...ks, is.at(-1)!, j1]);
+  sch.unroll("C", is.at(-1)!);
+  sch.vectorize("C", j1);
+  return generateC(lower(sch));
+}
+
+/** The accumulator loads and stores of `src` that run only under a guard, and those that always run. */
+function accumulatorAccesses(src: string) {
+  const lines = src.split("\n").map((l) => l.trim());
+  const load = /^tb_v16 T_C_acc\d+ = /, store = /tb_storeu\(&T_C\[[^\n]*, T_C_acc\d+\);$/;
+  return {
+    guarded:
+      lines.filter((l) =>
+        load.test(l) ? l.includes("? tb_loadu") : store.test(l) && l.startsWith("if ")
+      ).length,
+    always:
+      lines.filter((l) =>
+        load.test(l) ? !l.includes("?") : store.test(l) && l.startsWith("tb_storeu")
+      ).length,
+  };
+}
+
+Deno.test("a register tile's accumulators load and store only the rows inside the matrix", () => {
+  // 13 rows in tiles of 6: the last tile holds row 12 only, rows 13..17 are past C.
+  const src13 = promotedTile(13, [6]);
+  assert.match(src13, /T_C_acc0 \+= /);
+  assert.match(
+    src13,
+    /tb_v16 T_C_acc5 = \(\(\(\(v_C_i_0 \* 6\) \+ 5\) < 13\)\) \? tb_loadu\(&T_C\[/,
+  );
+  assert.match(src13, /if \(\(\(\(v_C_i_0 \* 6\) \+ 5\) < 13\)\) tb_storeu\(&T_C\[/);
+  assert.deepEqual(accumulatorAccesses(src13), { guarded: 10, always: 2 });
+  // 14 rows: the tile's rows 0 and 1 are always inside.
+  assert.deepEqual(accumulatorAccesses(promotedTile(14, [6])), { guarded: 8, always: 4 });
+  // No row can run past: the same code as before guards existed (no test, no select).
+  for (const src of [promotedTile(12, [6]), promotedTile(30, [4, 6])]) {
+    // 30 rows, 5 tiles in 2 x 4: the tile guard (i0 * 4 + i1 < 5) keeps rows below 30.
+    assert.deepEqual(accumulatorAccesses(src), { guarded: 0, always: 12 });
+    assert.doesNotMatch(src, /\? tb_loadu|\) tb_storeu/);
+  }
+  // A guard of the k loop (64 = 2 * 24 + 16) does not bound the accumulator's row: no guard.
+  const srcK = promotedTile(12, [6], [null, 24]);
+  assert.match(srcK, /\(\(v_C_k_0 \* 24\) \+ v_C_k_1\) < 64\)/);
+  assert.deepEqual(accumulatorAccesses(srcK), { guarded: 0, always: 12 });
+});
+
 Deno.test("a register tile clipped to the matrix declares every vector variable its code names", () => {
   // An MR x NR = 4 x 64 tile of a one-row matrix holds one row (4 vectors);
   // the unrolled rows 1..3 of the copy-out are guarded off but name v4..v15.

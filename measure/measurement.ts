@@ -1,13 +1,14 @@
 /**
  * What a measurement worker does for one request, in-process: load the
- * candidate, check its output against the (cached) reference output, then
- * time it with the native harness `tb_time` (with a cutoff, racing: the
- * first repeat alone when it is slower than the cutoff).
+ * candidate, check its output against the (cached) reference output (on
+ * buffers against guard pages: a read or write past one faults every time),
+ * then time it with the native harness `tb_time` on aligned buffers (with a
+ * cutoff, racing: the first repeat alone when it is slower than the cutoff).
  *
  * @module
  */
 
-import { alignedFloat32, pointerTable } from "./buffers.ts";
+import { alignedFloat32, guardedFloat32, pointerTable } from "./buffers.ts";
 import { compareOutputs } from "./compare.ts";
 import { fillUniform } from "./prng.ts";
 import { timeSymbolOf } from "./harness.ts";
@@ -159,22 +160,32 @@ export class Measurer {
       onReferenceReady?.();
       lib = openCandidate(request.artifact, request.symbol);
       const { signature, timing } = request;
-      const buffers = allocate(signature);
-      const inputs = buffers.filter((_, i) => signature.buffers[i].role === "input");
-      const outputs = buffers.filter((_, i) => signature.buffers[i].role === "output");
-      inputs.forEach((b, i) => b.set(ref.inputs[i]));
-      outputs.forEach((b) => b.fill(NaN));
-      const table = pointerTable(buffers);
-      lib.kernel(table);
-      const names = signature.buffers.filter((b) => b.role === "output").map((b) => b.name);
-      const report = compareOutputs(
-        outputs.map((got, i) => ({ name: names[i], got, expected: ref.outputs[i] })),
-        request.atol,
-        request.rtol,
-      );
+      const roles = signature.buffers.map((b) => b.role);
+      // The check runs on buffers against guard pages: an access past a buffer faults every time.
+      const check = guardedFloat32(signature.buffers.map((b) => b.size));
+      let report;
+      try {
+        const inputs = check.buffers.filter((_, i) => roles[i] === "input");
+        const outputs = check.buffers.filter((_, i) => roles[i] === "output");
+        inputs.forEach((b, i) => b.set(ref.inputs[i]));
+        outputs.forEach((b) => b.fill(NaN));
+        lib.kernel(pointerTable(check.buffers));
+        const names = signature.buffers.filter((b) => b.role === "output").map((b) => b.name);
+        report = compareOutputs(
+          outputs.map((got, i) => ({ name: names[i], got, expected: ref.outputs[i] })),
+          request.atol,
+          request.rtol,
+        );
+      } finally {
+        check.release();
+      }
       if (report.bad > 0) {
         return reply({ errorKind: "wrong_answer", error: report.message, times: [] });
       }
+      // Timing on aligned buffers, inputs as checked, output pages touched.
+      const buffers = allocate(signature);
+      buffers.forEach((b, i) => roles[i] === "input" ? b.set(ref.inputs[i]) : b.fill(0));
+      const table = pointerTable(buffers);
       const times = new Float64Array(timing.repeat);
       // Racing: one repeat first, the others only if it can compete.
       const cutoff = request.cutoffSeconds;
