@@ -3,7 +3,7 @@
  * {@link UsageError} whose message names the problem (exit status 2).
  * @module
  */
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { DatabaseError } from "../datasets/db.ts";
 import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
 import { checkWorkloadMemory } from "../ir/limits.ts";
@@ -29,6 +29,41 @@ export class HelpRequest extends Error {
     super(usage);
     this.name = "HelpRequest";
   }
+}
+
+/**
+ * Parses a command's flags strictly, with `--help` added: a malformed or
+ * unknown flag is a {@link UsageError}, `--help` a {@link HelpRequest}
+ * carrying `usage`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { HelpRequest, parseFlags } from "./args.ts";
+ * const v = parseFlags(["--db", "x.db"], { db: { type: "string" } }, "usage: ...");
+ * assert.equal(v.db, "x.db");
+ * assert.throws(() => parseFlags(["--help"], {}, "usage: ..."), HelpRequest);
+ * ```
+ */
+export function parseFlags<const O extends ParseArgsOptionsConfig>(
+  argv: string[],
+  options: O,
+  usage: string,
+): ReturnType<typeof parseArgs<{ args: string[]; strict: true; options: O }>>["values"] {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      options: { ...options, help: { type: "boolean", default: false } },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if ((parsed.values as { help?: boolean }).help) throw new HelpRequest(usage);
+  return parsed.values as ReturnType<
+    typeof parseArgs<{ args: string[]; strict: true; options: O }>
+  >["values"];
 }
 
 /** Strategies `tune` knows. */

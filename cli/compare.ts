@@ -10,7 +10,6 @@
  * optimum is the best measured in the comparison).
  * @module
  */
-import { parseArgs } from "node:util";
 import { basename, join } from "node:path";
 import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
 import { checkWorkloadMemory, limitMessage, LIMITS } from "../ir/limits.ts";
@@ -48,7 +47,7 @@ import { kernelSource, referenceSource, signatureOf, toleranceOf } from "../tune
 import { stderrProgress } from "../tuner/progress.ts";
 import { bandCurveSVG, svgToPNG } from "../plots/tuning_curve.ts";
 import { bandCurveSpec } from "../plots/vegalite.ts";
-import { HelpRequest, parseShape, runJsonCommand, UsageError } from "./args.ts";
+import { parseFlags, parseShape, runJsonCommand, UsageError } from "./args.ts";
 import { checkOutputDir } from "./output.ts";
 
 /** Usage text of `compare`. */
@@ -267,29 +266,22 @@ export const ALL_SPACES: readonly string[] = [
 export async function compare(
   argv: string[],
 ): Promise<CompareOutput | CompareManyOutput> {
-  let v;
-  try {
-    v = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        space: { type: "string" },
-        strategies: { type: "string", default: "random,grid,sa,ga,evolutionary" },
-        budget: { type: "string", default: "25,100,400" },
-        seeds: { type: "string", default: "20" },
-        absent: { type: "string", default: "invalid" },
-        template: { type: "string" },
-        "transfer-from": { type: "string" },
-        "plan-size": { type: "string" },
-        out: { type: "string", default: "runs/compare" },
-        quiet: { type: "boolean", default: false },
-        help: { type: "boolean", default: false },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  if (v.help) throw new HelpRequest(COMPARE_USAGE);
+  const v = parseFlags(
+    argv,
+    {
+      space: { type: "string" },
+      strategies: { type: "string", default: "random,grid,sa,ga,evolutionary" },
+      budget: { type: "string", default: "25,100,400" },
+      seeds: { type: "string", default: "20" },
+      absent: { type: "string", default: "invalid" },
+      template: { type: "string" },
+      "transfer-from": { type: "string" },
+      "plan-size": { type: "string" },
+      out: { type: "string", default: "runs/compare" },
+      quiet: { type: "boolean", default: false },
+    },
+    COMPARE_USAGE,
+  );
   if (!v.space) {
     throw new UsageError("Missing --space (a Kernel Tuner cache name or path, or workload:shape)");
   }

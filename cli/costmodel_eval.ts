@@ -10,7 +10,6 @@
  * (a replayed Kernel Tuner cache; knob features).
  * @module
  */
-import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { RecordsDB } from "../datasets/db.ts";
 import { featurize } from "../costmodel/features.ts";
@@ -24,7 +23,7 @@ import { parseTrace } from "../ir/trace.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
 import { svgToPNG } from "../plots/tuning_curve.ts";
 import { scatterSVG } from "../plots/scatter.ts";
-import { HelpRequest, runJsonCommand, UsageError } from "./args.ts";
+import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
 import { checkOutputDir } from "./output.ts";
 
 /** Usage text of `costmodel-eval`. */
@@ -106,26 +105,19 @@ function makeModel(name: string, seed: number): Regressor {
 
 /** Runs the evaluation; returns the JSON summary. */
 export async function costmodelEval(argv: string[]): Promise<Record<string, unknown>> {
-  let v;
-  try {
-    v = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        db: { type: "string" },
-        space: { type: "string" },
-        model: { type: "string", default: "xgb-rank" },
-        train: { type: "string", default: "0.8" },
-        split: { type: "string", default: "random" },
-        seed: { type: "string", default: "1" },
-        out: { type: "string", default: "runs/costmodel" },
-        help: { type: "boolean", default: false },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  if (v.help) throw new HelpRequest(COSTMODEL_EVAL_USAGE);
+  const v = parseFlags(
+    argv,
+    {
+      db: { type: "string" },
+      space: { type: "string" },
+      model: { type: "string", default: "xgb-rank" },
+      train: { type: "string", default: "0.8" },
+      split: { type: "string", default: "random" },
+      seed: { type: "string", default: "1" },
+      out: { type: "string", default: "runs/costmodel" },
+    },
+    COSTMODEL_EVAL_USAGE,
+  );
   if (!v.db === !v.space) throw new UsageError("Give exactly one of --db and --space");
   if (!(MODELS as readonly string[]).includes(v.model!)) {
     throw new UsageError(`Unknown model "${v.model}"; known: ${MODELS.join(", ")}`);

@@ -10,7 +10,6 @@
  * unexpected error.
  * @module
  */
-import { parseArgs } from "node:util";
 import { DatabaseError, RecordsDB } from "../datasets/db.ts";
 import {
   EXPORT_FORMATS,
@@ -19,7 +18,7 @@ import {
   type ExportOptions,
   exportRecords,
 } from "../datasets/export.ts";
-import { HelpRequest, oneLine, UsageError } from "./args.ts";
+import { HelpRequest, oneLine, parseFlags, UsageError } from "./args.ts";
 import { checkOutputFile } from "./output.ts";
 
 /** Usage text of `export`. */
@@ -66,27 +65,19 @@ export function parseHoldout(text: string): string[] {
 
 /** Parses `export`'s arguments; throws UsageError on any problem. */
 export function parseExportArgs(argv: string[]): ExportArgs {
-  let v;
-  try {
-    v = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        db: { type: "string" },
-        format: { type: "string" },
-        out: { type: "string" },
-        runs: { type: "string" },
-        holdout: { type: "string", multiple: true },
-        "holdout-fraction": { type: "string" },
-        "split-seed": { type: "string" },
-        help: { type: "boolean", default: false },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  if (v.help) throw new HelpRequest(EXPORT_USAGE);
+  const v = parseFlags(
+    argv,
+    {
+      db: { type: "string" },
+      format: { type: "string" },
+      out: { type: "string" },
+      runs: { type: "string" },
+      holdout: { type: "string", multiple: true },
+      "holdout-fraction": { type: "string" },
+      "split-seed": { type: "string" },
+    },
+    EXPORT_USAGE,
+  );
   if (v.db === undefined || v.db === "") throw new UsageError("Missing --db PATH");
   if (v.format === undefined) {
     throw new UsageError(`Missing --format (${EXPORT_FORMATS.join(", ")})`);

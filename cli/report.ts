@@ -9,12 +9,11 @@
  * Options: `--runs 1,3` (only these runs), `--title TEXT`.
  * @module
  */
-import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { RecordsDB, type RunRow } from "../datasets/db.ts";
 import { printTrace } from "../ir/trace.ts";
 import { bestSoFar, tuningCurveSVG } from "../plots/tuning_curve.ts";
-import { HelpRequest, runJsonCommand, UsageError } from "./args.ts";
+import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
 import { checkOutputDir } from "./output.ts";
 
 /** Usage text of `report`. */
@@ -196,23 +195,16 @@ function runIds(text: string): number[] {
 
 /** Writes the report; returns the JSON summary. */
 export async function report(argv: string[]): Promise<{ out: string; db: string; runs: number }> {
-  let v;
-  try {
-    v = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        db: { type: "string" },
-        out: { type: "string", default: "report" },
-        runs: { type: "string" },
-        title: { type: "string", default: "tunebook report" },
-        help: { type: "boolean", default: false },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  if (v.help) throw new HelpRequest(REPORT_USAGE);
+  const v = parseFlags(
+    argv,
+    {
+      db: { type: "string" },
+      out: { type: "string", default: "report" },
+      runs: { type: "string" },
+      title: { type: "string", default: "tunebook report" },
+    },
+    REPORT_USAGE,
+  );
   if (!v.db) throw new UsageError("Missing --db (a records database)");
   try {
     if (!(await Deno.stat(v.db)).isFile) throw new UsageError(`--db ${v.db} is not a file`);

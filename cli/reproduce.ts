@@ -12,14 +12,13 @@
  * expected; the times differ by measurement noise and machine load.
  * @module
  */
-import { parseArgs } from "node:util";
 import { RecordsDB } from "../datasets/db.ts";
 import type { Trace } from "../ir/trace.ts";
 import type { TimingOptions } from "../measure/types.ts";
 import { bestSoFar } from "../plots/tuning_curve.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { runSession } from "../tuner/session.ts";
-import { HelpRequest, runJsonCommand, UsageError } from "./args.ts";
+import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
 import { watchRuns } from "./stop.ts";
 
 /** Usage text of `reproduce`. */
@@ -141,22 +140,15 @@ export function diffTable(d: RunDiff, sameAt: (i: number) => boolean): string {
 
 /** Reruns a run and compares; returns the JSON summary. */
 export async function reproduce(argv: string[]): Promise<Reproduction> {
-  let v;
-  try {
-    v = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        db: { type: "string" },
-        run: { type: "string" },
-        quiet: { type: "boolean", default: false },
-        help: { type: "boolean", default: false },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  if (v.help) throw new HelpRequest(REPRODUCE_USAGE);
+  const v = parseFlags(
+    argv,
+    {
+      db: { type: "string" },
+      run: { type: "string" },
+      quiet: { type: "boolean", default: false },
+    },
+    REPRODUCE_USAGE,
+  );
   if (!v.db) throw new UsageError("Missing --db (a records database)");
   if (!v.run || !/^\d+$/.test(v.run)) throw new UsageError("--run must be a run id");
   try {

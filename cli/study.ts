@@ -8,7 +8,6 @@
  * Options: `--sizes 512,1024` `--trials 64` `--seed 1` `--db runs/study.db`.
  * @module
  */
-import { parseArgs } from "node:util";
 import { createWorkload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
 import { createRunner } from "../measure/runner.ts";
@@ -16,7 +15,7 @@ import { median } from "../datasets/db.ts";
 import { referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { runSession } from "../tuner/session.ts";
-import { HelpRequest, oneLine, UsageError } from "./args.ts";
+import { HelpRequest, oneLine, parseFlags, UsageError } from "./args.ts";
 import { watchRuns } from "./stop.ts";
 import { DatabaseError, RecordsDB } from "../datasets/db.ts";
 
@@ -70,23 +69,16 @@ export async function measureNaive(name: string, shape: number[]): Promise<numbe
 
 /** Runs the study; returns its rows. */
 export async function study(argv: string[]): Promise<StudyRow[]> {
-  let v;
-  try {
-    v = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        sizes: { type: "string", default: "512,1024" },
-        trials: { type: "string", default: "64" },
-        seed: { type: "string", default: "1" },
-        db: { type: "string", default: "runs/study.db" },
-        help: { type: "boolean", default: false },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  if (v.help) throw new HelpRequest(STUDY_USAGE);
+  const v = parseFlags(
+    argv,
+    {
+      sizes: { type: "string", default: "512,1024" },
+      trials: { type: "string", default: "64" },
+      seed: { type: "string", default: "1" },
+      db: { type: "string", default: "runs/study.db" },
+    },
+    STUDY_USAGE,
+  );
   const sizes = v.sizes!.split(",").map((p) => p.trim());
   if (sizes.some((p) => !/^\d+$/.test(p) || Number(p) < 1)) {
     throw new UsageError(`--sizes must be positive integers, got "${v.sizes}"`);
