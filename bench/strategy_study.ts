@@ -11,7 +11,7 @@
  * ```
  * @module
  */
-import type { CompareManyOutput, CompareOutput } from "../cli/compare.ts";
+import type { CompareManyOutput, CompareOutput } from "../search/compare.ts";
 import { rankAcrossSpaces, rankTable } from "../search/score.ts";
 
 /** Markdown tables of compare outputs (several runs over the same spaces are merged by space). */

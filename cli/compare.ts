@@ -17,12 +17,12 @@ import { createBuilder } from "../measure/builder.ts";
 import { createRunner } from "../measure/runner.ts";
 import { median } from "../datasets/db.ts";
 import {
-  type CompareRow,
+  type CompareManyOutput,
+  type CompareOutput,
   compareRows,
   compareTable,
   type Evaluator,
   fractionOverWall,
-  type ReachRow,
   reachRows,
   reachTable,
   runStrategy,
@@ -36,7 +36,6 @@ import {
   expectedRandomFraction,
   meanCurve,
   rankAcrossSpaces,
-  type RankRow,
   rankTable,
 } from "../search/score.ts";
 import { KERNELTUNER_CACHE_NAMES } from "../datasets/kerneltuner.ts";
@@ -48,6 +47,8 @@ import { stderrProgress } from "../tuner/progress.ts";
 import { bandCurveSVG, svgToPNG } from "../plots/tuning_curve.ts";
 import { bandCurveSpec } from "../plots/vegalite.ts";
 import { parseFlags, parseShape, runJsonCommand, UsageError } from "./args.ts";
+
+export type { CompareManyOutput, CompareOutput };
 import { checkOutputDir } from "./output.ts";
 
 /** Usage text of `compare`. */
@@ -224,36 +225,6 @@ async function transferSamples(spec: string, target: KnobSpace): Promise<Sample[
   }
   if (out.length === 0) throw new UsageError(`--transfer-from ${spec}: no configuration matches`);
   return out;
-}
-
-/** What `compare` prints as its last line of JSON for one space. */
-export interface CompareOutput {
-  space: string;
-  /** The `--space` entry compared (e.g. `gemm_RTX_3090`). */
-  spec: string;
-  /** Best known seconds (replay) or best measured (live). */
-  optimum: number;
-  results: Omit<CompareRow, "wall_seconds">[];
-  /** Samples each strategy needed to reach 95% of the optimum (null: some seeds never did). */
-  reach: (Omit<ReachRow, "median_samples" | "p25" | "p75"> & {
-    median_samples: number | null;
-    p25: number | null;
-    p75: number | null;
-  })[];
-  /**
-   * Budget-aggregated score of each strategy (search/score.ts): area under the
-   * mean fraction-of-optimum curve over budgets from the smallest to the
-   * largest asked, 0 for random search and 1 for the optimum at once (null
-   * on a live space without `random` among the strategies).
-   */
-  scores: Record<string, number | null>;
-}
-
-/** What `compare` prints for several spaces (`--space a,b` or `--space all`). */
-export interface CompareManyOutput {
-  spaces: CompareOutput[];
-  /** Strategies by mean rank of their score over the spaces. */
-  ranking: RankRow[];
 }
 
 /** `--space all`: every Kernel Tuner cache of data/kerneltuner and the recorded CPU layers. */

@@ -12,6 +12,7 @@
  */
 import type { KnobSpace, Point } from "./knobs.ts";
 import type { Candidate, Observation, Strategy } from "./strategy.ts";
+import type { RankRow } from "./score.ts";
 
 /** Measures candidates (a replay lookup or real kernels). */
 export type Evaluator = (candidates: Candidate[]) => Promise<Observation[]> | Observation[];
@@ -268,4 +269,34 @@ export function fractionOverWall(
     band.p75.push(s.p75);
   }
   return band;
+}
+
+/** What `compare` prints as its last line of JSON for one space. */
+export interface CompareOutput {
+  space: string;
+  /** The `--space` entry compared (e.g. `gemm_RTX_3090`). */
+  spec: string;
+  /** Best known seconds (replay) or best measured (live). */
+  optimum: number;
+  results: Omit<CompareRow, "wall_seconds">[];
+  /** Samples each strategy needed to reach 95% of the optimum (null: some seeds never did). */
+  reach: (Omit<ReachRow, "median_samples" | "p25" | "p75"> & {
+    median_samples: number | null;
+    p25: number | null;
+    p75: number | null;
+  })[];
+  /**
+   * Budget-aggregated score of each strategy (search/score.ts): area under the
+   * mean fraction-of-optimum curve over budgets from the smallest to the
+   * largest asked, 0 for random search and 1 for the optimum at once (null
+   * on a live space without `random` among the strategies).
+   */
+  scores: Record<string, number | null>;
+}
+
+/** What `compare` prints for several spaces (`--space a,b` or `--space all`). */
+export interface CompareManyOutput {
+  spaces: CompareOutput[];
+  /** Strategies by mean rank of their score over the spaces. */
+  ranking: RankRow[];
 }
