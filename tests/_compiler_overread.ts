@@ -15,7 +15,9 @@
 import { createBuilder, createRunner, DEFAULT_FLAGS, type MeasureInput } from "../measure/mod.ts";
 
 /** The builder's default flags with GCC's loop if-conversion (and so its masked loads) off. */
-export const NO_IF_CONVERSION_FLAGS: string[] = [...DEFAULT_FLAGS, "-fno-tree-loop-if-convert"];
+export const NO_IF_CONVERSION_FLAGS: string[] = DEFAULT_FLAGS.includes("-fno-tree-loop-if-convert")
+  ? [...DEFAULT_FLAGS]
+  : [...DEFAULT_FLAGS, "-fno-tree-loop-if-convert"];
 
 /** A kernel that crashed in the check: its source and its request without the artifact. */
 export interface Crashed {
