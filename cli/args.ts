@@ -140,7 +140,8 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
   --seed N            seed of the search (default 1)
   --db PATH           records database (default runs.db)
   --resume            continue the last unfinished run in --db with its stored options
-                      (a flag that contradicts them is an error)
+                      (a flag that contradicts them is an error); a finished run has its
+                      transient results (worker_lost, run_timeout_transient) measured again
   --run ID            with --resume: continue run ID instead
   --trace FILE        measure the trace(s) in FILE (one trace or a JSON list) instead of searching
   --batch N           candidates per round (default 8)

@@ -50,6 +50,7 @@ import { parseFlags, parseShape, runJsonCommand, UsageError } from "./args.ts";
 
 export type { CompareManyOutput, CompareOutput };
 import { checkOutputDir } from "./output.ts";
+import { stopPoints, StopRequested, watchStop } from "./stop.ts";
 
 /** Usage text of `compare`. */
 export const COMPARE_USAGE = `usage: deno task compare --space SPACE [options]
@@ -297,12 +298,34 @@ export async function compare(
     : v.space.includes(":")
     ? [v.space]
     : v.space.split(",").map((x) => x.trim()).filter(Boolean);
-  if (specs.length === 1) {
-    return await compareOn(specs[0], flags);
-  }
+  // Ctrl-C / SIGTERM: stop at the next evaluation (a second one: at once), say what was written.
   const outputs: CompareOutput[] = [];
-  for (const spec of specs) {
-    outputs.push(await compareOn(spec, { ...flags, several: true }));
+  const kept = () =>
+    outputs.length === 0
+      ? "compare keeps no records: nothing was written (a live space's built kernels stay in the kernel cache)"
+      : `compare keeps no records: the curves of the ${outputs.length} space(s) done are in ${v.out} (${
+        outputs.map((o) => o.space).join(", ")
+      }); the space in progress is lost`;
+  const stop = watchStop({
+    onStop: (why) =>
+      console.error(`\ncompare: ${why}: stopping at the next evaluation (again: at once)`),
+    onHardStop: (why, code) => {
+      console.error(`compare: ${why}: stopped at once; ${kept()}`);
+      Deno.exit(code);
+    },
+  });
+  flags.checkStop = stopPoints(stop.signal);
+  try {
+    if (specs.length === 1) return await compareOn(specs[0], flags);
+    for (const spec of specs) {
+      outputs.push(await compareOn(spec, { ...flags, several: true }));
+    }
+  } catch (e) {
+    if (!(e instanceof StopRequested)) throw e;
+    console.error(`compare: stopped (${stop.reason()}); ${kept()}`);
+    Deno.exit(stop.exitCode());
+  } finally {
+    stop.dispose();
   }
   const ranking = rankAcrossSpaces(Object.fromEntries(
     outputs.map((o, k) => [
@@ -335,6 +358,8 @@ interface CompareFlags {
   seeds: number;
   /** Several spaces are compared: budgets above a space's size are clipped to it. */
   several?: boolean;
+  /** Throws `StopRequested` once a stop was asked (see cli/stop.ts `stopPoints`). */
+  checkStop?: () => Promise<void>;
 }
 
 /** Compares the strategies on one space: tables on stderr, curves in files, the summary returned. */
@@ -376,6 +401,11 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
   const progress = v.quiet ? undefined : stderrProgress();
   const total = strategies.length * seeds;
   const started = performance.now();
+  const check = v.checkStop ?? (() => Promise.resolve());
+  const evaluate: Evaluator = async (cs) => {
+    await check();
+    return await space.evaluate(cs);
+  };
   try {
     for (const name of strategies) {
       const list: RunTrace[] = [];
@@ -386,7 +416,7 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
           pretrain,
           planSize,
         });
-        list.push(await runStrategy(strategy, space.evaluate, { budget: maxBudget }));
+        list.push(await runStrategy(strategy, evaluate, { budget: maxBudget }));
         progress?.update({
           done: runs.size * seeds + seed + 1,
           total,

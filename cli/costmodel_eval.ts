@@ -25,6 +25,7 @@ import { svgToPNG } from "../plots/tuning_curve.ts";
 import { scatterSVG } from "../plots/scatter.ts";
 import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
 import { checkOutputDir } from "./output.ts";
+import { stopPoints, StopRequested, watchStop } from "./stop.ts";
 
 /** Usage text of `costmodel-eval`. */
 export const COSTMODEL_EVAL_USAGE =
@@ -170,6 +171,21 @@ export async function costmodelEval(argv: string[]): Promise<Record<string, unkn
     testIdx = order.slice(n);
   }
   const model = makeModel(v.model!, seed);
+  // Ctrl-C / SIGTERM: stop before the plot is written (a second one: at once). The database is
+  // only read, so nothing is lost; a fit in progress (synchronous) ends first.
+  const stop = watchStop({
+    onStop: (why) => console.error(`costmodel-eval: ${why}: stopping (again: at once)`),
+    onHardStop: (why, code) => {
+      console.error(
+        `costmodel-eval: ${why}: stopped at once; ${
+          v.db ? "--db is only read, " : ""
+        }no plot written`,
+      );
+      Deno.exit(code);
+    },
+  });
+  const check = stopPoints(stop.signal, 0);
+  let written = "";
   try {
     // Targets: throughput normalised by the best in training, per workload group.
     const best = new Map<string, number>();
@@ -177,10 +193,14 @@ export async function costmodelEval(argv: string[]): Promise<Record<string, unkn
       best.set(data.group[i], Math.max(best.get(data.group[i]) ?? 0, data.y[i]))
     );
     const target = (i: number) => data.y[i] / (best.get(data.group[i]) ?? Math.max(...data.y));
+    console.error(`costmodel-eval: fitting ${v.model} on ${trainIdx.length} records`);
+    await check();
     const started = performance.now();
     await model.fit(rows(data.x, trainIdx), Float32Array.from(trainIdx, target));
     const fitSeconds = (performance.now() - started) / 1000;
+    await check();
     const pred = Array.from(await model.predict(rows(data.x, testIdx)));
+    await check();
     const truth = testIdx.map((i) => data.y[i]);
     const metrics = evaluateRanking(pred, truth);
     const unit = v.db ? "GFLOP/s" : "1/ms";
@@ -201,7 +221,9 @@ export async function costmodelEval(argv: string[]): Promise<Record<string, unkn
     const path = join(v.out!, base);
     await Deno.writeTextFile(`${path}.svg`, svg);
     await Deno.writeFile(`${path}.png`, await svgToPNG(svg));
+    written = `${path}.svg`;
     console.error(`scatter: ${path}.svg, ${path}.png`);
+    await check();
     return {
       data: data.name,
       model: v.model,
@@ -211,7 +233,16 @@ export async function costmodelEval(argv: string[]): Promise<Record<string, unkn
       fit_seconds: fitSeconds,
       ...metrics,
     };
+  } catch (e) {
+    if (!(e instanceof StopRequested)) throw e;
+    console.error(
+      `costmodel-eval: stopped (${stop.reason()}); ${
+        v.db ? `--db ${v.db} is only read, unchanged; ` : ""
+      }${written ? `the plot ${written} is complete` : "no plot written"}`,
+    );
+    Deno.exit(stop.exitCode());
   } finally {
+    stop.dispose();
     model.dispose();
   }
 }

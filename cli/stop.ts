@@ -183,3 +183,41 @@ export function watchRuns(name: string, db: string, pause: () => void = () => {}
     },
   };
 }
+
+/** Thrown by a {@link stopPoints} check once a stop was requested. */
+export class StopRequested extends Error {
+  /** Creates the error; `why` says what asked to stop. */
+  constructor(why: string) {
+    super(`stopped: ${why}`);
+    this.name = "StopRequested";
+  }
+}
+
+/**
+ * A check for long computations that poll a stop `signal`: it throws
+ * {@link StopRequested} once `signal` is aborted. Signal listeners run only
+ * from the event loop, which a computation chaining resolved promises never
+ * reaches, so at most every `everyMs` milliseconds the check also yields to
+ * it (a timer of 0 ms), letting a pending SIGINT or SIGTERM be seen.
+ *
+ * @example
+ * ```ts
+ * import { StopRequested, stopPoints } from "./stop.ts";
+ * const stop = new AbortController();
+ * const check = stopPoints(stop.signal);
+ * await check(); // nothing asked: returns
+ * stop.abort("interrupted (SIGINT)");
+ * const thrown = await check().catch((e) => e);
+ * if (!(thrown instanceof StopRequested)) throw new Error("expected StopRequested");
+ * ```
+ */
+export function stopPoints(signal: AbortSignal, everyMs = 50): () => Promise<void> {
+  let last = performance.now();
+  return async () => {
+    if (performance.now() - last >= everyMs) {
+      await new Promise((r) => setTimeout(r, 0));
+      last = performance.now();
+    }
+    if (signal.aborted) throw new StopRequested(String(signal.reason));
+  };
+}

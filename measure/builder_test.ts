@@ -126,7 +126,10 @@ Deno.test("builder names a missing compiler and the setup script", async () => {
 Deno.test("builder describes its compiler and flags", async () => {
   const text = await createBuilder({ cacheDir: "unused" }).describe();
   assert.match(text, /gcc/);
-  assert.match(text, /-O3 -march=native -fopenmp -fPIC -shared -std=gnu11/);
+  assert.match(
+    text,
+    /-O3 -march=native -fno-tree-loop-if-convert -fopenmp -fPIC -shared -std=gnu11/,
+  );
 });
 
 Deno.test("truncateMessage keeps short text and cuts long text", () => {

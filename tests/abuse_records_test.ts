@@ -554,3 +554,85 @@ Deno.test("Ctrl-C stops reproduce resumably and prints the command that resumes 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/** Files in `dir` (none when it does not exist). */
+function filesIn(dir: string): string[] {
+  try {
+    return [...Deno.readDirSync(dir)].map((e) => e.name);
+  } catch {
+    return [];
+  }
+}
+
+Deno.test("Ctrl-C stops compare on a live space: exit 130, one line saying nothing was written", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const out = join(dir, "curves");
+    const child = spawnTune(
+      ["--space", "matmul:48,40,32", "--strategies", "random", "--seeds", "20", "--budget", "40"]
+        .concat(["--out", out, "--quiet"]),
+      dir,
+      false,
+      { script: "cli/compare.ts" },
+    );
+    // Kernels in the cache: the comparison is measuring.
+    await waitFor(
+      "two kernels built",
+      () => filesIn(join(dir, "cache")).filter((f) => f.endsWith(".so")).length >= 2,
+    );
+    Deno.kill(child.pid, "SIGINT");
+    const err = () => Deno.readTextFileSync(join(dir, "tune.err"));
+    assert.equal((await child.status).code, 130, err());
+    assert.match(err(), /compare: interrupted \(SIGINT\): stopping at the next evaluation/);
+    assert.match(
+      err(),
+      /compare: stopped \(interrupted \(SIGINT\)\); compare keeps no records: nothing was written/,
+    );
+    assert.equal(Deno.readTextFileSync(join(dir, "tune.out")), "", "no JSON summary");
+    assert.deepEqual(filesIn(out), []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("SIGTERM stops compare on a replayed space within its run: exit 143 and one line", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const out = join(dir, "curves");
+    // xgb runs of 400 evaluations take seconds each: the stop comes inside one.
+    const child = spawnTune(
+      ["--space", "gemm_RTX_3090", "--strategies", "xgb", "--seeds", "20", "--budget", "400"]
+        .concat(["--out", out]),
+      dir,
+      false,
+      { script: "cli/compare.ts" },
+    );
+    const err = () => Deno.readTextFileSync(join(dir, "tune.err"));
+    await waitFor("the first run", () => err().includes("runs (strategy x seed)"));
+    Deno.kill(child.pid, "SIGTERM");
+    assert.equal((await child.status).code, 143, err());
+    assert.match(err(), /compare: stopped \(terminated \(SIGTERM\)\); .*nothing was written/);
+    assert.deepEqual(filesIn(out), []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("SIGTERM stops costmodel-eval after its fit: exit 143, one line, no plot written", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const out = join(dir, "plots");
+    const child = spawnTune(["--space", "gemm_RTX_3090", "--out", out], dir, false, {
+      script: "cli/costmodel_eval.ts",
+    });
+    const err = () => Deno.readTextFileSync(join(dir, "tune.err"));
+    await waitFor("the fit", () => err().includes("costmodel-eval: fitting"));
+    Deno.kill(child.pid, "SIGTERM");
+    assert.equal((await child.status).code, 143, err());
+    assert.match(err(), /costmodel-eval: stopped \(terminated \(SIGTERM\)\); no plot written/);
+    assert.equal(Deno.readTextFileSync(join(dir, "tune.out")), "", "no JSON summary");
+    assert.deepEqual(filesIn(out), []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { createBuilder, createRunner, type KernelSignature } from "../measure/mod.ts";
+import {
+  createBuilder,
+  createRunner,
+  DEFAULT_FLAGS,
+  type KernelSignature,
+} from "../measure/mod.ts";
 import { compilerOverreads } from "./_compiler_overread.ts";
 
 const SIGNATURE: KernelSignature = {
@@ -25,29 +30,38 @@ const OVERRUN = kernel(
   "  for (int i = 0; i < 131; i++) out[i] = in[i];\n  for (int i = 130; i < 137; i++) out[i] = 0.0f;",
 );
 
-Deno.test("a crash is the compiler's only when the kernel passes built without if-conversion", async () => {
+Deno.test("the default flags build a zero-padded edge that reads nothing past its input; a crash is the compiler's only when the kernel passes built without if-conversion", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tb-overread-" });
   try {
     const [ref, padded] = await createBuilder({ cacheDir: dir }).build([
       { source: REFERENCE },
       { source: PADDED },
     ]);
+    const ifConverted = DEFAULT_FLAGS.filter((f) => f !== "-fno-tree-loop-if-convert");
+    const [converted] = await createBuilder({ cacheDir: dir, flags: ifConverted }).build([
+      { source: PADDED },
+    ]);
     assert.equal(ref.errorKind, "none", ref.error ?? "");
     const input = { reference: ref.artifact!, signature: SIGNATURE, seed: 1, atol: 0, rtol: 0 };
-    // As the builder compiles it: GCC 12 with AVX-512 reads in[128..135] in one vblendps.
+    // With if-conversion on, GCC 12 with AVX-512 reads in[128..135] in one vblendps.
     const runner = createRunner({
       workers: 1,
       timeoutSeconds: 300,
       timing: { number: 1, repeat: 1, warmup: 0, minRepeatMs: 0 },
     });
-    let r;
+    let r, c;
     try {
-      [r] = await runner.run([{ ...input, artifact: padded.artifact! }]);
+      [r, c] = await runner.run([
+        { ...input, artifact: padded.artifact! },
+        { ...input, artifact: converted.artifact! },
+      ]);
     } finally {
       await runner.close();
     }
-    assert.ok(["none", "runtime_crash"].includes(r.errorKind), `${r.errorKind}: ${r.error}`);
-    console.log(`the padded copy as compiled by default: ${r.errorKind} ${r.error ?? ""}`);
+    assert.ok(["none", "runtime_crash"].includes(c.errorKind), `${c.errorKind}: ${c.error}`);
+    console.log(`the padded copy with if-conversion on: ${c.errorKind} ${c.error ?? ""}`);
+    // The builder's default flags turn GCC's loop if-conversion off: no read past `in`.
+    assert.equal(r.errorKind, "none", `the padded copy as compiled by default: ${r.error}`);
     const fromGcc = await compilerOverreads(
       [{ source: PADDED, input }, { source: OVERRUN, input }],
       dir,

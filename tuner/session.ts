@@ -9,7 +9,7 @@ import { printTrace, type Trace } from "../ir/trace.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
 import { createRunner } from "../measure/runner.ts";
-import type { TimingOptions } from "../measure/types.ts";
+import { isTransient, type TimingOptions } from "../measure/types.ts";
 import { randomSearch } from "../search/random.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import type { Candidate, Strategy } from "../search/strategy.ts";
@@ -29,7 +29,10 @@ export interface SessionOptions {
   /**
    * Continue the last unfinished run of the database (or run `runId`) with
    * its stored options; an option given here that contradicts one of them
-   * throws {@link ResumeConflictError}.
+   * throws {@link ResumeConflictError}. A finished run (`runId`, or the
+   * database's last run when none is unfinished) that holds results of a
+   * transient error kind has exactly those candidates measured again, then
+   * is finished again.
    */
   resume?: boolean;
   /** With `resume`: the run to continue. */
@@ -88,11 +91,11 @@ export interface Summary {
   interrupted?: boolean;
 }
 
-/** Raised when `--resume` finds nothing to resume. */
+/** Raised when `--resume` finds nothing to resume (no unfinished run, no transient result). */
 export class NothingToResumeError extends Error {
   /** Creates the error. */
   constructor(db: string) {
-    super(`No unfinished run in ${db} to resume`);
+    super(`No unfinished run in ${db} to resume, and its last run holds no transient result`);
     this.name = "NothingToResumeError";
   }
 }
@@ -113,18 +116,28 @@ export async function runSession(
   const db = RecordsDB.open(o.db, { mode: o.resume ? "write" : "create" });
   try {
     let runId: number, config: RunConfig;
+    /** Resuming a finished run: the traces of its transient results, measured again. */
+    let remeasure: Trace[] | undefined;
     if (o.resume) {
-      const run = o.runId === undefined ? db.lastUnfinishedRun() : db.run(o.runId);
+      const run = o.runId === undefined
+        ? db.lastUnfinishedRun() ?? db.runs().at(-1)
+        : db.run(o.runId);
       if (!run && o.runId !== undefined) {
         throw new ResumeConflictError(`--run ${o.runId}: no run ${o.runId} in ${o.db}`);
       }
       if (!run) throw new NothingToResumeError(o.db);
-      if (run.status === "finished") {
-        throw new ResumeConflictError(`--run ${run.id}: run ${run.id} of ${o.db} is finished`);
-      }
       runId = run.id;
       config = storedConfig(o.db, run.id, run.config);
       checkResume(config, o, run.id);
+      if (run.status === "finished") {
+        remeasure = transientTraces(db, o.db, run.id);
+        if (remeasure.length === 0) {
+          if (o.runId === undefined) throw new NothingToResumeError(o.db);
+          throw new ResumeConflictError(
+            `--run ${run.id}: run ${run.id} of ${o.db} is finished and holds no transient result to measure again`,
+          );
+        }
+      }
     } else {
       const w = o.workload ?? o.traces?.[0]?.workload;
       if (!w) throw new RangeError("A session needs a workload or traces");
@@ -193,7 +206,9 @@ export async function runSession(
     let noDevice: string | undefined;
     let interrupted = false;
     try {
-      const strategy = cuda
+      const strategy = remeasure
+        ? traceList(remeasure)
+        : cuda
         ? (config.strategy === "trace-file"
           ? traceList(config.traces ?? [])
           : cudaStrategy(config.strategy, workload, config.seed, config.template))
@@ -201,7 +216,7 @@ export async function runSession(
       const outcome = await tune({
         workload,
         strategy: o.signal ? stoppable(strategy, o.signal) : strategy,
-        trials: config.trials,
+        trials: remeasure?.length ?? config.trials,
         db,
         runId: runId!,
         builder: cuda?.builder ?? builder,
@@ -229,6 +244,25 @@ export async function runSession(
   } finally {
     db.close();
   }
+}
+
+/**
+ * The traces of a run's candidates whose result is of a transient error kind
+ * (`isTransient`: the worker lost, a timeout under load), in trial order.
+ */
+function transientTraces(db: RecordsDB, path: string, runId: number): Trace[] {
+  return db.candidates(runId)
+    .filter((c) => c.result && isTransient(c.result.errorKind))
+    .map((c) => {
+      try {
+        return JSON.parse(c.trace) as Trace;
+      } catch {
+        throw new DatabaseError(
+          path,
+          `Records database "${path}": run ${runId}: candidate ${c.id}: field trace is not JSON`,
+        );
+      }
+    });
 }
 
 /** The nvcc cache: `cuda/` under the kernel cache when one is given (default `.cache/cuda`). */

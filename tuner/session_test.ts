@@ -1,9 +1,15 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { RecordsDB } from "../datasets/db.ts";
 import type { Trace } from "../ir/trace.ts";
 import { kernelSource } from "./kernel.ts";
-import { ResumeConflictError, runSession, type SessionOptions } from "./session.ts";
+import {
+  NothingToResumeError,
+  ResumeConflictError,
+  runSession,
+  type SessionOptions,
+} from "./session.ts";
 
 const SMALL: SessionOptions = {
   db: "",
@@ -75,6 +81,93 @@ Deno.test("an aborted session stops after its round, stays unfinished, and resum
     db = RecordsDB.open(path, { mode: "read" });
     assert.equal(db.run(first.run_id)?.status, "finished");
     db.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** Marks the results of these trials of a run `worker_lost`, as a worker killed from outside would leave them. */
+function markLost(path: string, runId: number, trials: number[]): void {
+  const db = new DatabaseSync(path);
+  try {
+    for (const trial of trials) {
+      db.prepare(
+        `UPDATE results SET error_kind = 'worker_lost', error = 'killed from outside',
+           times = '[]', seconds = NULL, gflops = NULL
+         WHERE candidate_id = (SELECT id FROM candidates WHERE run_id = ? AND trial = ?)`,
+      ).run(runId, trial);
+    }
+  } finally {
+    db.close();
+  }
+}
+
+/** Result id and error kind of each candidate of a run, by trial. */
+function resultsOf(path: string, runId: number): { trial: number; kind?: string; id?: number }[] {
+  const db = RecordsDB.open(path, { mode: "read" });
+  try {
+    return db.candidates(runId).map((c) => ({
+      trial: c.trial,
+      kind: c.result?.errorKind,
+      id: c.result?.id,
+    }));
+  } finally {
+    db.close();
+  }
+}
+
+Deno.test("resuming a finished run measures again exactly its transient results, then finishes it again", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "r.db");
+    const first = await runSession({ ...SMALL, db: path });
+    const second = await runSession({ ...SMALL, db: path, seed: 4, trials: 3 });
+    await assert.rejects(
+      runSession({ db: path, resume: true, runId: first.run_id }),
+      (e: unknown) => e instanceof ResumeConflictError && /no transient result/.test(e.message),
+    );
+    await assert.rejects(
+      runSession({ db: path, resume: true }),
+      (e: unknown) => e instanceof NothingToResumeError,
+    );
+    markLost(path, first.run_id, [1, 4]);
+    const before = resultsOf(path, first.run_id);
+    assert.deepEqual(before.filter((r) => r.kind === "worker_lost").map((r) => r.trial), [1, 4]);
+    const measured: number[] = [];
+    const resumed = await runSession({
+      db: path,
+      resume: true,
+      runId: first.run_id,
+      onProgress: (p) => measured.push(p.done),
+    });
+    assert.equal(resumed.run_id, first.run_id);
+    assert.deepEqual(measured, [1, 2], "two candidates measured, no more");
+    const after = resultsOf(path, first.run_id);
+    assert.equal(after.length, 6, "no new candidate");
+    for (const [i, r] of after.entries()) {
+      assert.notEqual(r.kind, "worker_lost", `trial ${r.trial} measured again`);
+      if (r.trial === 1 || r.trial === 4) assert.notEqual(r.id, before[i].id);
+      else assert.equal(r.id, before[i].id, `trial ${r.trial} untouched`);
+    }
+    assert.equal(resumed.valid + resumed.errors, 6);
+    const db = RecordsDB.open(path, { mode: "read" });
+    assert.equal(db.run(first.run_id)?.status, "finished");
+    db.close();
+
+    // Without --run: the last run, finished, with a transient result.
+    markLost(path, second.run_id, [0]);
+    const last = await runSession({ db: path, resume: true });
+    assert.equal(last.run_id, second.run_id);
+    assert.deepEqual(resultsOf(path, second.run_id).map((r) => r.kind === "worker_lost"), [
+      false,
+      false,
+      false,
+    ]);
+    assert.deepEqual(
+      resultsOf(path, first.run_id).map((r) => r.id),
+      after.map((r) => r.id),
+      "the other run untouched",
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
