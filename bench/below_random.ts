@@ -29,7 +29,7 @@ export async function exactRandom(spec: string, budgets: number[]): Promise<Map<
 if (import.meta.main) {
   const k = Deno.args.indexOf("--margin");
   const margin = k >= 0 ? Number(Deno.args[k + 1]) : 0;
-  const files = Deno.args.filter((_, i) => i !== k && i !== k + 1);
+  const files = Deno.args.filter((_, i) => k < 0 || (i !== k && i !== k + 1));
   if (files.length === 0 || !Number.isFinite(margin)) {
     console.error("usage: below_random.ts a.json [b.json …] [--margin X]");
     Deno.exit(2);
