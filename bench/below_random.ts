@@ -11,9 +11,14 @@
  * ```
  * @module
  */
-import type { CompareManyOutput, CompareOutput } from "../cli/compare.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
 import { expectedRandomFraction } from "../search/score.ts";
+
+/** The part of one space's `compare` JSON read here (bench/ sits below cli/ in the layers). */
+interface SpaceOutput {
+  spec: string;
+  results: { strategy: string; budget: number; mean_fraction: number }[];
+}
 
 /** Exact expected fraction of optimum of random search at each budget, on a replayed cache. */
 export async function exactRandom(spec: string, budgets: number[]): Promise<Map<number, number>> {
@@ -37,7 +42,7 @@ if (import.meta.main) {
   const count = new Map<string, number>();
   for (const f of files) {
     const lines = (await Deno.readTextFile(f)).trim().split("\n");
-    const o: CompareOutput | CompareManyOutput = JSON.parse(lines[lines.length - 1]);
+    const o: SpaceOutput | { spaces: SpaceOutput[] } = JSON.parse(lines[lines.length - 1]);
     for (const s of "spaces" in o ? o.spaces : [o]) {
       const budgets = [...new Set(s.results.map((r) => r.budget))];
       const rnd = await exactRandom(s.spec, budgets);
