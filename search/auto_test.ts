@@ -35,6 +35,7 @@ Deno.test("the AUC bandit gives most evaluations to the member that keeps improv
   const s = aucBandit(space, {
     seed: 1,
     members: [listed("improving", improving), listed("failing", failing)],
+    init: 0, // no shared random design: every evaluation is a member's
   });
   const run = drive(s, { budget: 80, batch: 1 });
   const fromFailing = [...run.keys].filter((k) => fails(k.split(",").map(Number))).length;
@@ -47,4 +48,42 @@ Deno.test("auto (the registry's portfolio) is reproducible and exhausts a small 
   assert.deepEqual(run(2).keys, run(2).keys);
   const r = run(1, small, 1000);
   assert.equal(r.keys.length, smallValid.length);
+});
+
+Deno.test("the AUC bandit measures one shared random design first and every member observes it", async () => {
+  const calls: number[] = [0, 0];
+  const observed: number[] = [0, 0];
+  const member = (k: number): Strategy => ({
+    name: `m${k}`,
+    propose(): Candidate[] {
+      calls[k]++;
+      return [];
+    },
+    observe(obs: Observation[]) {
+      observed[k] += obs.length;
+    },
+  });
+  const s = aucBandit(space, { seed: 3, members: [member(0), member(1)], init: 6 });
+  const first = s.propose(10);
+  assert.equal(first.length, 6, "the shared design alone");
+  assert.deepEqual(calls, [0, 0], "no member is asked during the shared design");
+  await s.observe(first.map((candidate) => ({ candidate, errorKind: "none", seconds: 1e-3 })));
+  assert.deepEqual(observed, [6, 6]);
+});
+
+Deno.test("sa and greedy_ils count points measured before their first proposal as their start", async () => {
+  const pts = [...space.enumerate()].filter((p) => space.isValid(p) && !fails(p)).slice(0, 10);
+  const best = pts.reduce((a, b) => (costOf(a) <= costOf(b) ? a : b));
+  const obs = pts.map((knobs) => ({
+    candidate: { knobs },
+    errorKind: "none" as const,
+    seconds: costOf(knobs),
+  }));
+  for (const name of ["sa", "greedy_ils"]) {
+    const st = createStrategy(name, space, { seed: 4 });
+    await st.observe(obs);
+    const [c] = st.propose(1);
+    const differ = c.knobs!.filter((x, j) => x !== best[j]).length;
+    assert.equal(differ, 1, `${name}'s first proposal is a neighbour of the best shared point`);
+  }
 });

@@ -45,6 +45,33 @@ import { neighbourhood } from "./stepwise.ts";
 import type { Candidate, CandidateOf, Observation, Strategy } from "./strategy.ts";
 import { validityClassifier, type ValidityModel } from "./validity.ts";
 
+/**
+ * Coordinates in [0, 1] of a knob's options for the Gaussian process: `"index"`, the option's
+ * position; `"value"`, log2 of the value when every option is a positive number (tile sizes,
+ * block sizes: 16 and 32 are as far apart as 32 and 64), else the position.
+ *
+ * @example
+ * ```ts
+ * import { knobCoordinates } from "./bo.ts";
+ * const c = knobCoordinates([1, 2, 4, 16], "value"); // [0, 0.25, 0.5, 1]
+ * if (c[2] !== 0.5) throw new Error();
+ * ```
+ */
+export function knobCoordinates(
+  options: readonly unknown[],
+  encoding: "index" | "value",
+): number[] {
+  const n = options.length;
+  if (n < 2) return options.map(() => 0);
+  const numeric = options.every((v) => typeof v === "number" && v > 0 && Number.isFinite(v));
+  if (encoding === "value" && numeric) {
+    const l = (options as number[]).map((v) => Math.log2(v));
+    const lo = Math.min(...l), hi = Math.max(...l);
+    if (hi > lo) return l.map((x) => (x - lo) / (hi - lo));
+  }
+  return options.map((_, i) => i / (n - 1));
+}
+
 /** An acquisition function of {@link bayesianOptimization}. */
 export type Acquisition = "ei" | "poi" | "lcb" | "multi";
 
@@ -54,6 +81,15 @@ export interface BayesOptOptions {
   candidateOf?: CandidateOf;
   /** Random points measured before the model leads. Default 8. */
   init?: number;
+  /**
+   * Log costs above this quantile of the measured ones are clipped to it before the process
+   * reads them (1: no clipping). Default 1.
+   */
+  clipQuantile?: number;
+  /** Length scales tried at each refit, times sqrt(knobs). Default [0.1, 0.17, 0.3, 0.5, 0.8]. */
+  lengthScales?: readonly number[];
+  /** Coordinates of knob options ({@link knobCoordinates}). Default `"index"` (`"value"` scored lower on resnet18_conv1_cpu, resnet18_conv2_cpu and convolution_A4000). */
+  encoding?: "index" | "value";
   /** Acquisition function. Default `"multi"` (the strongest on Kernel Tuner's caches). */
   acquisition?: Acquisition;
   /** Exploration margin of `"ei"` and `"poi"`, in log seconds. Default 0.01. */
@@ -89,8 +125,8 @@ export function bayesianOptimization(space: KnobSpace, o: BayesOptOptions): Stra
   const xi = o.xi ?? 0.01, kappa = o.kappa ?? 2;
   const batch = Math.max(1, o.batch ?? 1);
   const active = space.knobs.flatMap((k, j) => (k.options.length > 1 ? [j] : []));
-  const encode = (p: Point) =>
-    Float64Array.from(active, (j) => p[j] / (space.knobs[j].options.length - 1));
+  const coords = active.map((j) => knobCoordinates(space.knobs[j].options, o.encoding ?? "index"));
+  const encode = (p: Point) => Float64Array.from(active, (j, k) => coords[k][p[j]]);
   const gp = new PoolGP(Math.max(1, active.length));
   const validity: ValidityModel | undefined = o.avoidInvalid === false
     ? undefined
@@ -105,7 +141,11 @@ export function bayesianOptimization(space: KnobSpace, o: BayesOptOptions): Stra
   let validityAt = -1;
   let nValid = 0, observed = 0, step = 0;
   let bestCost = Infinity;
-  const scales = [0.1, 0.17, 0.3, 0.5, 0.8].map((c) => c * Math.sqrt(active.length || 1));
+  const logCosts: number[] = [];
+  const clip = o.clipQuantile ?? 1;
+  const scales = (o.lengthScales ?? [0.1, 0.17, 0.3, 0.5, 0.8]).map((c) =>
+    c * Math.sqrt(active.length || 1)
+  );
 
   const addToPool = (indices: number[]) => {
     const fresh = indices.filter((i) => !slotOf.has(i) && !seen.has(i));
@@ -146,6 +186,10 @@ export function bayesianOptimization(space: KnobSpace, o: BayesOptOptions): Stra
     if (!poolFilled) fillPool(poolCap);
     else if (slotIndex.every((i) => seen.has(i))) fillPool(poolCap / 4);
     if (nValid < 2) return [];
+    if (clip < 1 && logCosts.length >= 4) {
+      const sorted = [...logCosts].sort((a, b) => a - b);
+      gp.clipAbove = sorted[Math.floor(clip * (sorted.length - 1))];
+    }
     const { mean, sd } = gp.posterior();
     const m = slotIndex.length;
     if (validity && (validityAt < 0 || observed - validityAt >= Math.max(4, validityAt / 10))) {
@@ -208,6 +252,7 @@ export function bayesianOptimization(space: KnobSpace, o: BayesOptOptions): Stra
         validity?.add(p, Number.isFinite(cost));
         if (!Number.isFinite(cost)) continue;
         gp.observe(encode(p), Math.log(Math.max(cost, 1e-300)));
+        logCosts.push(Math.log(Math.max(cost, 1e-300)));
         nValid++;
         if (REFIT_AT.has(nValid)) gp.fit(scales, [0.001, 0.03, 0.1]);
         if (cost < bestCost) {

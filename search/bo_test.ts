@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { bayesianOptimization } from "./bo.ts";
+import { bayesianOptimization, knobCoordinates } from "./bo.ts";
 import { KnobSpace } from "./knobs.ts";
 import { randomKnobSearch } from "./random.ts";
 import type { Observation } from "./strategy.ts";
@@ -82,4 +82,19 @@ Deno.test("bo keeps a bounded pool on a space of 262,144 points", () => {
     s.observe([{ candidate: c, errorKind: "none", seconds: 1 + x.reduce((a, v) => a + v, 0) }]);
   }
   assert.equal(seen.size, 40);
+});
+
+Deno.test("knobCoordinates spaces numeric options by log2 for value and by position for index", () => {
+  assert.deepEqual(knobCoordinates([1, 2, 4, 16], "value"), [0, 0.25, 0.5, 1]);
+  assert.deepEqual(knobCoordinates([1, 2, 4, 16], "index"), [0, 1 / 3, 2 / 3, 1]);
+  assert.deepEqual(knobCoordinates([false, true], "value"), [0, 1]);
+  assert.deepEqual(knobCoordinates([7], "value"), [0]);
+});
+
+Deno.test("bo with clipQuantile is reproducible and never proposes a point twice", () => {
+  const run = (seed: number) =>
+    drive(bayesianOptimization(space, { seed, clipQuantile: 0.25, init: 4 }), { budget: 40 });
+  const a = run(3);
+  assert.deepEqual(a.keys, run(3).keys);
+  assert.equal(new Set(a.keys).size, a.keys.length);
 });

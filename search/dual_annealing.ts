@@ -28,7 +28,7 @@ import type { Strategy } from "./strategy.ts";
 
 /** Options of {@link dualAnnealing}. */
 export interface DualAnnealingOptions extends StepwiseOptions {
-  /** Random points the search starts from the best of. Default 5. */
+  /** Random points the search starts from the best of. Default 10 (as `greedy_ils` and `basin_hopping`). */
   init?: number;
   /** Initial visiting temperature. Default 5230 (scipy). */
   t0?: number;
@@ -85,7 +85,7 @@ export function dualAnnealing(space: KnobSpace, o: DualAnnealingOptions): Strate
   const active = ranges.flatMap((r, j) => r > 1 ? [j] : []);
   const pointOf = (x: number[]): Point => x.map((v, j) => Math.min(ranges[j] - 1, Math.floor(v)));
   return stepwiseStrategy("dual_annealing", space, o, function* (ctx) {
-    const start = yield* bestOfSample(ctx, o.init ?? 5);
+    const start = yield* bestOfSample(ctx, o.init ?? 10);
     if (!start) return;
     let x = start.point.map((v) => v + ctx.prng.next());
     let e = start.cost;

@@ -132,21 +132,36 @@ export class PoolGP {
     }
   }
 
+  /**
+   * Targets above this value are read as this value by the posterior (and the likelihood): the
+   * model then spends its variation on the good region, not on how bad the bad points are.
+   * Default Infinity (no clipping).
+   */
+  clipAbove = Infinity;
+
+  /** The targets as the posterior reads them (clipped at {@link PoolGP.clipAbove}). */
+  private targets(): number[] {
+    const c = this.clipAbove;
+    return Number.isFinite(c) ? this.ys.map((y) => Math.min(y, c)) : this.ys;
+  }
+
   /** Mean and standard deviation of the targets (standardization). */
   private scale(): { mu: number; sigma: number } {
-    const n = this.ys.length;
+    const ys = this.targets();
+    const n = ys.length;
     if (n === 0) return { mu: 0, sigma: 1 };
-    const mu = this.ys.reduce((a, b) => a + b, 0) / n;
-    const v = this.ys.reduce((a, b) => a + (b - mu) ** 2, 0) / n;
+    const mu = ys.reduce((a, b) => a + b, 0) / n;
+    const v = ys.reduce((a, b) => a + (b - mu) ** 2, 0) / n;
     return { mu, sigma: v > 0 ? Math.sqrt(v) : 1 };
   }
 
   /** L⁻¹·(standardized y). */
   private whitened(mu: number, sigma: number): Float64Array {
-    const n = this.ys.length;
+    const ys = this.targets();
+    const n = ys.length;
     const a = new Float64Array(n);
     for (let i = 0; i < n; i++) {
-      let s = (this.ys[i] - mu) / sigma;
+      let s = (ys[i] - mu) / sigma;
       const row = this.L[i];
       for (let j = 0; j < i; j++) s -= row[j] * a[j];
       a[i] = s / row[i];

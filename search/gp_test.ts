@@ -50,3 +50,14 @@ Deno.test("normalCdf matches known values", () => {
   assert.ok(Math.abs(normalCdf(1.959964) - 0.975) < 1e-6);
   assert.ok(Math.abs(normalCdf(-1) - 0.158655) < 1e-6);
 });
+
+Deno.test("clipAbove reads targets above it as it: a far-off bad point no longer lifts the mean", () => {
+  const gp = new PoolGP(1, { lengthScale: 0.2, noise: 1e-6 });
+  gp.addPool([Float64Array.of(0), Float64Array.of(0.5)]);
+  for (const [x, y] of [[0, 0], [0.1, 0.1], [0.9, 10], [1, 10]]) gp.observe(Float64Array.of(x), y);
+  const before = gp.posterior().mean[1];
+  gp.clipAbove = 0.1;
+  const after = gp.posterior().mean[1];
+  assert.ok(after < before, `${after} < ${before}`);
+  assert.ok(Math.abs(gp.posterior().mean[0]) < 1e-3, "an observed target below the clip is kept");
+});

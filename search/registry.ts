@@ -115,6 +115,9 @@ export const KNOB_STRATEGIES: Record<string, (space: KnobSpace, c: StrategyConte
   // Bayesian optimization: a Gaussian process with expected improvement (or another acquisition).
   bo: (space, c) => bayesianOptimization(space, c),
   "bo-ei": (space, c) => bayesianOptimization(space, { ...c, acquisition: "ei", name: "bo-ei" }),
+  // Log costs above the lower quartile clipped: fixes bo on resnet18_conv1_cpu, weaker elsewhere.
+  "bo-clip": (space, c) =>
+    bayesianOptimization(space, { ...c, clipQuantile: 0.25, name: "bo-clip" }),
   // A portfolio: OpenTuner's AUC bandit shares the evaluations among members (search/auto.ts).
   auto: (space, c) =>
     aucBandit(space, {

@@ -41,6 +41,11 @@ export interface StepContext {
   known(p: Point): number | undefined;
   /** Best measured point and cost so far (point undefined before the first valid measurement). */
   best(): { point?: Point; cost: number };
+  /**
+   * Points measured before this strategy's first proposal (by others: a portfolio's shared
+   * initial design) that no initial design has counted yet; reading the number counts them.
+   */
+  takeShared(): number;
 }
 
 /** Options of {@link stepwiseStrategy}. */
@@ -78,6 +83,7 @@ export function stepwiseStrategy(
   const sampler = freshPointSampler(space, prng, drawn);
   let bestPoint: Point | undefined, bestCost = Infinity;
   let reads = 0;
+  let shared = 0, started = false;
   const ctx: StepContext = {
     space,
     prng,
@@ -87,6 +93,11 @@ export function stepwiseStrategy(
       return costs.get(space.index(p)) ?? (space.isValid(p) ? undefined : Infinity);
     },
     best: () => ({ point: bestPoint && [...bestPoint], cost: bestCost }),
+    takeShared: () => {
+      const k = shared;
+      shared = 0;
+      return k;
+    },
   };
   let loop = body(ctx);
   let batch: Point[] | undefined;
@@ -124,6 +135,7 @@ export function stepwiseStrategy(
     name,
     propose(n: number): Candidate[] {
       const out: Candidate[] = [];
+      if (!started) [started, shared] = [true, costs.size];
       const want = advance();
       for (const p of want ?? []) {
         const i = space.index(p);
@@ -176,6 +188,8 @@ export function shuffled<T>(xs: T[], prng: Prng): T[] {
 /**
  * The best of `n` fresh random points (the small initial design every local
  * method starts from, so none is worse than random at small budgets).
+ * Points measured by others before the strategy's first proposal
+ * ({@link StepContext.takeShared}) count among the `n`.
  * Yields them as one batch; returns the best point and its cost (the first
  * point when all failed; undefined when the space is exhausted).
  */
@@ -183,8 +197,11 @@ export function* bestOfSample(
   ctx: StepContext,
   n: number,
 ): Generator<Point[], { point: Point; cost: number } | undefined, number[]> {
+  const b0 = ctx.best();
+  const draw = b0.point ? n - ctx.takeShared() : n;
+  if (draw <= 0 && b0.point) return { point: b0.point, cost: b0.cost };
   const pts: Point[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < draw; i++) {
     const p = ctx.fresh();
     if (p) pts.push(p);
   }

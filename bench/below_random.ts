@@ -1,0 +1,66 @@
+/**
+ * Cells of a strategy study below random search: for every replayed space of
+ * `deno task compare` outputs, each strategy's mean fraction of optimum at
+ * each budget against the exact expectation of random search on that cache
+ * (search/score.ts, `expectedRandomFraction`), not the sampled `random` row.
+ * Prints one line per cell below the expectation by more than `--margin`
+ * (default 0), then the count per strategy.
+ *
+ * ```sh
+ * deno run --allow-read bench/below_random.ts a.json [b.json …] [--margin 0.01]
+ * ```
+ * @module
+ */
+import { replaySpaceFromFile } from "../search/replay.ts";
+import { expectedRandomFraction } from "../search/score.ts";
+
+/** The part of one space's `compare` JSON read here (bench/ sits below cli/ in the layers). */
+interface SpaceOutput {
+  spec: string;
+  results: { strategy: string; budget: number; mean_fraction: number }[];
+}
+
+/** Exact expected fraction of optimum of random search at each budget, on a replayed cache. */
+export async function exactRandom(spec: string, budgets: number[]): Promise<Map<number, number>> {
+  const r = await replaySpaceFromFile(spec, { absent: "invalid" });
+  const times: number[] = [];
+  for (let i = 0; i < r.space.size; i++) {
+    const s = r.evaluateIndex(i).seconds;
+    if (s !== undefined && r.space.isValid(r.space.point(i))) times.push(s);
+  }
+  return new Map(budgets.map((b) => [b, expectedRandomFraction(times, r.allowedCount, b)]));
+}
+
+if (import.meta.main) {
+  const k = Deno.args.indexOf("--margin");
+  const margin = k >= 0 ? Number(Deno.args[k + 1]) : 0;
+  const files = Deno.args.filter((_, i) => k < 0 || (i !== k && i !== k + 1));
+  if (files.length === 0 || !Number.isFinite(margin)) {
+    console.error("usage: below_random.ts a.json [b.json …] [--margin X]");
+    Deno.exit(2);
+  }
+  const count = new Map<string, number>();
+  for (const f of files) {
+    const lines = (await Deno.readTextFile(f)).trim().split("\n");
+    const o: SpaceOutput | { spaces: SpaceOutput[] } = JSON.parse(lines[lines.length - 1]);
+    for (const s of "spaces" in o ? o.spaces : [o]) {
+      const budgets = [...new Set(s.results.map((r) => r.budget))];
+      const rnd = await exactRandom(s.spec, budgets);
+      for (const r of s.results) {
+        count.set(r.strategy, count.get(r.strategy) ?? 0);
+        const d = r.mean_fraction - rnd.get(r.budget)!;
+        if (d < -margin) {
+          count.set(r.strategy, count.get(r.strategy)! + 1);
+          console.log(
+            `${s.spec} ${r.strategy} at ${r.budget}: ${r.mean_fraction.toFixed(3)} < ${
+              rnd.get(r.budget)!.toFixed(3)
+            } (${d.toFixed(3)})`,
+          );
+        }
+      }
+    }
+  }
+  console.log(
+    "cells below random: " + [...count].map(([n, c]) => `${n} ${c}`).join(", "),
+  );
+}
