@@ -19,6 +19,7 @@ import type { KnobSpace, Point } from "./knobs.ts";
 import {
   bestOfSample,
   greedyDescent,
+  otherOption,
   type StepContext,
   type StepwiseOptions,
   stepwiseStrategy,
@@ -48,8 +49,7 @@ function hop(ctx: StepContext, p: Point, step: number, tries = 20): Point {
       const active = ctx.space.knobs.flatMap((k, j) => k.options.length > 1 ? [j] : []);
       if (active.length === 0) return q;
       const j = ctx.prng.pick(active);
-      const v = ctx.prng.int(ctx.space.knobs[j].options.length - 1);
-      q[j] = v >= p[j] ? v + 1 : v;
+      q[j] = otherOption(ctx.space, p, j, ctx.prng);
     }
     if (ctx.space.isValid(q)) return q;
   }

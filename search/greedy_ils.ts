@@ -20,6 +20,7 @@ import type { KnobSpace, Point } from "./knobs.ts";
 import {
   bestOfSample,
   greedyDescent,
+  otherOption,
   type StepContext,
   type StepwiseOptions,
   stepwiseStrategy,
@@ -47,9 +48,7 @@ export function randomWalk(ctx: StepContext, p: Point, k: number, tries = 20): P
     const pool = [...active];
     for (let s = 0; s < Math.min(k, pool.length); s++) {
       const j = pool.splice(ctx.prng.int(pool.length), 1)[0];
-      const r = ctx.space.knobs[j].options.length;
-      const v = ctx.prng.int(r - 1);
-      q[j] = v >= p[j] ? v + 1 : v;
+      q[j] = otherOption(ctx.space, p, j, ctx.prng);
     }
     if (ctx.space.isValid(q)) return q;
   }

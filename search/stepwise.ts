@@ -176,6 +176,15 @@ export function neighbourhood(space: KnobSpace, p: Point, kind: "adjacent" | "ha
   );
 }
 
+/**
+ * Another option of knob `j` than the one `p` holds, drawn uniformly (the
+ * knob must have more than one option).
+ */
+export function otherOption(space: KnobSpace, p: Point, j: number, prng: Prng): number {
+  const v = prng.int(space.knobs[j].options.length - 1);
+  return v >= p[j] ? v + 1 : v;
+}
+
 /** Shuffles in place (Fisher-Yates) and returns the array. */
 export function shuffled<T>(xs: T[], prng: Prng): T[] {
   for (let i = xs.length - 1; i > 0; i--) {
