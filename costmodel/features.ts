@@ -68,7 +68,7 @@ import {
 import { lower } from "../ir/lower.ts";
 import { createPrng } from "../ir/prng.ts";
 import { replayTrace, type Trace } from "../ir/trace.ts";
-import type { KnobSpace, Point } from "../search/knobs.ts";
+import type { KnobSpace, Point } from "../ir/knobs.ts";
 import type { Matrix } from "./regressor.ts";
 
 /** Version of every feature set here; bump it when a definition or an order changes. */

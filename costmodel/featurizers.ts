@@ -5,8 +5,8 @@
  * workloads.
  * @module
  */
-import type { KnobSpace } from "../search/knobs.ts";
-import type { Candidate } from "../search/strategy.ts";
+import type { KnobSpace } from "../ir/knobs.ts";
+import type { Candidate } from "../ir/candidate.ts";
 import { featurize, knobFeatureNames, knobFeatures } from "./features.ts";
 import type { Featurizer } from "./learned.ts";
 

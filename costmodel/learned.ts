@@ -6,7 +6,7 @@
  * model-based strategy falls back on its own exploration.
  * @module
  */
-import type { Candidate } from "../search/strategy.ts";
+import type { Candidate } from "../ir/candidate.ts";
 import type { CostModel, Sample } from "./model.ts";
 import type { Matrix, Regressor } from "./regressor.ts";
 

@@ -4,7 +4,7 @@
  * strategy can measure only the promising. Higher scores are better.
  * @module
  */
-import type { Candidate } from "../search/strategy.ts";
+import type { Candidate } from "../ir/candidate.ts";
 
 /** A measured candidate as a model sees it. */
 export interface Sample {

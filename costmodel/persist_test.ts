@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { FEATURE_VERSION } from "./features.ts";
 import { loadModel, saveModel } from "./persist.ts";
 import { XGBoostRegressor } from "./xgboost.ts";
-import type { Candidate } from "../search/strategy.ts";
+import type { Candidate } from "../ir/candidate.ts";
 
 const features = (cs: Candidate[]) => ({
   data: Float32Array.from(cs.flatMap((c) => c.knobs!)),

@@ -5,7 +5,7 @@
  * @module
  */
 import { createPrng } from "../ir/prng.ts";
-import type { Candidate } from "../search/strategy.ts";
+import type { Candidate } from "../ir/candidate.ts";
 import type { CostModel, Sample } from "./model.ts";
 
 /** A random cost model seeded with `seed`. */

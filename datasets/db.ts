@@ -13,7 +13,7 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { ERROR_KINDS, type ErrorKind, isTransient } from "../measure/types.ts";
+import { ERROR_KINDS, type ErrorKind, isTransient } from "../ir/error_kind.ts";
 import { APPLICATION_ID, classify, explain, fileSize, isSqliteFile } from "./_db_file.ts";
 
 export { APPLICATION_ID, isSqliteFile };

@@ -28,7 +28,7 @@
  * | `knobs` | json? | knob vector (one option index per knob), null when the strategy had none |
  * | `feature_version` | string | {@link FEATURE_VERSION} of `features` |
  * | `features` | json? | `fixedFeatures(trace)` as a JSON array in {@link FIXED_FEATURE_NAMES} order; null when the trace does not replay or lower (or is not a tunebook trace, e.g. a Kernel Tuner import) |
- * | `error_kind` | string | `none` or why the candidate failed (see `measure/types.ts`) |
+ * | `error_kind` | string | `none` or why the candidate failed (see `ir/error_kind.ts`) |
  * | `error` | string? | failure message |
  * | `times` | json | seconds per call, one per repeat (may be `[]` on error) |
  * | `seconds` | number? | median of `times`; null on error |
@@ -99,7 +99,7 @@ import { FEATURE_VERSION, FIXED_FEATURE_NAMES, fixedFeatures } from "../costmode
 import { createPrng } from "../ir/prng.ts";
 import { parseTrace } from "../ir/trace.ts";
 import { createWorkload } from "../ir/workloads.ts";
-import { type Knob, KnobSpace } from "../search/knobs.ts";
+import { type Knob, KnobSpace } from "../ir/knobs.ts";
 import { defaultTemplate, templateSpace } from "../search/templates.ts";
 import type { ErrorKind, RecordsDB, RunRow, WorkloadRow } from "./db.ts";
 

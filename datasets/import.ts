@@ -36,7 +36,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { basename } from "node:path";
-import { ERROR_KINDS } from "../measure/types.ts";
+import { ERROR_KINDS } from "../ir/error_kind.ts";
 import { canonicalJSON } from "../ir/trace.ts";
 import { tunebookVersion } from "../tuner/machine.ts";
 import type { ErrorKind, RecordsDB } from "./db.ts";

@@ -9,66 +9,13 @@
  * @module
  */
 
-/**
- * Why a candidate failed, named after AutoTVM's `MeasureErrorNo` where one
- * exists. `"none"` means the candidate was measured and its output checked.
- *
- * Two kinds are transient ({@link TRANSIENT_ERROR_KINDS}): caused outside the
- * kernel, they say nothing about the candidate, which is measured again.
- * `"worker_lost"`: the worker was killed by a signal a kernel does not raise
- * (SIGKILL, SIGTERM, SIGINT, SIGHUP: from another process, or the
- * out-of-memory killer). `"run_timeout_transient"`: the time limit passed
- * while the worker got less than half of a core (see `runner.ts`).
- */
-export type ErrorKind =
-  | "none"
-  | "instantiation_error"
-  | "compile_host"
-  | "build_timeout"
-  | "runtime_crash"
-  | "runtime_error"
-  | "run_timeout"
-  | "wrong_answer"
-  | "no_device"
-  | "unknown"
-  | "worker_lost"
-  | "run_timeout_transient";
-
-/** Every error kind, in a stable order (for tables and exports). */
-export const ERROR_KINDS: readonly ErrorKind[] = [
-  "none",
-  "instantiation_error",
-  "compile_host",
-  "build_timeout",
-  "runtime_crash",
-  "runtime_error",
-  "run_timeout",
-  "wrong_answer",
-  "no_device",
-  "unknown",
-  "worker_lost",
-  "run_timeout_transient",
-];
-
-/**
- * Error kinds caused outside the kernel: the runner measures such a candidate
- * again at once, and the tuning loop again on `--resume`; a result of one of
- * these kinds is never final.
- */
-export const TRANSIENT_ERROR_KINDS: readonly ErrorKind[] = ["worker_lost", "run_timeout_transient"];
-
-/**
- * True when `kind` is transient (see {@link TRANSIENT_ERROR_KINDS}).
- *
- * @example
- * ```ts
- * import { isTransient } from "./types.ts";
- * console.log(isTransient("worker_lost"), isTransient("run_timeout")); // true false
- * ```
- */
-export function isTransient(kind: ErrorKind): boolean {
-  return TRANSIENT_ERROR_KINDS.includes(kind);
-}
+export {
+  ERROR_KINDS,
+  type ErrorKind,
+  isTransient,
+  TRANSIENT_ERROR_KINDS,
+} from "../ir/error_kind.ts";
+import type { ErrorKind } from "../ir/error_kind.ts";
 
 /** One float32 tensor passed to `tb_kernel`. */
 export interface BufferSpec {
