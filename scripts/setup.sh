@@ -5,13 +5,14 @@
 #   1. Deno (pinned) from npm into <repo>/.tools/deno
 #   2. Debian packages: C toolchain + OpenMP runtime, Jupyter bits for notebooks,
 #      XGBoost, OpenCL on the CPU, and the peers of bench/peers.ts (g++, OpenBLAS,
-#      oneDNN, Halide 14)
+#      oneDNN, Halide 14), and Redis and PostgreSQL for distributed measurement
+#      (tests start their own servers on free ports of 127.0.0.1)
 #   3. The Deno Jupyter kernel
 #   4. `deno install` (caches npm dependencies declared in deno.json)
 set -euo pipefail
 
 DENO_VERSION="2.9.6"
-APT_PACKAGES=(gcc libc6-dev libgomp1 libxgboost0 libxgboost-dev jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev g++ libopenblas-dev libdnnl-dev libhalide14-0-dev)
+APT_PACKAGES=(gcc libc6-dev libgomp1 libxgboost0 libxgboost-dev jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev g++ libopenblas-dev libdnnl-dev libhalide14-0-dev redis-server postgresql)
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"

@@ -6,7 +6,8 @@
  * and fails on an import against the order of issue 14:
  *
  * ```
- * ir <- measure, datasets <- costmodel <- search <- rl <- network <- tuner <- cli, notebooks, bench
+ * ir <- measure, datasets <- costmodel <- search <- rl <- network <- tuner <- remote <- cli, notebooks,
+ *   bench
  * ```
  *
  * A folder imports only folders to its left (not its siblings: measure and datasets do
@@ -29,13 +30,23 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** The folders each top-level folder may import (besides itself). */
 const LAYERS: Record<string, readonly string[]> = (() => {
-  const order = [["ir"], ["measure", "datasets"], ["costmodel"], ["search"], ["rl"], ["network"], [
-    "tuner",
-  ], [
-    "cli",
-    "notebooks",
-    "bench",
-  ]];
+  const order = [
+    ["ir"],
+    ["measure", "datasets"],
+    ["costmodel"],
+    ["search"],
+    ["rl"],
+    ["network"],
+    [
+      "tuner",
+    ],
+    ["remote"],
+    [
+      "cli",
+      "notebooks",
+      "bench",
+    ],
+  ];
   const out: Record<string, string[]> = { plots: [] };
   order.forEach((level, i) => {
     const below = order.slice(0, i).flat();
