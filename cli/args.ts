@@ -115,6 +115,10 @@ export interface TuneArgs {
   unity: number;
   /** Racing factor (`--race`): one repeat for candidates this much slower than the best. */
   race?: number;
+  /** Redis of a queue of measurement workers (`--queue`): measure there instead of here. */
+  queue?: string;
+  /** With `--queue`: the machine key of the workers to measure on. */
+  machine?: string;
   quiet: boolean;
 }
 
@@ -153,12 +157,17 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
                       process (default ${UNITY_DEFAULT}; 1: one file each)
   --race F            racing: a candidate whose first repeat is more than F times slower
                       than the run's best so far gets no more repeats (default: off)
+  --queue URL         measure on workers (deno task worker) through Redis at URL,
+                      redis://HOST:PORT (target cpu); the records stay here
+  --machine KEY       with --queue: the machine whose workers measure, when workers of
+                      several machines are announced
   --quiet             no progress bar
   --help              this text
 
 Ctrl-C or SIGTERM stops after the round in flight (a second one at once) and prints the
 command that resumes the run. Exit status: 0 done; 2 bad arguments, file or database;
-3 target cuda without a device; 130/143 interrupted (resumable).`;
+3 target cuda without a device; 130/143 interrupted (resumable). With --queue: 2 also when
+no worker is announced or Redis is lost mid-run (resumable: the message says how).`;
 
 /** Parses `tune`'s arguments; throws UsageError on any problem. */
 export function parseTuneArgs(argv: string[]): TuneArgs {
@@ -189,6 +198,8 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
         overlap: { type: "boolean", default: false },
         unity: { type: "string", default: String(UNITY_DEFAULT) },
         race: { type: "string" },
+        queue: { type: "string" },
+        machine: { type: "string" },
         quiet: { type: "boolean", default: false },
         help: { type: "boolean", default: false },
       },
@@ -219,6 +230,14 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     quiet: v.quiet!,
   };
   if (v.trials !== undefined) args.trials = integer(v.trials, "--trials", 1, 1e7);
+  if (v.queue !== undefined) args.queue = v.queue;
+  if (v.machine !== undefined) {
+    if (v.queue === undefined) throw new UsageError("--machine needs --queue");
+    args.machine = v.machine;
+  }
+  if (args.queue !== undefined && args.target !== "cpu") {
+    throw new UsageError("--queue measures target cpu only (workers build with gcc)");
+  }
   if (v.race !== undefined) {
     args.race = positive(v.race, "--race");
     if (args.race < 1) throw new UsageError(`--race must be a factor >= 1, got ${v.race}`);

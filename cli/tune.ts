@@ -8,7 +8,8 @@
  * printed, and recorded as `no_device`); 130 / 143 stopped by SIGINT /
  * SIGTERM or by the death of the parent process (the task runner): the run
  * stays resumable and the command that resumes it is printed; 1 an
- * unexpected error.
+ * unexpected error. With `--queue`, 2 also for a bad URL, no worker
+ * announced, or Redis lost mid-run (the run stays resumable).
  * @module
  */
 import { DatabaseError } from "../datasets/db.ts";
@@ -23,6 +24,8 @@ import { createWorkload } from "../ir/workloads.ts";
 import { templateSpace } from "../search/templates.ts";
 import { gpuTemplateSpace } from "../search/templates_gpu.ts";
 import { stderrProgress } from "../tuner/progress.ts";
+import { parseQueueUrl, QueueLostError, QueueUrlError } from "../remote/connection.ts";
+import { createRemoteMeasurer, NoWorkerError } from "../remote/remote_measurer.ts";
 import {
   NothingToResumeError,
   ResumeConflictError,
@@ -133,9 +136,11 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError((e as Error).message);
       }
     }
+    if (args.queue !== undefined) parseQueueUrl(args.queue);
     const progress = args.quiet ? undefined : stderrProgress();
     stop = watchRuns("tune", args.db, () => progress?.done());
-    const common = {
+    const queue = args.queue;
+    const common: Partial<SessionOptions> & { db: string } = {
       db: args.db,
       signal: stop.signal,
       onStart: stop.onStart,
@@ -144,6 +149,29 @@ export async function main(argv: string[]): Promise<number> {
         progress?.done();
         console.error(line);
       },
+      ...(queue !== undefined
+        ? {
+          measurer: async (c) => {
+            const m = await createRemoteMeasurer({
+              url: queue,
+              target: c.target,
+              ...(args.machine ? { machine: args.machine } : {}),
+              options: {
+                timing: c.timing,
+                timeoutSeconds: c.timeoutSeconds,
+                inputSeed: c.inputSeed,
+              },
+              onWaiting: (line) => {
+                progress?.done();
+                console.error(`tune: ${line}`);
+              },
+            });
+            const { key, queue: _, lastSeen: __, host: ___, pid: ____, compiler, ...machine } =
+              m.machine;
+            return { measurer: m, machine: { ...machine, machineKey: key, queue }, compiler };
+          },
+        }
+        : {}),
     };
     const summary = args.resume
       ? await runSession({ ...common, resume: true, runId: args.run, ...resumeOptions(args) })
@@ -181,9 +209,18 @@ export async function main(argv: string[]): Promise<number> {
       console.log(e.message);
       return 0;
     }
+    if (e instanceof QueueLostError) {
+      console.error(
+        `tune: ${oneLine(e.message)}; the run is resumable: deno task tune --db ${
+          parseTuneArgsQuiet(argv)?.db ?? "runs.db"
+        } --resume --queue URL`,
+      );
+      return 2;
+    }
     if (
       e instanceof UsageError || e instanceof TraceError || e instanceof DatabaseError ||
-      e instanceof NothingToResumeError || e instanceof ResumeConflictError
+      e instanceof NothingToResumeError || e instanceof ResumeConflictError ||
+      e instanceof QueueUrlError || e instanceof NoWorkerError
     ) {
       console.error(`tune: ${oneLine(e.message)}`);
       return 2;
@@ -191,6 +228,15 @@ export async function main(argv: string[]): Promise<number> {
     throw e;
   } finally {
     stop?.dispose();
+  }
+}
+
+/** The parsed arguments, or undefined when they do not parse (for messages only). */
+function parseTuneArgsQuiet(argv: string[]): TuneArgs | undefined {
+  try {
+    return parseTuneArgs(argv);
+  } catch {
+    return undefined;
   }
 }
 

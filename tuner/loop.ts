@@ -20,6 +20,7 @@ import type { Workload } from "../ir/workloads.ts";
 import type { RecordsDB, ResultInput, ResultRow } from "../datasets/db.ts";
 import type { Builder } from "../measure/builder.ts";
 import type { Runner } from "../measure/runner.ts";
+import type { Measurer } from "../measure/measurer.ts";
 import {
   type BuildResult,
   type ErrorKind,
@@ -80,6 +81,12 @@ export interface TuneOptions {
    * candidates that cannot compete. Default: every candidate gets every repeat.
    */
   race?: number;
+  /**
+   * Measures the candidates instead of `builder` and `runner` (a remote queue
+   * of workers, `remote/remote_measurer.ts`): the loop sends each round's new
+   * candidates as one batch and records each result as it arrives.
+   */
+  measurer?: Measurer;
 }
 
 /**
@@ -280,6 +287,40 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
         ),
     );
     fresh.forEach(({ hash }) => pending.add(hash));
+    const finish = (i: number, r: ResultInput) => {
+      const row = timed("records", () => {
+        o.db.addResult(ids[i], r);
+        return o.db.measured(o.runId).get(fresh[i].hash)!;
+      });
+      pending.delete(fresh[i].hash);
+      seen.set(fresh[i].hash, row);
+      count(row);
+      round.fresh.push(observationOf(fresh[i].candidate, row));
+      report();
+    };
+    if (o.measurer) {
+      const m = o.measurer;
+      const previous = inFlight;
+      if (previous) await previous.done;
+      const cutoff = o.race !== undefined && best !== undefined
+        ? { cutoffSeconds: o.race * flops / (best * 1e9) }
+        : {};
+      round.done = timedAsync("measure", async () => {
+        await m.measure(fresh.map((f) => f.candidate), {
+          ...cutoff,
+          onResult: (i, r) => finish(i, r),
+        });
+      });
+      round.done.catch(() => {});
+      if (overlap) {
+        await settle();
+        inFlight = round;
+      } else {
+        inFlight = round;
+        await settle();
+      }
+      continue;
+    }
     const sources = timed(
       "source",
       () => fresh.map(({ candidate }) => (o.source ?? kernelSource)(candidate.trace!)),
@@ -292,17 +333,6 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
     );
     const buildOf = new Map<number, BuildResult>(toBuild.map(({ i }, j) => [i, built[j]]));
     const toRun: { i: number; input: MeasureInput }[] = [];
-    const finish = (i: number, r: ResultInput) => {
-      const row = timed("records", () => {
-        o.db.addResult(ids[i], r);
-        return o.db.measured(o.runId).get(fresh[i].hash)!;
-      });
-      pending.delete(fresh[i].hash);
-      seen.set(fresh[i].hash, row);
-      count(row);
-      round.fresh.push(observationOf(fresh[i].candidate, row));
-      report();
-    };
     // The previous round's measurement ran while this one built.
     const previous = inFlight;
     if (previous) await previous.done;

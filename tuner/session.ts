@@ -10,6 +10,7 @@ import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
 import { createRunner } from "../measure/runner.ts";
 import { isTransient, type TimingOptions } from "../measure/types.ts";
+import type { Measurer } from "../measure/measurer.ts";
 import { randomSearch } from "../search/random.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import type { Candidate, Strategy } from "../search/strategy.ts";
@@ -71,6 +72,28 @@ export interface SessionOptions {
   source?: (trace: Trace) => KernelSource;
   /** Target `cuda`: called with one line per candidate built by nvcc (its ptxas resources). */
   onBuilt?: (line: string) => void;
+  /**
+   * Measures with this instead of the local builder and runner (target cpu):
+   * called with the run's stored configuration, e.g. a remote queue of
+   * workers (`tune --queue`). `machine` and `compiler` describe where it
+   * measures, for a new run's record.
+   */
+  measurer?: (config: MeasurerConfig) => Promise<RemoteMeasurement>;
+}
+
+/** What a {@link SessionOptions.measurer} factory is given: how the run measures. */
+export interface MeasurerConfig {
+  target: string;
+  timing: TimingOptions;
+  timeoutSeconds: number;
+  inputSeed: number;
+}
+
+/** A measurer made by {@link SessionOptions.measurer}, with where it measures. */
+export interface RemoteMeasurement {
+  measurer: Measurer;
+  machine?: Record<string, unknown>;
+  compiler?: string;
 }
 
 /** The one-line summary `tune` prints. */
@@ -183,6 +206,14 @@ export async function runSession(
         onBuilt: o.onBuilt,
       })
       : undefined;
+    const remote = o.measurer
+      ? await o.measurer({
+        target: config.target,
+        timing: config.timing,
+        timeoutSeconds: config.timeoutSeconds,
+        inputSeed: 0,
+      })
+      : undefined;
     if (!o.resume) {
       runId = db.startRun({
         strategy: config.strategy,
@@ -195,8 +226,8 @@ export async function runSession(
           flops: workload.flops,
         }),
         config: config as unknown as Record<string, unknown>,
-        machine: describeMachine(),
-        compiler: await (cuda?.builder ?? builder).describe(),
+        machine: remote?.machine ?? describeMachine(),
+        compiler: remote?.compiler ?? await (cuda?.builder ?? builder).describe(),
         tunebookVersion: await tunebookVersion(),
       });
     }
@@ -228,6 +259,7 @@ export async function runSession(
         onProgress: o.onProgress,
         timeLimitSeconds: o.timeLimitSeconds,
         source: recordingFailures(o.source ?? (cuda ? cudaKernelSource : kernelSource)),
+        ...(remote ? { measurer: remote.measurer } : {}),
       });
       interrupted = o.signal?.aborted ?? false;
       if (outcome.stop !== "time" && !interrupted) db.finishRun(runId!);
@@ -235,6 +267,7 @@ export async function runSession(
       if (device && !device.ok) noDevice = device.message;
     } finally {
       await runner.close();
+      await remote?.measurer.close?.();
     }
     return {
       ...summarize(db, runId!, o.db),

@@ -1,0 +1,263 @@
+/**
+ * The remote {@link Measurer}: sends each candidate of a batch as one job to
+ * the queue of a machine whose workers announced themselves on Redis, and
+ * returns the results in the batch's order (calling `onResult` as each
+ * arrives). The tuner keeps the records database and its resume; the
+ * workers only measure.
+ *
+ * - Timeouts count running time only: the worker's runner times the run; the
+ *   measurer waits for a queued job as long as it takes (a job waits for a
+ *   worker, it does not fail). `onWaiting` says so when nothing finished for
+ *   a while.
+ * - A worker that dies mid-job: BullMQ puts its job back after its lock
+ *   expires (about 3 s) and another worker runs it; a job that stalls twice
+ *   is a `worker_lost` result (transient: measured again on `--resume`).
+ *   Jobs waiting in the queue are never failed because a worker vanished.
+ * - Redis unreachable for more than `graceSeconds` (default 10): the pending
+ *   `measure` call rejects with {@link QueueLostError}; the loop stops, the
+ *   candidates without results stay unfinished in the records, and
+ *   `--resume` measures them.
+ *
+ * @example
+ * ```ts ignore
+ * import { createRemoteMeasurer } from "./remote_measurer.ts";
+ * const m = await createRemoteMeasurer({ url: "redis://127.0.0.1:6379", options });
+ * const results = await m.measure([{ trace }]);
+ * await m.close!();
+ * ```
+ * @module
+ */
+import { Queue, QueueEvents } from "bullmq";
+import { Redis } from "ioredis";
+import type { Candidate } from "../ir/candidate.ts";
+import type { MeasureBatchOptions, Measurer, MeasureResult } from "../measure/measurer.ts";
+import { tunebookVersion } from "../tuner/machine.ts";
+import { parseQueueUrl, QueueLostError } from "./connection.ts";
+export { QueueLostError };
+import { type JobOptions, type MeasureJob, parseResult } from "./job.ts";
+import { type Announcement, MACHINES_KEY } from "./machine.ts";
+
+/** No worker of the wanted target and version is announced, or several machines are. */
+export class NoWorkerError extends Error {
+  /** Creates the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "NoWorkerError";
+  }
+}
+
+/** Options of {@link createRemoteMeasurer}. */
+export interface RemoteMeasurerOptions {
+  /** The `--queue` URL. */
+  url: string;
+  /** How every job is measured (timing, timeout, input seed). */
+  options: Omit<JobOptions, "cutoffSeconds">;
+  /** The target whose workers measure. Default `"cpu"`. */
+  target?: string;
+  /** The machine key, when several machines of the target announced themselves. */
+  machine?: string;
+  /** Seconds Redis may be unreachable before the run stops. Default 10. */
+  graceSeconds?: number;
+  /** Announcements older than this many seconds are ignored. Default 30. */
+  staleSeconds?: number;
+  /** Called once per quiet spell: jobs wait and none finished for `waitNoticeSeconds`. */
+  onWaiting?: (message: string) => void;
+  /** Seconds without a result before `onWaiting`. Default 15. */
+  waitNoticeSeconds?: number;
+}
+
+/** A remote measurer, with the machine it measures on. */
+export interface RemoteMeasurer extends Measurer {
+  /** The announcement of the machine chosen. */
+  machine: Announcement;
+}
+
+/** Connects, picks the machine, and returns the measurer; see the module documentation. */
+export async function createRemoteMeasurer(o: RemoteMeasurerOptions): Promise<RemoteMeasurer> {
+  const { display, ...connection } = parseQueueUrl(o.url);
+  const graceMs = (o.graceSeconds ?? 10) * 1000;
+  const version = await tunebookVersion();
+  const target = o.target ?? "cpu";
+  const redis = new Redis({ ...connection, lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on("error", () => {});
+  try {
+    await withTimeout(redis.connect(), graceMs, `cannot reach Redis at ${display}`);
+  } catch (e) {
+    redis.disconnect();
+    throw new QueueLostError((e as Error).message);
+  }
+  let machine: Announcement;
+  try {
+    machine = pickMachine(
+      Object.values(await redis.hgetall(MACHINES_KEY)),
+      { target, version, key: o.machine, staleMs: (o.staleSeconds ?? 30) * 1000, display },
+    );
+  } catch (e) {
+    redis.disconnect();
+    throw e;
+  }
+  const queue = new Queue(machine.queue, { connection });
+  const events = new QueueEvents(machine.queue, { connection });
+  queue.on("error", () => {});
+  events.on("error", () => {});
+  await withTimeout(events.waitUntilReady(), graceMs, `cannot reach Redis at ${display}`)
+    .catch(async (e) => {
+      await Promise.allSettled([queue.close(), events.close()]);
+      redis.disconnect();
+      throw new QueueLostError(e.message);
+    });
+
+  const token = crypto.randomUUID().slice(0, 8);
+  let next = 0;
+  const waiting = new Map<string, (r: MeasureResult) => void>();
+  events.on("completed", ({ jobId, returnvalue }) => {
+    const done = waiting.get(jobId);
+    if (!done) return;
+    waiting.delete(jobId);
+    try {
+      done(parseResult(returnvalue));
+    } catch (e) {
+      done(failure("unknown", `unreadable result from the worker: ${(e as Error).message}`));
+    }
+  });
+  events.on("failed", ({ jobId, failedReason }) => {
+    const done = waiting.get(jobId);
+    if (!done) return;
+    waiting.delete(jobId);
+    done(
+      /stalled/i.test(failedReason)
+        ? failure("worker_lost", `its worker died twice: ${failedReason}`)
+        : failure("unknown", `the worker failed the job: ${failedReason}`),
+    );
+  });
+
+  return {
+    name: `remote:${machine.key}`,
+    machine,
+    async measure(batch: readonly Candidate[], options: MeasureBatchOptions = {}) {
+      const results: MeasureResult[] = new Array(batch.length);
+      let left = batch.length;
+      let lastResult = Date.now();
+      let noticed = false;
+      let lost: (e: Error) => void = () => {};
+      const allDone = new Promise<void>((resolve, reject) => {
+        lost = reject;
+        if (left === 0) resolve();
+        batch.forEach((_, i) => {
+          waiting.set(`${token}-${next + i}`, (r) => {
+            results[i] = r;
+            lastResult = Date.now();
+            noticed = false;
+            options.onResult?.(i, r);
+            if (--left === 0) resolve();
+          });
+        });
+      });
+      const ids = batch.map(() => `${token}-${next++}`);
+      // Redis down for longer than the grace period: give up (the run is resumable).
+      let downSince: number | undefined;
+      const watch = setInterval(() => {
+        // Its own connection, reconnecting as BullMQ's do: "ready" while Redis answers.
+        if (redis.status === "ready") downSince = undefined;
+        else downSince ??= Date.now();
+        if (downSince !== undefined && Date.now() - downSince > graceMs) {
+          lost(
+            new QueueLostError(
+              `lost the queue: Redis at ${display} unreachable for ${graceMs / 1000} s`,
+            ),
+          );
+        } else if (!noticed && Date.now() - lastResult > (o.waitNoticeSeconds ?? 15) * 1000) {
+          noticed = true;
+          o.onWaiting?.(
+            `waiting for workers of ${machine.key} on ${display}: ${left} jobs unfinished`,
+          );
+        }
+      }, 250);
+      try {
+        const jobs = batch.map((c, i) => {
+          if (!c.trace) {
+            throw new TypeError("The remote measurer sends traces: a candidate has none");
+          }
+          const data: MeasureJob = {
+            version,
+            trace: c.trace,
+            options: {
+              ...o.options,
+              ...(options.cutoffSeconds !== undefined
+                ? { cutoffSeconds: options.cutoffSeconds }
+                : {}),
+            },
+          };
+          return { name: "measure", data, opts: { jobId: ids[i] } };
+        });
+        await Promise.race([queue.addBulk(jobs), allDone]);
+        await allDone;
+        return results;
+      } finally {
+        clearInterval(watch);
+        ids.forEach((id) => waiting.delete(id));
+      }
+    },
+    async close() {
+      await Promise.allSettled([queue.close(), events.close()]);
+      redis.disconnect();
+    },
+  };
+}
+
+/** The announcement of the machine to measure on; see {@link NoWorkerError}. */
+export function pickMachine(
+  values: string[],
+  o: { target: string; version: string; key?: string; staleMs: number; display: string },
+): Announcement {
+  const all = values.flatMap((v) => {
+    try {
+      return [JSON.parse(v) as Announcement];
+    } catch {
+      return [];
+    }
+  });
+  const fresh = all.filter((a) => Date.now() - a.lastSeen <= o.staleMs);
+  const fit = fresh.filter((a) =>
+    a.target === o.target && a.version === o.version && (!o.key || a.key === o.key)
+  );
+  const keys = [...new Set(fit.map((a) => a.key))];
+  if (keys.length === 1) return fit.find((a) => a.key === keys[0])!;
+  if (keys.length > 1) {
+    throw new NoWorkerError(
+      `workers of several ${o.target} machines on ${o.display}: ${
+        keys.join(", ")
+      }; choose one with --machine KEY`,
+    );
+  }
+  const other = fresh.filter((a) => a.target === o.target && a.version !== o.version);
+  throw new NoWorkerError(
+    `no worker for target ${o.target}${
+      o.key ? ` machine ${o.key}` : ""
+    } and tunebook ${o.version} on ${o.display}` +
+      (other.length
+        ? ` (workers of tunebook ${
+          [...new Set(other.map((a) => a.version))].join(", ")
+        } refuse its jobs)`
+        : "") +
+      `; start one with: deno task worker --queue ${o.display}`,
+  );
+}
+
+function failure(errorKind: MeasureResult["errorKind"], error: string): MeasureResult {
+  return { errorKind, error, times: [], buildSeconds: 0, runSeconds: 0 };
+}
+
+async function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(message)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
