@@ -156,6 +156,10 @@ export async function main(argv: string[]): Promise<number> {
               url: queue,
               target: c.target,
               ...(args.machine ? { machine: args.machine } : {}),
+              // Seconds Redis may be unreachable mid-run before the run stops (default 10).
+              ...(Number(Deno.env.get("TUNEBOOK_QUEUE_GRACE")) > 0
+                ? { graceSeconds: Number(Deno.env.get("TUNEBOOK_QUEUE_GRACE")) }
+                : {}),
               options: {
                 timing: c.timing,
                 timeoutSeconds: c.timeoutSeconds,

@@ -199,7 +199,14 @@ export async function createRemoteMeasurer(o: RemoteMeasurerOptions): Promise<Re
       }
     },
     async close() {
-      await Promise.allSettled([queue.close(), events.close()]);
+      // With Redis gone, a graceful close would wait for it: give up after a second.
+      const closed = Promise.allSettled([queue.close(), events.close()]);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([closed, new Promise((r) => timer = setTimeout(r, 1000))]);
+      clearTimeout(timer);
+      // (BullMQ's disconnect waits for a connection first: not awaited.)
+      queue.disconnect().catch(() => {});
+      events.disconnect().catch(() => {});
       redis.disconnect();
     },
   };

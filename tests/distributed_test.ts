@@ -1,0 +1,294 @@
+/**
+ * Distributed measurement with real parts: a Redis server, `deno task
+ * worker` processes and `tune --queue` as subprocesses, a records database.
+ * Each test starts its own Redis on a free port of 127.0.0.1 and stops it.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { RecordsDB } from "../datasets/db.ts";
+import { readLines } from "../measure/lines.ts";
+import { MACHINES_KEY } from "../remote/machine.ts";
+import { redisMissing, startRedis } from "../remote/testing.ts";
+import { ROOT, runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
+
+const missing = redisMissing();
+if (missing) console.warn(missing);
+
+/** Small, quick measurements: what is tested is the queue, not the timings. */
+const TUNE = [
+  "--workload",
+  "matmul",
+  "--shape",
+  "32,32,32",
+  "--repeat",
+  "1",
+  "--min-repeat-ms",
+  "0",
+  "--quiet",
+];
+
+/** A worker subprocess whose stderr lines are counted (one line per finished job). */
+class WorkerProc {
+  readonly child: Deno.ChildProcess;
+  jobs = 0;
+  readonly lines: string[] = [];
+  constructor(url: string) {
+    this.child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--quiet",
+        "--config",
+        join(ROOT, "deno.json"),
+        join(
+          ROOT,
+          "cli/worker.ts",
+        ),
+        "--queue",
+        url,
+      ],
+      env: SHARED_KERNEL_CACHE,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const stderr = this.child.stderr;
+    (async () => {
+      for await (const line of readLines(stderr)) {
+        this.lines.push(line);
+        if (/^worker: job \S+: /.test(line)) this.jobs++;
+      }
+    })();
+  }
+  kill(signal: Deno.Signal = "SIGTERM") {
+    try {
+      this.child.kill(signal);
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+async function until(ok: () => boolean | Promise<boolean>, what: string, seconds = 60) {
+  const end = Date.now() + seconds * 1000;
+  while (!(await ok())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function startWorkers(url: string, n: number): Promise<WorkerProc[]> {
+  const workers = Array.from({ length: n }, () => new WorkerProc(url));
+  const port = Number(new URL(url).port);
+  const redis = new Redis({ host: "127.0.0.1", port });
+  try {
+    await until(async () => (await redis.hlen(MACHINES_KEY)) >= n, `${n} workers to announce`);
+  } finally {
+    redis.disconnect();
+  }
+  return workers;
+}
+
+async function stopAll(workers: WorkerProc[]) {
+  for (const w of workers) w.kill("SIGKILL");
+  await Promise.all(workers.map((w) => w.child.status));
+}
+
+/** The run's candidates: trial -> trace hash, and their results' error kinds. */
+function records(path: string) {
+  const db = RecordsDB.open(path, { mode: "read" });
+  try {
+    const run = db.runs().at(-1)!;
+    const cands = db.candidates(run.id);
+    return {
+      status: run.status,
+      hashes: cands.map((c) => `${c.trial}:${c.traceHash}`),
+      kinds: cands.map((c) => c.result?.errorKind ?? "missing"),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+const opts = { ignore: missing !== undefined, sanitizeOps: false, sanitizeResources: false };
+
+Deno.test({
+  ...opts,
+  name:
+    "tune --queue with three workers, one SIGKILLed midway, records the exact trials of a local run, none lost or duplicated",
+  async fn() {
+    const redis = await startRedis();
+    const dir = await Deno.makeTempDir();
+    const workers = await startWorkers(redis.url, 3);
+    try {
+      const args = [...TUNE, "--trials", "18", "--batch", "6", "--seed", "7"];
+      const remote = runScript(
+        "cli/tune.ts",
+        [...args, "--db", join(dir, "remote.db"), "--queue", redis.url],
+        dir,
+        SHARED_KERNEL_CACHE,
+      );
+      // Midway: the first worker has finished a job and holds its next one.
+      await until(() => workers[0].jobs >= 1, "the first worker's first job");
+      workers[0].kill("SIGKILL");
+      const r = await remote;
+      assert.equal(r.code, 0, r.stderr);
+      const local = await runScript(
+        "cli/tune.ts",
+        [...args, "--db", join(dir, "local.db")],
+        dir,
+        SHARED_KERNEL_CACHE,
+      );
+      assert.equal(local.code, 0, local.stderr);
+      const got = records(join(dir, "remote.db"));
+      const want = records(join(dir, "local.db"));
+      assert.equal(got.status, "finished");
+      assert.equal(got.hashes.length, 18);
+      assert.equal(new Set(got.hashes.map((h) => h.split(":")[1])).size, 18);
+      assert.deepEqual(got.hashes, want.hashes);
+      assert.deepEqual(got.kinds, want.kinds);
+      assert.ok(workers[1].jobs + workers[2].jobs > 0);
+    } finally {
+      await stopAll(workers);
+      await redis.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  ...opts,
+  name: "tune --queue goes on through a Redis restart (append-only file) and ends with every trial",
+  async fn() {
+    const redis = await startRedis({ appendOnly: true });
+    const dir = await Deno.makeTempDir();
+    const workers = await startWorkers(redis.url, 2);
+    try {
+      const remote = runScript(
+        "cli/tune.ts",
+        [
+          ...TUNE,
+          "--trials",
+          "16",
+          "--batch",
+          "4",
+          "--db",
+          join(dir, "r.db"),
+          "--queue",
+          redis.url,
+        ],
+        dir,
+        SHARED_KERNEL_CACHE,
+      );
+      await until(() => workers[0].jobs + workers[1].jobs >= 3, "three jobs done");
+      await redis.halt();
+      await new Promise((r) => setTimeout(r, 500));
+      await redis.restart();
+      const r = await remote;
+      assert.equal(r.code, 0, r.stderr);
+      const got = records(join(dir, "r.db"));
+      assert.equal(got.status, "finished");
+      assert.equal(new Set(got.hashes).size, 16);
+      assert.ok(got.kinds.every((k) => k === "none"), got.kinds.join(","));
+    } finally {
+      await stopAll(workers);
+      await redis.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  ...opts,
+  name:
+    "tune --queue stops with exit 2 and one line when Redis goes away, and --resume finishes the run with nothing lost",
+  async fn() {
+    const redis = await startRedis({ appendOnly: true });
+    const dir = await Deno.makeTempDir();
+    const workers = await startWorkers(redis.url, 1);
+    const env = { ...SHARED_KERNEL_CACHE, TUNEBOOK_QUEUE_GRACE: "1" };
+    try {
+      const db = join(dir, "r.db");
+      const remote = runScript(
+        "cli/tune.ts",
+        [
+          ...TUNE,
+          "--trials",
+          "12",
+          "--batch",
+          "4",
+          "--seed",
+          "3",
+          "--db",
+          db,
+          "--queue",
+          redis.url,
+        ],
+        dir,
+        env,
+      );
+      await until(() => workers[0].jobs >= 2, "two jobs done");
+      await redis.halt();
+      const r = await remote;
+      assert.equal(r.code, 2, r.stderr);
+      const lines = r.stderr.trim().split("\n");
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0], /^tune: lost the queue: .* the run is resumable: .*--resume/);
+      const before = records(db);
+      assert.equal(before.status, "running");
+      await redis.restart();
+      const again = await runScript(
+        "cli/tune.ts",
+        ["--db", db, "--resume", "--queue", redis.url, "--quiet"],
+        dir,
+        env,
+      );
+      assert.equal(again.code, 0, again.stderr);
+      const after = records(db);
+      assert.equal(after.status, "finished");
+      assert.equal(after.hashes.length, 12);
+      assert.equal(new Set(after.hashes).size, 12);
+      assert.ok(after.kinds.every((k) => k === "none"), after.kinds.join(","));
+      // What was measured before Redis went away is kept, not measured again.
+      const done = before.hashes.filter((_, i) => before.kinds[i] !== "missing");
+      assert.ok(done.length >= 2);
+      for (const h of done) assert.ok(after.hashes.includes(h));
+    } finally {
+      await stopAll(workers);
+      await redis.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  ...opts,
+  name: "tune --queue without a worker exits 2 naming the command that starts one",
+  async fn() {
+    const redis = await startRedis();
+    const dir = await Deno.makeTempDir();
+    try {
+      const r = await runScript(
+        "cli/tune.ts",
+        [...TUNE, "--trials", "2", "--db", join(dir, "r.db"), "--queue", redis.url],
+        dir,
+      );
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /^tune: no worker for target cpu .*deno task worker --queue/);
+      const bad = await runScript(
+        "cli/tune.ts",
+        [...TUNE, "--trials", "2", "--db", join(dir, "r.db"), "--queue", "http://x"],
+        dir,
+      );
+      assert.equal(bad.code, 2);
+      assert.match(
+        bad.stderr,
+        /^tune: --queue http:\/\/x: scheme must be redis:\/\/ or rediss:\/\//,
+      );
+    } finally {
+      await redis.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
