@@ -142,9 +142,14 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     },
     async close() {
       clearInterval(timer);
-      await worker.close();
+      if (redis.status === "ready") {
+        await worker.close(); // Finishes the job in hand.
+        await redis.hdel(MACHINES_KEY, id).catch(() => {});
+      } else {
+        // Redis gone: nothing to hand a result to; don't wait for it to come back.
+        await Promise.race([worker.close(true), new Promise((r) => setTimeout(r, 1000))]);
+      }
       await child.close();
-      await redis.hdel(MACHINES_KEY, id).catch(() => {});
       redis.disconnect();
     },
   };
