@@ -4,9 +4,9 @@
  * runner checks each kernel against the workload's reference kernel and
  * times it in its worker processes, one at a time.
  *
- * Calls may overlap: a second `measure` builds its batch while the first is
- * measured, and is measured only once the first is done (the runner's part
- * of the calls runs in call order, never two at once), so a tuning loop can
+ * Calls may overlap: a second `measure` builds its batch once the first is
+ * being measured, and is measured only once the first is done (builds and
+ * runs of the calls each go in call order, never two at once), so a tuning loop can
  * pipeline rounds (`overlap` in `tuner/loop.ts`) without perturbing timings
  * more than its builder's priority allows.
  *
@@ -93,6 +93,8 @@ export function createNativeMeasurer(o: NativeMeasurerOptions): NativeMeasurer {
   const tolerance = toleranceOf(o.workload);
   const timings: NativeTimings = { source: 0, build: 0, run: 0 };
   let reference: Promise<string> | undefined;
+  /** Settles when the last call's runs began: the next call's build waits on it. */
+  let lastBuildSlot: Promise<void> = Promise.resolve();
   /** Settles when the runner part of the last call is over: the next call's runs wait on it. */
   let lastRun: Promise<void> = Promise.resolve();
 
@@ -100,9 +102,10 @@ export function createNativeMeasurer(o: NativeMeasurerOptions): NativeMeasurer {
     batch: readonly Candidate[],
     options: MeasureBatchOptions = {},
   ): Promise<MeasureResult[]> {
-    let release!: () => void;
-    const previous = lastRun;
+    let release!: () => void, releaseSlot!: () => void;
+    const previous = lastRun, previousSlot = lastBuildSlot;
     lastRun = new Promise<void>((r) => release = r);
+    lastBuildSlot = new Promise<void>((r) => releaseSlot = r);
     try {
       const t0 = performance.now();
       const sources = batch.map((c) => {
@@ -114,6 +117,8 @@ export function createNativeMeasurer(o: NativeMeasurerOptions): NativeMeasurer {
         return source(c.trace);
       });
       timings.source += (performance.now() - t0) / 1000;
+      // Batches build one after another, each once the previous one is being run.
+      await previousSlot;
       reference ??= buildReference(o.referenceBuilder ?? o.builder, o.workload);
       const ref = await reference;
       const toBuild = sources.flatMap((s, i) => "source" in s ? [{ i, source: s.source }] : []);
@@ -166,7 +171,7 @@ export function createNativeMeasurer(o: NativeMeasurerOptions): NativeMeasurer {
       });
       const t2 = performance.now();
       try {
-        await o.runner.run(toRun.map((t) => t.input), (j, r) => {
+        const running = o.runner.run(toRun.map((t) => t.input), (j, r) => {
           const { i } = toRun[j];
           finish(i, {
             errorKind: r.errorKind,
@@ -176,11 +181,14 @@ export function createNativeMeasurer(o: NativeMeasurerOptions): NativeMeasurer {
             runSeconds: r.runSeconds,
           });
         });
+        releaseSlot();
+        await running;
       } finally {
         timings.run += (performance.now() - t2) / 1000;
       }
       return results;
     } finally {
+      releaseSlot();
       release();
     }
   }
