@@ -38,7 +38,7 @@
  * @module
  */
 import { createPrng } from "../ir/prng.ts";
-import { normalCdf, normalPdf, PoolGP } from "./gp.ts";
+import { normalCdf, normalPdf, normalScores, PoolGP } from "./gp.ts";
 import type { KnobSpace, Point } from "./knobs.ts";
 import { freshPointSampler, knobIndex, observedCost } from "./random.ts";
 import { neighbourhood } from "./stepwise.ts";
@@ -72,6 +72,30 @@ export function knobCoordinates(
   return options.map((_, i) => i / (n - 1));
 }
 
+/**
+ * The coordinate vector of each option of a knob: {@link knobCoordinates} as vectors of one, or
+ * for `"onehot"` one coordinate per option (1/√2 on the option's own), so any two different
+ * options are at distance 1 and the index order of the options means nothing.
+ *
+ * @example
+ * ```ts
+ * import { optionVectors } from "./bo.ts";
+ * const v = optionVectors(["a", "b", "c"], "onehot");
+ * if (v.length !== 3 || v[1].length !== 3 || v[1][1] !== Math.SQRT1_2) throw new Error();
+ * ```
+ */
+export function optionVectors(
+  options: readonly unknown[],
+  encoding: "index" | "value" | "onehot" | "mixed",
+): number[][] {
+  const index = knobCoordinates(options, encoding === "value" ? "value" : "index");
+  if (encoding === "index" || encoding === "value" || options.length < 2) {
+    return index.map((c) => [c]);
+  }
+  const hot = options.map((_, i) => options.map((_, j) => (i === j ? Math.SQRT1_2 : 0)));
+  return encoding === "onehot" ? hot : hot.map((h, i) => [index[i], ...h]);
+}
+
 /** An acquisition function of {@link bayesianOptimization}. */
 export type Acquisition = "ei" | "poi" | "lcb" | "multi";
 
@@ -88,8 +112,18 @@ export interface BayesOptOptions {
   clipQuantile?: number;
   /** Length scales tried at each refit, times sqrt(knobs). Default [0.1, 0.17, 0.3, 0.5, 0.8]. */
   lengthScales?: readonly number[];
-  /** Coordinates of knob options ({@link knobCoordinates}). Default `"index"` (`"value"` scored lower on resnet18_conv1_cpu, resnet18_conv2_cpu and convolution_A4000). */
-  encoding?: "index" | "value";
+  /**
+   * Coordinates of knob options ({@link optionVectors}). Default `"index"` (`"value"` scored
+   * lower on resnet18_conv1_cpu, resnet18_conv2_cpu and convolution_A4000).
+   */
+  encoding?: "index" | "value" | "onehot" | "mixed";
+  /**
+   * What the process models: `"log"`, log seconds; `"rank"`, the normal scores of the log
+   * seconds measured ({@link normalScores}: only their order). Default `"log"`.
+   */
+  output?: "log" | "rank";
+  /** Share of proposals after the initial design that are random points instead. Default 0. */
+  explore?: number;
   /** Acquisition function. Default `"multi"` (the strongest on Kernel Tuner's caches). */
   acquisition?: Acquisition;
   /** Exploration margin of `"ei"` and `"poi"`, in log seconds. Default 0.01. */
@@ -125,9 +159,21 @@ export function bayesianOptimization(space: KnobSpace, o: BayesOptOptions): Stra
   const xi = o.xi ?? 0.01, kappa = o.kappa ?? 2;
   const batch = Math.max(1, o.batch ?? 1);
   const active = space.knobs.flatMap((k, j) => (k.options.length > 1 ? [j] : []));
-  const coords = active.map((j) => knobCoordinates(space.knobs[j].options, o.encoding ?? "index"));
-  const encode = (p: Point) => Float64Array.from(active, (j, k) => coords[k][p[j]]);
-  const gp = new PoolGP(Math.max(1, active.length));
+  const enc = o.encoding ?? "index";
+  const coords = active.map((j) => optionVectors(space.knobs[j].options, enc));
+  const dim = coords.reduce((a, c) => a + c[0].length, 0);
+  const encode = (p: Point) => {
+    const x = new Float64Array(dim);
+    let at = 0;
+    active.forEach((j, k) => {
+      const v = coords[k][p[j]];
+      x.set(v, at);
+      at += v.length;
+    });
+    return x;
+  };
+  const gp = new PoolGP(Math.max(1, dim));
+  if ((o.output ?? "log") === "rank") gp.transform = normalScores;
   const validity: ValidityModel | undefined = o.avoidInvalid === false
     ? undefined
     : validityClassifier(space);
@@ -199,7 +245,7 @@ export function bayesianOptimization(space: KnobSpace, o: BayesOptOptions): Stra
     }
     const kinds: Acquisition[] = ["ei", "poi", "lcb"];
     const kind = (o.acquisition ?? "multi") === "multi" ? kinds[step % 3] : o.acquisition!;
-    const yBest = Math.log(bestCost);
+    const yBest = Math.min(...gp.targets());
     const scored: { s: number; v: number }[] = [];
     for (let s = 0; s < m; s++) {
       if (seen.has(slotIndex[s])) continue;
@@ -228,7 +274,8 @@ export function bayesianOptimization(space: KnobSpace, o: BayesOptOptions): Stra
     name: o.name ?? "bo",
     propose(n: number): Candidate[] {
       const want = Math.min(n, seen.size < init ? init - seen.size : batch);
-      const out = seen.size < init ? [] : acquire(want);
+      const explore = o.explore ?? 0;
+      const out = seen.size < init || (explore > 0 && prng.next() < explore) ? [] : acquire(want);
       step++;
       for (const p of out) seen.add(space.index(p));
       while (out.length < want) {
