@@ -75,7 +75,8 @@ export function knobCoordinates(
 /**
  * The coordinate vector of each option of a knob: {@link knobCoordinates} as vectors of one, or
  * for `"onehot"` one coordinate per option (1/√2 on the option's own), so any two different
- * options are at distance 1 and the index order of the options means nothing.
+ * options are at distance 1 and the index order of the options means nothing; for `"mixed"`
+ * both, the index coordinate times `indexWeight` first.
  *
  * @example
  * ```ts
@@ -87,13 +88,14 @@ export function knobCoordinates(
 export function optionVectors(
   options: readonly unknown[],
   encoding: "index" | "value" | "onehot" | "mixed",
+  indexWeight = 1,
 ): number[][] {
   const index = knobCoordinates(options, encoding === "value" ? "value" : "index");
   if (encoding === "index" || encoding === "value" || options.length < 2) {
     return index.map((c) => [c]);
   }
   const hot = options.map((_, i) => options.map((_, j) => (i === j ? Math.SQRT1_2 : 0)));
-  return encoding === "onehot" ? hot : hot.map((h, i) => [index[i], ...h]);
+  return encoding === "onehot" ? hot : hot.map((h, i) => [indexWeight * index[i], ...h]);
 }
 
 /** An acquisition function of {@link bayesianOptimization}. */
@@ -113,15 +115,19 @@ export interface BayesOptOptions {
   /** Length scales tried at each refit, times sqrt(knobs). Default [0.1, 0.17, 0.3, 0.5, 0.8]. */
   lengthScales?: readonly number[];
   /**
-   * Coordinates of knob options ({@link optionVectors}). Default `"index"` (`"value"` scored
-   * lower on resnet18_conv1_cpu, resnet18_conv2_cpu and convolution_A4000).
+   * Coordinates of knob options ({@link optionVectors}), or `"select"`: the `"mixed"`
+   * coordinates, of which the process uses the index ones, the onehot ones or both, whichever
+   * has the best marginal likelihood at each refit. Default `"index"` (`"value"` scored lower
+   * on resnet18_conv1_cpu, resnet18_conv2_cpu and convolution_A4000).
    */
-  encoding?: "index" | "value" | "onehot" | "mixed";
+  encoding?: "index" | "value" | "onehot" | "mixed" | "select";
   /**
    * What the process models: `"log"`, log seconds; `"rank"`, the normal scores of the log
    * seconds measured ({@link normalScores}: only their order). Default `"log"`.
    */
   output?: "log" | "rank";
+  /** Weight of the index coordinate in the `"mixed"` encoding ({@link optionVectors}). Default 1. */
+  indexWeight?: number;
   /** Share of proposals after the initial design that are random points instead. Default 0. */
   explore?: number;
   /** Acquisition function. Default `"multi"` (the strongest on Kernel Tuner's caches). */
@@ -160,7 +166,9 @@ export function bayesianOptimization(space: KnobSpace, o: BayesOptOptions): Stra
   const batch = Math.max(1, o.batch ?? 1);
   const active = space.knobs.flatMap((k, j) => (k.options.length > 1 ? [j] : []));
   const enc = o.encoding ?? "index";
-  const coords = active.map((j) => optionVectors(space.knobs[j].options, enc));
+  const coords = active.map((j) =>
+    optionVectors(space.knobs[j].options, enc === "select" ? "mixed" : enc, o.indexWeight)
+  );
   const dim = coords.reduce((a, c) => a + c[0].length, 0);
   const encode = (p: Point) => {
     const x = new Float64Array(dim);
@@ -174,6 +182,18 @@ export function bayesianOptimization(space: KnobSpace, o: BayesOptOptions): Stra
   };
   const gp = new PoolGP(Math.max(1, dim));
   if ((o.output ?? "log") === "rank") gp.transform = normalScores;
+  // "select": index, onehot and mixed coordinates of the mixed encoding, chosen by evidence.
+  const weightSets: (Float64Array | undefined)[] = [undefined];
+  if (enc === "select") {
+    const isIndex = new Float64Array(dim);
+    let at = 0;
+    for (const c of coords) {
+      isIndex[at] = 1; // each knob's block is its index coordinate, then its onehot ones
+      at += c[0].length;
+    }
+    const onehot = isIndex.map((v) => 1 - v);
+    weightSets.push(isIndex, onehot);
+  }
   const validity: ValidityModel | undefined = o.avoidInvalid === false
     ? undefined
     : validityClassifier(space);
@@ -301,7 +321,7 @@ export function bayesianOptimization(space: KnobSpace, o: BayesOptOptions): Stra
         gp.observe(encode(p), Math.log(Math.max(cost, 1e-300)));
         logCosts.push(Math.log(Math.max(cost, 1e-300)));
         nValid++;
-        if (REFIT_AT.has(nValid)) gp.fit(scales, [0.001, 0.03, 0.1]);
+        if (REFIT_AT.has(nValid)) gp.fit(scales, [0.001, 0.03, 0.1], weightSets);
         if (cost < bestCost) {
           bestCost = cost;
           if (space.size > poolCap) {

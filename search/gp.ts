@@ -45,6 +45,12 @@ export class PoolGP {
   lengthScale: number;
   /** Noise variance in use. */
   noise: number;
+  /**
+   * Weight of each coordinate in the squared distance (all 1 when undefined): a weight of 0
+   * ignores a coordinate, so one process can hold several encodings of a point and
+   * {@link PoolGP.fit} choose among them. Default undefined.
+   */
+  weights?: Float64Array;
   private xs: Float64Array[] = [];
   private ys: number[] = [];
   /** Rows of the Cholesky factor (row i has i + 1 entries). */
@@ -74,7 +80,9 @@ export class PoolGP {
   /** The kernel between two points. */
   k(a: Float64Array, b: Float64Array): number {
     let d = 0;
-    for (let i = 0; i < a.length; i++) d += (a[i] - b[i]) ** 2;
+    const w = this.weights;
+    if (w) { for (let i = 0; i < a.length; i++) d += w[i] * (a[i] - b[i]) ** 2; }
+    else for (let i = 0; i < a.length; i++) d += (a[i] - b[i]) ** 2;
     return matern52(Math.sqrt(d) / this.lengthScale);
   }
 
@@ -230,26 +238,37 @@ export class PoolGP {
     });
   }
 
-  /** Picks the length scale and noise of the grid with the best marginal likelihood, then rebuilds. */
-  fit(lengthScales: readonly number[], noises: readonly number[]): void {
+  /**
+   * Picks the length scale, noise and coordinate weights (each of `weightSets`; default the
+   * current weights only) of the grid with the best marginal likelihood, then rebuilds.
+   */
+  fit(
+    lengthScales: readonly number[],
+    noises: readonly number[],
+    weightSets: readonly (Float64Array | undefined)[] = [this.weights],
+  ): void {
     if (this.xs.length < 2) return;
     const pool = this.pool, cols = this.cols;
     this.pool = [];
     this.cols = [];
-    let best = -Infinity, bestL = this.lengthScale, bestN = this.noise;
-    for (const ls of lengthScales) {
-      for (const nz of noises) {
-        this.lengthScale = ls;
-        this.noise = nz;
-        this.rebuild();
-        const ll = this.logLikelihood();
-        if (ll > best) [best, bestL, bestN] = [ll, ls, nz];
+    let best = -Infinity, bestL = this.lengthScale, bestN = this.noise, bestW = this.weights;
+    for (const w of weightSets) {
+      this.weights = w;
+      for (const ls of lengthScales) {
+        for (const nz of noises) {
+          this.lengthScale = ls;
+          this.noise = nz;
+          this.rebuild();
+          const ll = this.logLikelihood();
+          if (ll > best) [best, bestL, bestN, bestW] = [ll, ls, nz, w];
+        }
       }
     }
     this.pool = pool;
     this.cols = cols;
     this.lengthScale = bestL;
     this.noise = bestN;
+    this.weights = bestW;
     this.rebuild();
   }
 }

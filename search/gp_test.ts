@@ -99,3 +99,16 @@ Deno.test("PoolGP with a transform reads the transformed targets", () => {
   for (let i = 0; i < pool.length; i++) assert.ok(Math.abs(pa.mean[i] - pb.mean[i]) < 1e-12);
   assert.ok(Math.abs(a.logLikelihood() - b.logLikelihood()) < 1e-12);
 });
+
+Deno.test("PoolGP.fit chooses the coordinate weights with the best marginal likelihood", () => {
+  // y depends on x0 only; x1 is a scrambled copy that a process reading it would have to explain.
+  const prng = createPrng(3);
+  const xs = Array.from({ length: 30 }, () => Float64Array.of(prng.next(), prng.next()));
+  const gp = new PoolGP(2);
+  for (const x of xs) gp.observe(x, Math.sin(6 * x[0]));
+  const both = Float64Array.of(1, 1), first = Float64Array.of(1, 0), second = Float64Array.of(0, 1);
+  gp.fit([0.1, 0.3, 1], [0.001, 0.03], [both, second, first]);
+  assert.equal(gp.weights, first);
+  // Distances read only the weighted coordinates.
+  assert.equal(gp.k(Float64Array.of(0.2, 0), Float64Array.of(0.2, 1)), 1);
+});
