@@ -1,9 +1,9 @@
 /**
  * Bayesian optimization over a knob space (Kernel Tuner's `bayes_opt`, after
  * Willemsen et al., "Bayesian optimization for auto-tuning GPU kernels",
- * PMBS 2021): a Gaussian process on the knob-index encoding (each knob's
- * option index scaled to [0, 1]) models log seconds; an acquisition function
- * picks the next point; a small random initial design starts it.
+ * PMBS 2021): a Gaussian process over the knobs' options models the order
+ * of the log seconds measured; an acquisition function picks the next point;
+ * a small random initial design starts it.
  *
  * Map:
  * - the process is a {@link PoolGP}: its posterior is kept on a pool of
@@ -19,7 +19,16 @@
  *   acquired, so evaluations are not spent on configurations that will not
  *   compile or run;
  * - length scale and nugget are refitted by marginal likelihood at
- *   geometrically spaced counts of valid observations.
+ *   geometrically spaced counts of valid observations;
+ * - coordinates (`encoding`, default `"mixed"`): each knob's option index
+ *   scaled to [0, 1] and a onehot block, so two options are near when their
+ *   indices are, and no option is ever within one length scale of the others
+ *   merely because it sits between them (tile_ow = 8, between 14 and 7, is
+ *   the narrow optimum of resnet18_conv1_cpu, where the index encoding alone
+ *   spent its evaluations on the plateau at one end of the order);
+ * - targets (`output`, default `"rank"`): the normal scores of the log
+ *   seconds ({@link normalScores}), so a few very slow points do not set the
+ *   scale. docs/strategy_study.md has the measurements behind both defaults.
  *
  * @example
  * ```ts
@@ -117,13 +126,15 @@ export interface BayesOptOptions {
   /**
    * Coordinates of knob options ({@link optionVectors}), or `"select"`: the `"mixed"`
    * coordinates, of which the process uses the index ones, the onehot ones or both, whichever
-   * has the best marginal likelihood at each refit. Default `"index"` (`"value"` scored lower
-   * on resnet18_conv1_cpu, resnet18_conv2_cpu and convolution_A4000).
+   * has the best marginal likelihood at each refit. Default `"mixed"` (mean score over the ten
+   * spaces of docs/strategy_study.md, 10 seeds: 0.706 with `"rank"` output, `"index"` 0.431
+   * with `"log"`; `"value"` scored lower than `"index"` on resnet18_conv1_cpu,
+   * resnet18_conv2_cpu and convolution_A4000).
    */
   encoding?: "index" | "value" | "onehot" | "mixed" | "select";
   /**
    * What the process models: `"log"`, log seconds; `"rank"`, the normal scores of the log
-   * seconds measured ({@link normalScores}: only their order). Default `"log"`.
+   * seconds measured ({@link normalScores}: only their order). Default `"rank"`.
    */
   output?: "log" | "rank";
   /** Weight of the index coordinate in the `"mixed"` encoding ({@link optionVectors}). Default 1. */
@@ -165,7 +176,7 @@ export function bayesianOptimization(space: KnobSpace, o: BayesOptOptions): Stra
   const xi = o.xi ?? 0.01, kappa = o.kappa ?? 2;
   const batch = Math.max(1, o.batch ?? 1);
   const active = space.knobs.flatMap((k, j) => (k.options.length > 1 ? [j] : []));
-  const enc = o.encoding ?? "index";
+  const enc = o.encoding ?? "mixed";
   const coords = active.map((j) =>
     optionVectors(space.knobs[j].options, enc === "select" ? "mixed" : enc, o.indexWeight)
   );
@@ -181,7 +192,7 @@ export function bayesianOptimization(space: KnobSpace, o: BayesOptOptions): Stra
     return x;
   };
   const gp = new PoolGP(Math.max(1, dim));
-  if ((o.output ?? "log") === "rank") gp.transform = normalScores;
+  if ((o.output ?? "rank") === "rank") gp.transform = normalScores;
   // "select": index, onehot and mixed coordinates of the mixed encoding, chosen by evidence.
   const weightSets: (Float64Array | undefined)[] = [undefined];
   if (enc === "select") {
