@@ -1,5 +1,5 @@
 /**
- * Variants of `bo` (search/bo.ts options) on replayed spaces, judged against the exact expectation
+ * Variants of `bo` (search/bo.ts options) or strategies of the registry on replayed spaces, judged against the exact expectation
  * of random search with a bootstrap over seeds: per space and budget, each variant's mean fraction
  * of optimum, its difference from random, and whether random lies above the bootstrap's 95%
  * interval of that mean (a cell "below random beyond noise", marked `!`); then the budget score
@@ -7,7 +7,8 @@
  *
  * ```sh
  * deno run --allow-read bench/bo_ablation.ts --space resnet18_conv1_cpu,gemm_RTX_3090 --seeds 20 \
- *   --variant 'bo={}' --variant 'clip={"clipQuantile":0.25}'
+ *   --variant 'before={"encoding":"index","output":"log"}' --variant 'clip={"clipQuantile":0.25}'
+ * deno run --allow-read bench/bo_ablation.ts --space all --seeds 20 --strategies bo,auto
  * ```
  * @module
  */
@@ -15,7 +16,10 @@ import { parseArgs } from "node:util";
 import { bootstrapMeanInterval } from "../search/bootstrap.ts";
 import { bayesianOptimization, type BayesOptOptions } from "../search/bo.ts";
 import { fractionAt, runStrategy, type RunTrace } from "../search/compare.ts";
-import { replaySpaceFromFile } from "../search/replay.ts";
+import type { KnobSpace } from "../search/knobs.ts";
+import { createStrategy, STRATEGY_NAMES } from "../search/registry.ts";
+import { type CandidateOf, replaySpaceFromFile } from "../search/replay.ts";
+import type { Strategy } from "../search/strategy.ts";
 import { budgetScore, expectedRandomFraction, meanCurve } from "../search/score.ts";
 
 if (import.meta.main) {
@@ -25,7 +29,8 @@ if (import.meta.main) {
       space: { type: "string", default: "all" },
       seeds: { type: "string", default: "10" },
       budget: { type: "string", default: "25,50,100,200,400" },
-      variant: { type: "string", multiple: true, default: ["bo={}"] },
+      variant: { type: "string", multiple: true, default: [] },
+      strategies: { type: "string", default: "" },
     },
   });
   const seeds = Number(v.seeds);
@@ -34,15 +39,36 @@ if (import.meta.main) {
     console.error("bo_ablation: --seeds must be a positive integer, --budget positive numbers");
     Deno.exit(2);
   }
-  const variants: [string, BayesOptOptions][] = [];
+  type Make = (space: KnobSpace, seed: number, candidateOf: CandidateOf) => Strategy;
+  const variants: [string, Make][] = [];
   for (const s of v.variant) {
     const k = s.indexOf("=");
     try {
-      variants.push([s.slice(0, k), { ...JSON.parse(s.slice(k + 1)), seed: 0 }]);
+      const o: Omit<BayesOptOptions, "seed"> = JSON.parse(s.slice(k + 1));
+      variants.push([
+        s.slice(0, k),
+        (sp, seed, candidateOf) => bayesianOptimization(sp, { ...o, seed, candidateOf }),
+      ]);
     } catch {
       console.error(`bo_ablation: --variant ${s}: expected name={json options}`);
       Deno.exit(2);
     }
+  }
+  for (const name of v.strategies.split(",").filter((x) => x)) {
+    if (!STRATEGY_NAMES.includes(name)) {
+      console.error(`bo_ablation: --strategies: unknown strategy ${name}`);
+      Deno.exit(2);
+    }
+    variants.push([
+      name,
+      (sp, seed, candidateOf) => createStrategy(name, sp, { seed, candidateOf }),
+    ]);
+  }
+  if (variants.length === 0) {
+    variants.push([
+      "bo",
+      (sp, seed, candidateOf) => bayesianOptimization(sp, { seed, candidateOf }),
+    ]);
   }
   const specs = v.space === "all"
     ? [
@@ -61,7 +87,13 @@ if (import.meta.main) {
   const totals = new Map<string, number[]>();
   const beyond = new Map<string, number>();
   for (const spec of specs) {
-    const r = await replaySpaceFromFile(spec, { absent: "invalid" });
+    let r;
+    try {
+      r = await replaySpaceFromFile(spec, { absent: "invalid" });
+    } catch (e) {
+      console.error(`bo_ablation: --space ${spec}: ${(e as Error).message}`);
+      Deno.exit(2);
+    }
     const times: number[] = [];
     for (let i = 0; i < r.space.size; i++) {
       const s = r.evaluateIndex(i).seconds;
@@ -81,11 +113,11 @@ if (import.meta.main) {
       "random(exact)".padEnd(14) +
         bs.map((b) => random[b - lo].toFixed(3).padStart(16)).join(""),
     );
-    for (const [name, opts] of variants) {
+    for (const [name, make] of variants) {
       const t0 = performance.now();
       const runs: RunTrace[] = [];
       for (let seed = 0; seed < seeds; seed++) {
-        const s = bayesianOptimization(r.space, { ...opts, seed, candidateOf: r.candidateOf });
+        const s = make(r.space, seed, r.candidateOf);
         runs.push(
           await runStrategy(s, (cs) => cs.map((c) => ({ candidate: c, ...r.evaluate(c.knobs!) })), {
             budget: hi,
