@@ -256,6 +256,10 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
     plot,
     plot.endsWith(".png") ? await svgToPNG(svg, { scale: 2 }) : new TextEncoder().encode(svg),
   );
+  // The same network with every kernel on its default schedule: what tuning is measured against.
+  const untuned = a.execute
+    ? await measureEndToEnd(net, weights, { repeat: a.repeat, seed: a.seed })
+    : undefined;
   const summary = {
     network: net.name,
     input: net.input.shape,
@@ -266,7 +270,9 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
     db: a.db,
     plot,
     note: "estimateMs sums weight x best latency over the tunable layers; measured.latencyMs is " +
-      "the whole network run by the executor with the tuned kernels",
+      "the whole network run by the executor with the tuned kernels, untunedLatencyMs with " +
+      "default schedules",
+    ...(untuned ? { untunedLatencyMs: +untuned.latencyMs.toFixed(3) } : {}),
     sessions,
   };
   if (

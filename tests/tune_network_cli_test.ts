@@ -59,6 +59,7 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
     const s = JSON.parse(first.stdout);
     assert.equal(s.tasks, 3);
     assert.equal(s.perRound, 1);
+    assert.ok(s.untunedLatencyMs > 0);
     const sessions: Session[] = s.sessions;
     assert.deepEqual(sessions.map((x) => x.scheduler), ["gradient", "round-robin"]);
     for (const x of sessions) {
