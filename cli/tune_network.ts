@@ -22,6 +22,7 @@ import { svgToPNG, tuningCurveSVG } from "../plots/tuning_curve.ts";
 import { RecordsDB } from "../datasets/db.ts";
 import {
   defaultPerRound,
+  estimateCurve,
   type NetworkTuningOutcome,
   tuneNetwork,
 } from "../tuner/network_tuning.ts";
@@ -29,6 +30,7 @@ import { TASK_SCHEDULERS, type TaskSchedulerName, warmStart } from "../tuner/tas
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { checkOutputFile } from "./output.ts";
+import { TEMPLATE_NAMES } from "../search/templates.ts";
 import { parseFlags, runJsonCommand, STRATEGIES, UsageError } from "./args.ts";
 
 /** Usage text of `tune-network`. */
@@ -37,6 +39,8 @@ export const TUNE_NETWORK_USAGE =
   --network N         resnet18, mobilenet_v2, squeezenet1_1, a FILE.json of layers or a FILE.onnx
   --trials N          trial budget over all tasks, per scheduler and strategy (default 64)
   --strategy S[,S]    strategy of every task (default random); several: one session each
+  --template T[,T]    knob templates of the knob strategies: a task takes the first that
+                      schedules it (e.g. conv2d-packed,matmul-packed), else its default one
   --scheduler X[,X]   gradient or round-robin (default gradient); several: one session each
   --db PATH           records database; its records warm-start the tasks (default runs.db)
   --per-round N       trials per round of a task (default: up to 8, two rounds per task)
@@ -52,6 +56,7 @@ export interface TuneNetworkArgs {
   network: string;
   trials: number;
   strategies: string[];
+  templates: string[];
   schedulers: TaskSchedulerName[];
   db: string;
   perRound?: number;
@@ -87,6 +92,7 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
     network: { type: "string" },
     trials: { type: "string" },
     strategy: { type: "string", default: "random" },
+    template: { type: "string" },
     scheduler: { type: "string", default: "gradient" },
     db: { type: "string", default: "runs.db" },
     "per-round": { type: "string" },
@@ -109,6 +115,7 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
     network: v.network,
     trials: positive("trials", v.trials, 64)!,
     strategies: list("strategy", v.strategy!, STRATEGIES),
+    templates: v.template === undefined ? [] : list("template", v.template, TEMPLATE_NAMES),
     schedulers: list("scheduler", v.scheduler!, TASK_SCHEDULERS),
     db: v.db!,
     perRound: positive("per-round", v["per-round"]),
@@ -175,23 +182,6 @@ async function sessionSummary(
   return out;
 }
 
-/**
- * The estimate after each trial of a session (ms): after trial t, the
- * estimate of the last round that ended by t (before any, the warm start's;
- * NaN while a task has no latency).
- */
-export function estimateCurve(o: NetworkTuningOutcome): number[] {
-  const curve: number[] = [];
-  let value = o.warmObjectiveSeconds * 1e3, r = 0;
-  for (let t = 1; t <= (o.rounds.at(-1)?.trialsUsed ?? 0); t++) {
-    while (r < o.rounds.length && o.rounds[r].trialsUsed <= t) {
-      value = o.rounds[r++].objective * 1e3;
-    }
-    curve.push(value);
-  }
-  return curve;
-}
-
 /** Runs `tune-network` and returns its summary. */
 export async function tuneNetworkCommand(argv: string[]): Promise<Record<string, unknown>> {
   const a = parseTuneNetworkArgs(argv);
@@ -233,6 +223,7 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
         db: a.db,
         trials: a.trials,
         strategy,
+        templates: a.templates,
         scheduler,
         perRound,
         seed: a.seed,

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
-import { estimateCurve } from "../cli/tune_network.ts";
+import { estimateCurve } from "../tuner/network_tuning.ts";
 
 const TINY = {
   name: "tiny",
@@ -109,6 +109,7 @@ Deno.test("tune-network: bad input exits 2 with one line naming the flag or file
       [["--network", "resnet18", "--trials", "0"], /--trials must be a positive integer/],
       [["--network", "resnet18", "--strategy", "nope"], /--strategy "nope" is not one of/],
       [["--network", "resnet18", "--scheduler", "fifo"], /--scheduler "fifo" is not one of/],
+      [["--network", "resnet18", "--template", "nope"], /--template "nope" is not one of/],
       [["--network", "alexnet"], /Unknown network "alexnet"/],
       [["--network", "bad.json"], /bad\.json is not JSON/],
       [["--network", "missing.onnx"], /Cannot read network file missing\.onnx/],

@@ -54,6 +54,11 @@ export interface NetworkTuningOptions {
   trials: number;
   /** Strategy of every task (a knob strategy falls back to `random` where no template exists). */
   strategy: string;
+  /**
+   * Knob templates of the knob strategies: a task takes the first that
+   * schedules its workload, else its default template. Default none.
+   */
+  templates?: string[];
   /** Default `"gradient"`. */
   scheduler?: TaskSchedulerName;
   /** Trials per round. Default {@link defaultPerRound}. */
@@ -107,6 +112,32 @@ export interface NetworkTuningOutcome {
   warmObjectiveSeconds: number;
 }
 
+/**
+ * The estimate after each trial of a session (ms): after trial t, the
+ * estimate of the last round that ended by t (before any, the warm start's;
+ * NaN while a task has no latency): the points of a plot of the estimate
+ * against trials.
+ *
+ * @example
+ * ```ts
+ * import { estimateCurve } from "./network_tuning.ts";
+ * const r = { round: 1, task: 0, measured: 2, trialsUsed: 2, bestSeconds: [], objective: 1e-3 };
+ * const curve = estimateCurve({ tasks: [], rounds: [r], objectiveSeconds: 1e-3, warmObjectiveSeconds: 2e-3 });
+ * if (curve.join() !== "2,1") throw new Error();
+ * ```
+ */
+export function estimateCurve(o: NetworkTuningOutcome): number[] {
+  const curve: number[] = [];
+  let value = o.warmObjectiveSeconds * 1e3, r = 0;
+  for (let t = 1; t <= (o.rounds.at(-1)?.trialsUsed ?? 0); t++) {
+    while (r < o.rounds.length && o.rounds[r].trialsUsed <= t) {
+      value = o.rounds[r++].objective * 1e3;
+    }
+    curve.push(value);
+  }
+  return curve;
+}
+
 /** Trials per round: up to 8, small enough that every task gets two rounds of the budget. */
 export function defaultPerRound(trials: number, tasks: number): number {
   return Math.max(1, Math.min(8, Math.floor(trials / (2 * Math.max(1, tasks)))));
@@ -114,20 +145,37 @@ export function defaultPerRound(trials: number, tasks: number): number {
 
 /**
  * The strategy a task is tuned with: `random` and `evolutionary` search the
- * workload's sketch space, the knob strategies its default template; a knob
- * strategy on a workload without a template falls back to `random`.
+ * workload's sketch space, the knob strategies the first of `templates` that
+ * schedules the workload, else its default template; a knob strategy on a
+ * workload without a template falls back to `random`. The name says which
+ * (`xgb conv2d-packed`).
+ *
+ * @example
+ * ```ts
+ * import { taskStrategy } from "./network_tuning.ts";
+ * import { conv2d } from "../ir/workloads.ts";
+ * const s = taskStrategy("ga", conv2d(1, 8, 8, 8, 8, 3, 3, 1, 1), 1, ["matmul-packed", "conv2d-packed"]);
+ * if (s.name !== "ga conv2d-packed") throw new Error(s.name);
+ * ```
  */
 export function taskStrategy(
   name: string,
   w: Workload,
   seed: number,
+  templates: string[] = [],
 ): { name: string; strategy: Strategy } {
   if (name === "evolutionary") {
     return { name, strategy: evolutionaryTraceSearch(defaultSpace(w), { seed }) };
   }
-  if (name !== "random" && templatesOf(w).includes(defaultTemplate(w))) {
-    const t = templateSpace(defaultTemplate(w), w);
-    return { name, strategy: createStrategy(name, t.space, { seed, candidateOf: t.candidateOf }) };
+  const own = templatesOf(w);
+  const template = templates.find((t) => own.includes(t)) ??
+    (own.includes(defaultTemplate(w)) ? defaultTemplate(w) : undefined);
+  if (name !== "random" && template) {
+    const t = templateSpace(template, w);
+    return {
+      name: `${name} ${template}`,
+      strategy: createStrategy(name, t.space, { seed, candidateOf: t.candidateOf }),
+    };
   }
   return { name: "random", strategy: randomSearch(defaultSpace(w), { seed }) };
 }
@@ -157,7 +205,7 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
       key: taskKey(t.workload),
       workload: t.workload,
       weight: t.weight,
-      strategy: taskStrategy(o.strategy, t.workload, seed + i).name,
+      strategy: taskStrategy(o.strategy, t.workload, seed + i, o.templates).name,
       trials: 0,
       warmTrials: warm[i].trials,
       ...(warm[i].bestSeconds !== undefined
@@ -171,7 +219,7 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
       let t = live.get(i);
       if (t) return t;
       const w = o.tasks[i].workload;
-      const { name, strategy } = taskStrategy(o.strategy, w, seed + i);
+      const { name, strategy } = taskStrategy(o.strategy, w, seed + i, o.templates);
       const runId = db.startRun({
         strategy: name,
         seed: seed + i,
