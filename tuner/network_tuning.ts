@@ -22,8 +22,11 @@
  * @module
  */
 import { RecordsDB } from "../datasets/db.ts";
+import { sqliteRecordStore } from "../datasets/record_store.ts";
 import type { Workload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
+import type { Measurer } from "../measure/measurer.ts";
+import { createNativeMeasurer } from "../measure/native.ts";
 import { createRunner } from "../measure/runner.ts";
 import type { TimingOptions } from "../measure/types.ts";
 import type { Task } from "../network/tasks.ts";
@@ -180,10 +183,11 @@ export function taskStrategy(
   return { name: "random", strategy: randomSearch(defaultSpace(w), { seed }) };
 }
 
-/** A task's run and strategy, made on its first round. */
+/** A task's run, strategy and measurer, made on its first round. */
 interface LiveTask {
   runId: number;
   strategy: Strategy;
+  measurer: Measurer;
 }
 
 /** Tunes the tasks of a network under one budget; see the module documentation. */
@@ -195,6 +199,8 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
   const db = RecordsDB.open(o.db, { mode: "create" });
   const builder = createBuilder({ cacheDir: o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE") });
   const runner = createRunner({ timing, timeoutSeconds });
+  const store = sqliteRecordStore(db, { close: false });
+  const live = new Map<number, LiveTask>();
   try {
     const warm: RecordedStart[] = Array.isArray(o.warm)
       ? o.warm
@@ -212,7 +218,6 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
         ? { bestSeconds: warm[i].bestSeconds, bestTrace: warm[i].bestTrace }
         : {}),
     }));
-    const live = new Map<number, LiveTask>();
     const compiler = await builder.describe();
     const version = await tunebookVersion();
     const liveTask = (i: number): LiveTask => {
@@ -239,7 +244,9 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
         compiler,
         tunebookVersion: version,
       });
-      t = { runId, strategy };
+      // One runner (worker pool) for every task; each task's measurer holds its reference.
+      const measurer = createNativeMeasurer({ workload: w, builder, runner, closeRunner: false });
+      t = { runId, strategy, measurer };
       live.set(i, t);
       outcomes[i].runId = runId;
       return t;
@@ -248,13 +255,12 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
       const t = liveTask(i);
       const before = db.counts(t.runId).measured;
       const r = await tune({
-        workload: o.tasks[i].workload,
         strategy: t.strategy,
-        trials,
-        db,
+        measurer: t.measurer,
+        store,
         runId: t.runId,
-        builder,
-        runner,
+        trials,
+        flops: o.tasks[i].workload.flops,
         batchSize: trials,
       });
       const measured = db.counts(t.runId).measured - before;
@@ -293,6 +299,7 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
       ),
     };
   } finally {
+    for (const t of live.values()) await t.measurer.close?.();
     await runner.close();
     db.close();
   }
