@@ -47,7 +47,16 @@ const TORCH_SCRIPT = fileURLToPath(new URL("./peers/torch_network.py", import.me
 /** What PyTorch gave, or why nothing. */
 export type TorchFigure = { timesMs: number[]; version: string } | { unavailable: string };
 
-/** Times a torchvision network in a PyTorch process. */
+/**
+ * Times a torchvision network in a PyTorch process.
+ *
+ * @example
+ * ```ts ignore
+ * import { torchLatency } from "./network_peers.ts";
+ * const t = await torchLatency({ python: "/usr/bin/python3", network: "resnet18", size: 224, threads: 2, repeat: 5 });
+ * console.log("timesMs" in t ? t.timesMs : t.unavailable);
+ * ```
+ */
 export async function torchLatency(
   o: { python: string; network: string; size: number; threads: number; repeat: number },
 ): Promise<TorchFigure> {
@@ -73,7 +82,17 @@ export async function torchLatency(
   return { timesMs: r.timesMs, version: r.torch };
 }
 
-/** The best recorded trace of each task of a network in a records database. */
+/**
+ * The best recorded trace of each task of a network in a records database.
+ *
+ * @example
+ * ```ts ignore
+ * import { recordedTraces } from "./network_peers.ts";
+ * import { builtinNetwork } from "../network/builtin.ts";
+ * const traces = recordedTraces("net.db", builtinNetwork("resnet18"));
+ * console.log(traces.size, "tasks tuned");
+ * ```
+ */
 export function recordedTraces(db: string, net: Network): Map<string, Trace> {
   const tasks = extractTasks(net);
   const records = RecordsDB.open(db, { mode: "read" });

@@ -86,7 +86,16 @@ function list<T extends string>(flag: string, v: string, known: readonly T[]): T
   return [...new Set(items)] as T[];
 }
 
-/** Parses the command line; a bad flag is a {@link UsageError}. */
+/**
+ * Parses the command line; a bad flag is a {@link UsageError}.
+ *
+ * @example
+ * ```ts
+ * import { parseTuneNetworkArgs } from "./tune_network.ts";
+ * const a = parseTuneNetworkArgs(["--network", "resnet18", "--scheduler", "gradient,round-robin"]);
+ * if (a.trials !== 64 || a.schedulers.length !== 2 || a.db !== "runs.db") throw new Error();
+ * ```
+ */
 export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
   const v = parseFlags(argv, {
     network: { type: "string" },
@@ -182,7 +191,16 @@ async function sessionSummary(
   return out;
 }
 
-/** Runs `tune-network` and returns its summary. */
+/**
+ * Runs `tune-network` and returns its summary.
+ *
+ * @example
+ * ```ts ignore
+ * import { tuneNetworkCommand } from "./tune_network.ts";
+ * const summary = await tuneNetworkCommand(["--network", "squeezenet1_1", "--trials", "36"]);
+ * console.log(summary.sessions);
+ * ```
+ */
 export async function tuneNetworkCommand(argv: string[]): Promise<Record<string, unknown>> {
   const a = parseTuneNetworkArgs(argv);
   let loaded;

@@ -55,7 +55,19 @@ export interface EndToEnd {
   matchesReference?: boolean;
 }
 
-/** Compiles, runs, checks and times a network; see the module documentation. */
+/**
+ * Compiles, runs, checks and times a network; see the module documentation.
+ *
+ * @example
+ * ```ts ignore
+ * import { measureEndToEnd } from "./end_to_end.ts";
+ * import { builtinNetwork } from "./builtin.ts";
+ * import { randomWeights } from "./weights.ts";
+ * const net = builtinNetwork("resnet18", { size: 32 });
+ * const r = await measureEndToEnd(net, randomWeights(net, 1), { repeat: 3, check: true });
+ * if (!r.matchesReference) throw new Error();
+ * ```
+ */
 export async function measureEndToEnd(
   net: Network,
   weights: Weights,

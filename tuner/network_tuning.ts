@@ -141,7 +141,15 @@ export function estimateCurve(o: NetworkTuningOutcome): number[] {
   return curve;
 }
 
-/** Trials per round: up to 8, small enough that every task gets two rounds of the budget. */
+/**
+ * Trials per round: up to 8, small enough that every task gets two rounds of the budget.
+ *
+ * @example
+ * ```ts
+ * import { defaultPerRound } from "./network_tuning.ts";
+ * if (defaultPerRound(64, 12) !== 2 || defaultPerRound(1000, 12) !== 8) throw new Error();
+ * ```
+ */
 export function defaultPerRound(trials: number, tasks: number): number {
   return Math.max(1, Math.min(8, Math.floor(trials / (2 * Math.max(1, tasks)))));
 }
@@ -190,7 +198,19 @@ interface LiveTask {
   measurer: Measurer;
 }
 
-/** Tunes the tasks of a network under one budget; see the module documentation. */
+/**
+ * Tunes the tasks of a network under one budget; see the module documentation.
+ *
+ * @example
+ * ```ts ignore
+ * import { tuneNetwork } from "./network_tuning.ts";
+ * import { extractTasks } from "../network/tasks.ts";
+ * import { builtinNetwork } from "../network/builtin.ts";
+ * const tasks = extractTasks(builtinNetwork("squeezenet1_1", { size: 64 }));
+ * const o = await tuneNetwork({ tasks, db: "sq.db", trials: 36, strategy: "xgb", scheduler: "round-robin" });
+ * console.log(o.objectiveSeconds * 1e3, "ms");
+ * ```
+ */
 export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTuningOutcome> {
   const seed = o.seed ?? 1;
   const perRound = o.perRound ?? defaultPerRound(o.trials, o.tasks.length);

@@ -173,7 +173,16 @@ export interface ScheduleOutcome {
 /** Ansor's stand-in latency of a task without a valid kernel (seconds): it is tuned first. */
 const NO_LATENCY = 1e10;
 
-/** `sum w_i * g_i` (seconds); NaN while a task has no latency. */
+/**
+ * `sum w_i * g_i` (seconds); NaN while a task has no latency.
+ *
+ * @example
+ * ```ts
+ * import { objectiveOf } from "./task_scheduler.ts";
+ * const tasks = [{ weight: 4, flops: 1e9 }, { weight: 1, flops: 1e9 }];
+ * if (objectiveOf(tasks, [1e-3, 2e-3]) !== 6e-3) throw new Error();
+ * ```
+ */
 export function objectiveOf(tasks: SchedulerTask[], best: (number | undefined)[]): number {
   return tasks.reduce((a, t, i) => a + t.weight * (best[i] ?? NaN), 0);
 }
@@ -225,7 +234,26 @@ export function taskGradients(
   });
 }
 
-/** Runs the rounds of a task scheduler until the budget is spent or every task is dead. */
+/**
+ * Runs the rounds of a task scheduler until the budget is spent or every task is dead.
+ *
+ * @example
+ * ```ts
+ * import { scheduleTasks } from "./task_scheduler.ts";
+ * const order: number[] = [];
+ * await scheduleTasks({
+ *   tasks: [{ weight: 1, flops: 1e9 }, { weight: 1, flops: 1e9 }],
+ *   trials: 8,
+ *   perRound: 2,
+ *   scheduler: "round-robin",
+ *   tuneTask: (i, n) => {
+ *     order.push(i);
+ *     return Promise.resolve({ measured: n, bestSeconds: 1e-3, exhausted: false });
+ *   },
+ * });
+ * if (order.join() !== "0,1,0,1") throw new Error();
+ * ```
+ */
 export async function scheduleTasks(o: TaskSchedulerOptions): Promise<ScheduleOutcome> {
   const n = o.tasks.length;
   if (!(o.perRound >= 1)) throw new RangeError(`perRound must be >= 1, got ${o.perRound}`);
