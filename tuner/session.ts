@@ -17,8 +17,13 @@ import type { Candidate, Strategy } from "../search/strategy.ts";
 import { evolutionaryTraceSearch } from "../search/evolutionary_traces.ts";
 import { createStrategy } from "../search/registry.ts";
 import { defaultTemplate, templateSpace } from "../search/templates.ts";
-import { cudaKernelSource, cudaMeasurement, cudaStrategy } from "./cuda.ts";
-import { type KernelSource, kernelSource } from "./kernel.ts";
+import { sqliteRecordStore } from "../datasets/record_store.ts";
+import { createCudaMeasurer, cudaKernelSource } from "../measure/cuda.ts";
+import { type KernelSource, kernelSource } from "../measure/kernel_source.ts";
+import { createNativeMeasurer } from "../measure/native.ts";
+import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
+import { basename } from "node:path";
+import { cudaStrategy } from "./cuda.ts";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "./machine.ts";
 import type { Progress } from "./progress.ts";
@@ -43,6 +48,12 @@ export interface SessionOptions {
   /** Called with the run id once the run is opened or created. */
   onStart?: (runId: number) => void;
   workload?: { name: string; shape: number[] };
+  /**
+   * A Kernel Tuner cache (a name from data/kerneltuner or a path) replayed
+   * instead of measuring a workload: knob strategies search its space and
+   * every record is a lookup (`target` "replay").
+   */
+  space?: string;
   strategy?: string;
   /** Knob template for the knob strategies (grid, sa, ga, ...). */
   template?: string;
@@ -162,15 +173,18 @@ export async function runSession(
         }
       }
     } else {
-      const w = o.workload ?? o.traces?.[0]?.workload;
-      if (!w) throw new RangeError("A session needs a workload or traces");
+      const w = o.space !== undefined
+        ? { name: basename(o.space).replace(/\.json(\.gz)?$/, ""), shape: [] }
+        : o.workload ?? o.traces?.[0]?.workload;
+      if (!w) throw new RangeError("A session needs a workload, traces or a space");
       config = {
         workload: w.name,
         shape: w.shape,
+        ...(o.space !== undefined ? { space: o.space } : {}),
         strategy: o.traces ? "trace-file" : o.strategy ?? "random",
         seed: o.seed ?? 1,
         trials: o.trials ?? o.traces?.length ?? 64,
-        target: o.target ?? "cpu",
+        target: o.space !== undefined ? "replay" : o.target ?? "cpu",
         batch: o.batch ?? 8,
         ...(o.overlap ? { overlap: true } : {}),
         ...(o.race !== undefined ? { race: o.race } : {}),
@@ -181,15 +195,19 @@ export async function runSession(
         ...(o.template ? { template: o.template } : {}),
       };
     }
-    let workload: Workload;
-    try {
-      workload = createWorkload(config.workload, config.shape);
-    } catch (e) {
-      if (!o.resume) throw e;
-      throw new DatabaseError(
-        o.db,
-        `Records database "${o.db}": run ${runId!}: field config: ${(e as Error).message}`,
-      );
+    let workload: Workload | undefined;
+    let replay: ReplaySpace | undefined;
+    if (config.space !== undefined) replay = await replaySpaceFromFile(config.space);
+    else {
+      try {
+        workload = createWorkload(config.workload, config.shape);
+      } catch (e) {
+        if (!o.resume) throw e;
+        throw new DatabaseError(
+          o.db,
+          `Records database "${o.db}": run ${runId!}: field config: ${(e as Error).message}`,
+        );
+      }
     }
     const builder = createBuilder({
       cacheDir: o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE"),
@@ -198,8 +216,14 @@ export async function runSession(
       background: config.overlap ?? false,
     });
     // Target cuda: nvcc builds the candidates, the C builder only the reference.
+    const source = recordingFailures(
+      o.source ?? (config.target === "cuda" ? (t) => cudaKernelSource(t) : kernelSource),
+    );
     const cuda = config.target === "cuda"
-      ? cudaMeasurement({
+      ? createCudaMeasurer({
+        workload: workload!,
+        referenceBuilder: builder,
+        source,
         cacheDir: cudaCacheDir(o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE")),
         timeoutSeconds: config.timeoutSeconds,
         timing: config.timing,
@@ -220,54 +244,61 @@ export async function runSession(
         seed: config.seed,
         trials: config.trials,
         target: config.target,
-        workloadId: db.upsertWorkload({
-          name: workload.name,
-          shape: workload.shape,
-          flops: workload.flops,
-        }),
+        workloadId: db.upsertWorkload(
+          workload
+            ? { name: workload.name, shape: workload.shape, flops: workload.flops }
+            // A replayed cache: no flops known (its records have no GFLOP/s).
+            : { name: config.workload, shape: [], flops: 0 },
+        ),
         config: config as unknown as Record<string, unknown>,
         machine: remote?.machine ?? describeMachine(),
-        compiler: remote?.compiler ?? await (cuda?.builder ?? builder).describe(),
+        compiler: remote?.compiler ??
+          (replay ? `none (replay of ${replay.name})` : await (cuda ?? builder).describe()),
         tunebookVersion: await tunebookVersion(),
       });
     }
     o.onStart?.(runId!);
-    const runner = cuda?.runner ??
-      createRunner({ timing: config.timing, timeoutSeconds: config.timeoutSeconds });
+    const measurer: Measurer = remote?.measurer ?? replay?.measurer ?? cuda ??
+      createNativeMeasurer({
+        workload: workload!,
+        builder,
+        runner: createRunner({ timing: config.timing, timeoutSeconds: config.timeoutSeconds }),
+        source,
+      });
     let noDevice: string | undefined;
     let interrupted = false;
     try {
       const strategy = remeasure
         ? traceList(remeasure)
+        : replay
+        ? createStrategy(config.strategy, replay.space, {
+          seed: config.seed,
+          candidateOf: replay.candidateOf,
+        })
         : cuda
         ? (config.strategy === "trace-file"
           ? traceList(config.traces ?? [])
-          : cudaStrategy(config.strategy, workload, config.seed, config.template))
-        : makeStrategy(config, workload);
+          : cudaStrategy(config.strategy, workload!, config.seed, config.template))
+        : makeStrategy(config, workload!);
       const outcome = await tune({
-        workload,
         strategy: o.signal ? stoppable(strategy, o.signal) : strategy,
-        trials: remeasure?.length ?? config.trials,
-        db,
+        measurer,
+        store: sqliteRecordStore(db, { close: false }),
         runId: runId!,
-        builder: cuda?.builder ?? builder,
-        referenceBuilder: builder,
-        runner,
+        trials: remeasure?.length ?? config.trials,
+        ...(workload ? { flops: workload.flops } : {}),
         batchSize: config.batch,
         overlap: config.overlap ?? false,
         ...(config.race !== undefined ? { race: config.race } : {}),
         onProgress: o.onProgress,
         timeLimitSeconds: o.timeLimitSeconds,
-        source: recordingFailures(o.source ?? (cuda ? cudaKernelSource : kernelSource)),
-        ...(remote ? { measurer: remote.measurer } : {}),
       });
       interrupted = o.signal?.aborted ?? false;
       if (outcome.stop !== "time" && !interrupted) db.finishRun(runId!);
-      const device = await cuda?.runner.device();
+      const device = await cuda?.device();
       if (device && !device.ok) noDevice = device.message;
     } finally {
-      await runner.close();
-      await remote?.measurer.close?.();
+      await measurer.close?.();
     }
     return {
       ...summarize(db, runId!, o.db),
@@ -323,6 +354,8 @@ interface RunConfig {
   traces?: Trace[];
   /** Knob template of the knob strategies (default: the workload's). */
   template?: string;
+  /** The Kernel Tuner cache replayed (absent: a workload measured). */
+  space?: string;
 }
 
 /** A stored run's configuration, checked enough to resume it (a bad one is a DatabaseError). */
@@ -353,6 +386,7 @@ function resumeChecks(c: RunConfig, o: SessionOptions): [string, unknown, unknow
   return [
     ["--workload", o.workload?.name || undefined, c.workload],
     ["--shape", o.workload?.shape.join(",") || undefined, c.shape.join(",")],
+    ["--space", o.space, c.space],
     ["--strategy", o.strategy, c.strategy],
     ["--template", o.template, c.template],
     ["--seed", o.seed, c.seed],
@@ -461,11 +495,11 @@ export function summarize(
     trials: run.trials,
     valid: counts.valid,
     errors: counts.errors,
-    best_gflops: best?.result.gflops ?? null,
+    best_gflops: w.flops > 0 ? best?.result.gflops ?? null : null,
     best_seconds: best?.result.seconds ?? null,
     best_trace_id: best?.id ?? null,
     db: path,
     run_id: runId,
-    ...(best ? { bestTrace: printTrace(JSON.parse(best.trace)) } : {}),
+    ...(best && best.trace !== "null" ? { bestTrace: printTrace(JSON.parse(best.trace)) } : {}),
   };
 }
