@@ -58,6 +58,11 @@ import { parseFlags, parseShape, runJsonCommand, UsageError } from "./args.ts";
 
 export type { CompareManyOutput, CompareOutput };
 import { checkOutputDir } from "./output.ts";
+import { parseQueueUrl, QueueLostError } from "../remote/connection.ts";
+import { createRemoteMeasurer, NoWorkerError } from "../remote/remote_measurer.ts";
+import { createRunQueue, RunJobFailed } from "../remote/run_queue.ts";
+import { recordRun } from "../remote/run_job.ts";
+import { tunebookVersion } from "../tuner/machine.ts";
 import { stopPoints, StopRequested, watchStop } from "./stop.ts";
 
 /** Usage text of `compare`. */
@@ -77,6 +82,9 @@ export const COMPARE_USAGE = `usage: deno task compare --space SPACE [options]
                          (default: in memory, lost at exit)
   --resume               with --db: continue the comparison recorded there (finished runs
                          are read back, an unfinished one continues, missing ones start)
+  --queue URL            run on workers (deno task worker) through Redis at URL: a cache
+                         (by name) sends whole strategy x seed runs, a live workload its
+                         measurements; the records stay here
   --quiet                no progress bar
   --help                 this text`;
 
@@ -117,6 +125,7 @@ async function openSpace(
   spec: string,
   absent: "invalid" | "restricted",
   template?: string,
+  queue?: string,
 ): Promise<CompareSpace> {
   const colon = spec.indexOf(":");
   if (colon > 0 && Object.hasOwn(WORKLOADS, spec.slice(0, colon))) {
@@ -133,7 +142,12 @@ async function openSpace(
     } catch (e) {
       throw new UsageError(`--template ${template}: ${(e as Error).message}`);
     }
-    return nativeSpace(spec, t);
+    return await nativeSpace(spec, t, queue);
+  }
+  if (queue !== undefined && !/^[A-Za-z0-9_.-]+$/.test(spec)) {
+    throw new UsageError(
+      `--space ${spec}: with --queue, a cache is named (from data/kerneltuner), never a path`,
+    );
   }
   const stem = basename(spec).replace(/\.json(\.gz)?$/, "");
   try {
@@ -164,12 +178,21 @@ async function openSpace(
   }
 }
 
-function nativeSpace(name: string, t: ReturnType<typeof templateSpace>): CompareSpace {
-  const native = createNativeMeasurer({
-    workload: t.workload,
-    builder: createBuilder({ cacheDir: Deno.env.get("TUNEBOOK_CACHE") }),
-    runner: createRunner({ timing: { number: 1, repeat: 3, minRepeatMs: 20, warmup: 1 } }),
-  });
+async function nativeSpace(
+  name: string,
+  t: ReturnType<typeof templateSpace>,
+  queue?: string,
+): Promise<CompareSpace> {
+  const timing = { number: 1, repeat: 3, minRepeatMs: 20, warmup: 1 };
+  const native = queue !== undefined
+    ? await queued(() =>
+      createRemoteMeasurer({ url: queue, options: { timing, timeoutSeconds: 10, inputSeed: 0 } })
+    )
+    : createNativeMeasurer({
+      workload: t.workload,
+      builder: createBuilder({ cacheDir: Deno.env.get("TUNEBOOK_CACHE") }),
+      runner: createRunner({ timing }),
+    });
   // Each configuration is measured once, whichever strategy and seed proposes it.
   const measurer = memoMeasurer(native, (c) => String(t.space.index(c.knobs!)));
   return {
@@ -241,10 +264,19 @@ export async function compare(
       out: { type: "string", default: "runs/compare" },
       db: { type: "string" },
       resume: { type: "boolean", default: false },
+      queue: { type: "string" },
       quiet: { type: "boolean", default: false },
     },
     COMPARE_USAGE,
   );
+  if (v.queue !== undefined) {
+    try {
+      parseQueueUrl(v.queue);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    if (v["transfer-from"]) throw new UsageError("--transfer-from cannot be given with --queue");
+  }
   if (v.resume && !v.db) {
     throw new UsageError("--resume needs --db (the records database of the comparison)");
   }
@@ -370,6 +402,26 @@ interface CompareFlags {
   store: RecordStore;
   /** Continue the runs recorded in `store` (see `--resume`). */
   resume?: boolean;
+  /** Redis of a queue of workers (`--queue`). */
+  queue?: string;
+}
+
+/**
+ * Awaits `f()`, turning a lost queue or a missing worker into a one-line
+ * usage error (exit 2; the records of finished runs are kept, `--resume`
+ * continues).
+ */
+async function queued<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof QueueLostError || e instanceof NoWorkerError || e instanceof RunJobFailed) {
+      throw new UsageError(
+        `${e.message}; finished runs are kept in the records (with --db, --resume continues)`,
+      );
+    }
+    throw e;
+  }
 }
 
 /** Compares the strategies on one space: tables on stderr, curves in files, the summary returned. */
@@ -382,7 +434,7 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
     [".svg", ".png", ".vl.json", "_wall.svg", "_wall.png"].map((x) => stem + x),
     { flag: "--out" },
   );
-  const space = await openSpace(spec, v.absent, v.template);
+  const space = await openSpace(spec, v.absent, v.template, v.queue);
   const size = space.space.size;
   if (budgets[budgets.length - 1] > size && v.several) {
     // Several spaces: a small one is searched to its size (or until the strategy is done).
@@ -421,8 +473,67 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
     },
   };
   const recorded = v.resume ? await v.store.runs() : [];
+  const runQueue = v.queue !== undefined && space.optimum !== undefined
+    ? await queued(() => createRunQueue({ url: v.queue! }))
+    : undefined;
   try {
-    for (const name of strategies) {
+    if (runQueue) {
+      // Whole runs on the workers, all sent at once; records written here in order.
+      const config = {
+        compare: spec,
+        absent: v.absent,
+        ...(v.template ? { template: v.template } : {}),
+        ...(planSize !== undefined ? { planSize } : {}),
+        budget: maxBudget,
+      };
+      let done = 0;
+      const sent = strategies.map((name) =>
+        Array.from({ length: seeds }, (_, seed) => {
+          const same = recorded.findLast((r) =>
+            r.strategy === name && r.seed === seed &&
+            JSON.stringify(r.config) === JSON.stringify(config)
+          );
+          const result = same?.status === "finished" ? undefined : runQueue.run({
+            space: spec,
+            absent: v.absent,
+            strategy: name,
+            seed,
+            budget: maxBudget,
+            ...(planSize !== undefined ? { planSize } : {}),
+          });
+          result?.catch(() => {}); // Awaited in order below.
+          return { same, result };
+        })
+      );
+      for (const [k, name] of strategies.entries()) {
+        const list: RunTrace[] = [];
+        for (const [seed, { same, result }] of sent[k].entries()) {
+          if (!result) list.push(await runTrace(v.store, same!.id));
+          else {
+            const { runId, wallOf } = await recordRun(v.store, {
+              strategy: name,
+              seed,
+              trials: maxBudget,
+              target: space.measurer.name,
+              config,
+              machine: { queue: v.queue },
+              compiler: "",
+              tunebookVersion: await tunebookVersion(),
+              workload: space.workload,
+            }, await queued(() => result));
+            list.push(await runTrace(v.store, runId, wallOf));
+          }
+          progress?.update({
+            done: ++done,
+            total,
+            unit: "runs (strategy x seed)",
+            elapsed: (performance.now() - started) / 1000,
+          });
+        }
+        runs.set(name, list);
+      }
+    }
+    for (const name of runQueue ? [] : strategies) {
       const list: RunTrace[] = [];
       for (let seed = 0; seed < seeds; seed++) {
         const config = {
@@ -475,6 +586,7 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
   } finally {
     progress?.done();
     await space.close();
+    await runQueue?.close();
   }
   const optimum = space.optimum ?? space.bestMeasured!();
   const rows = compareRows(runs, budgets, optimum);

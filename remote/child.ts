@@ -37,23 +37,50 @@ export class ChildError extends Error {
   }
 }
 
+/** The subprocess died with the job in hand. */
+export class ChildLostError extends Error {
+  /** Creates the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "ChildLostError";
+  }
+}
+
 /** One long-lived measurement subprocess, restarted when it dies. */
 export class MeasureChild {
   #process?: Deno.ChildProcess;
   #writer?: WritableStreamDefaultWriter<Uint8Array>;
-  #waiting = new Map<number, { resolve: (r: MeasureResult) => void; reject: (e: Error) => void }>();
+  #waiting = new Map<number, { resolve: (r: unknown) => void; reject: (e: Error) => void }>();
   #next = 0;
 
-  /** Measures one job in the subprocess. */
-  measure(job: MeasureJob): Promise<MeasureResult> {
+  /**
+   * Measures one job in the subprocess; a subprocess that dies meanwhile
+   * makes it a `worker_lost` result.
+   */
+  async measure(job: MeasureJob): Promise<MeasureResult> {
+    try {
+      return parseResult(await this.request("measure", job));
+    } catch (e) {
+      if (!(e instanceof ChildLostError)) throw e;
+      return {
+        errorKind: "worker_lost",
+        error: e.message,
+        times: [],
+        buildSeconds: 0,
+        runSeconds: 0,
+      };
+    }
+  }
+
+  /** Runs one job of `kind` in the subprocess; rejects with {@link ChildLostError} if it dies. */
+  request(kind: "measure" | "run", job: unknown): Promise<unknown> {
     this.#start();
     const id = this.#next++;
-    const p = new Promise<MeasureResult>((resolve, reject) => {
+    const p = new Promise<unknown>((resolve, reject) => {
       this.#waiting.set(id, { resolve, reject });
     });
-    this.#writer!.write(new TextEncoder().encode(JSON.stringify({ id, job }) + "\n")).catch(
-      () => {},
-    );
+    this.#writer!.write(new TextEncoder().encode(JSON.stringify({ id, kind, job }) + "\n"))
+      .catch(() => {});
     return p;
   }
 
@@ -92,7 +119,7 @@ export class MeasureChild {
         if (!w) continue;
         this.#waiting.delete(msg.id);
         if (msg.error !== undefined) w.reject(new ChildError(msg.error));
-        else w.resolve(parseResult(msg.result));
+        else w.resolve(msg.result);
       }
       const status = await p.status;
       if (this.#process === p) {
@@ -101,13 +128,7 @@ export class MeasureChild {
       }
       const why = status.signal ? `signal ${status.signal}` : `exit status ${status.code}`;
       for (const w of this.#waiting.values()) {
-        w.resolve({
-          errorKind: "worker_lost",
-          error: `the worker's measurement subprocess ended (${why})`,
-          times: [],
-          buildSeconds: 0,
-          runSeconds: 0,
-        });
+        w.reject(new ChildLostError(`the worker's measurement subprocess ended (${why})`));
       }
       this.#waiting.clear();
     })();

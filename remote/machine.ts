@@ -59,6 +59,11 @@ export function queueName(key: string): string {
   return `tunebook-measure-${key}`;
 }
 
+/** The BullMQ queue of whole strategy runs on replayed caches (any machine of the version). */
+export async function runQueueName(version: string): Promise<string> {
+  return `tunebook-runs-${(await sha256Hex(version)).slice(0, 12)}`;
+}
+
 /** Describes this machine for the CPU target, given its compiler's description. */
 export async function describeThisMachine(compiler: string): Promise<Machine> {
   return {

@@ -2,10 +2,11 @@
  * The subprocess in which a worker builds and measures its jobs, so that
  * code generation, compiles and measurements never block the event loop that
  * renews the worker's BullMQ lock. Reads one request per line on stdin,
- * `{"id": N, "job": MeasureJob}`, measures it with the native measurer
+ * `{"id": N, "kind": "measure", "job": MeasureJob}`, measures it with the native measurer
  * (`measure/native.ts`: one per workload and options, one builder and one
  * runner per options, kept), and writes `{"id": N, "result": MeasureResult}`
- * or `{"id": N, "error": "..."}` on stdout. Started by `child.ts`.
+ * or `{"id": N, "error": "..."}` on stdout; a `"run"` request runs a whole
+ * strategy run on a replayed cache (`run_job.ts`). Started by `child.ts`.
  *
  * @example
  * ```ts ignore
@@ -20,6 +21,7 @@ import type { Measurer } from "../measure/measurer.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
 import { createRunner, type Runner } from "../measure/runner.ts";
 import { parseJob } from "./job.ts";
+import { executeRunJob, parseRunJob } from "./run_job.ts";
 
 if (import.meta.main) {
   const builder = createBuilder({ cacheDir: Deno.env.get("TUNEBOOK_CACHE") });
@@ -33,6 +35,10 @@ if (import.meta.main) {
     try {
       const request = JSON.parse(line);
       id = request.id;
+      if (request.kind === "run") {
+        await send({ id, result: await executeRunJob(parseRunJob(request.job).run) });
+        continue;
+      }
       const job = parseJob(request.job);
       const { timing, timeoutSeconds, inputSeed, cutoffSeconds } = job.options;
       const runKey = JSON.stringify([timing, timeoutSeconds]);

@@ -29,6 +29,8 @@ import type { MeasureResult } from "../measure/measurer.ts";
 import { MeasureChild } from "./child.ts";
 import { parseQueueUrl, QueueLostError } from "./connection.ts";
 import { parseJob } from "./job.ts";
+import { parseRunJob } from "./run_job.ts";
+import { Semaphore } from "../measure/semaphore.ts";
 import {
   type Announcement,
   describeThisMachine,
@@ -36,6 +38,7 @@ import {
   machineKey,
   MACHINES_KEY,
   queueName,
+  runQueueName,
 } from "./machine.ts";
 
 /** BullMQ lock of a job being measured, in milliseconds. */
@@ -100,34 +103,63 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const timer = setInterval(() => announce().catch(() => {}), ANNOUNCE_MS);
   const child = new MeasureChild();
   let jobs = 0;
+  // One job at a time on this machine, measurement or run: timings are never shared.
+  const one = new Semaphore(1);
+  const exclusive = async <T>(f: () => Promise<T>): Promise<T> => {
+    await one.acquire();
+    try {
+      return await f();
+    } finally {
+      one.release();
+    }
+  };
+  const checkVersion = (id: string | undefined, version: string) => {
+    if (version !== machine.version) {
+      throw new UnrecoverableError(
+        `job ${id} comes from tunebook ${version}; this worker runs ${machine.version}`,
+      );
+    }
+  };
+  const settings = {
+    connection,
+    concurrency: 1,
+    lockDuration: LOCK_MS,
+    lockRenewTime: LOCK_MS / 2,
+    stalledInterval: STALLED_CHECK_MS,
+    maxStalledCount: 1,
+    removeOnComplete: { count: 0 },
+    removeOnFail: { count: 0 },
+  };
   const worker = new Worker<unknown, MeasureResult>(
     queue,
     async (job) => {
       const data = parseJob(job.data);
-      if (data.version !== machine.version) {
-        throw new UnrecoverableError(
-          `job ${job.id} comes from tunebook ${data.version}; this worker runs ${machine.version}`,
-        );
-      }
-      const result = await child.measure(data);
+      checkVersion(job.id, data.version);
+      const result = await exclusive(() => child.measure(data));
       jobs++;
       log(`job ${job.id}: ${result.errorKind}${result.times.length ? ` ${result.times[0]}` : ""}`);
       return result;
     },
-    {
-      connection,
-      concurrency: 1,
-      lockDuration: LOCK_MS,
-      lockRenewTime: LOCK_MS / 2,
-      stalledInterval: STALLED_CHECK_MS,
-      maxStalledCount: 1,
-      removeOnComplete: { count: 0 },
-      removeOnFail: { count: 0 },
-    },
+    settings,
   );
-  worker.on("error", (e) => log(`error: ${e.message}`));
-  worker.on("failed", (job, e) => log(`job ${job?.id} failed: ${e.message}`));
+  const runs = new Worker<unknown, unknown>(
+    await runQueueName(machine.version),
+    async (job) => {
+      const data = parseRunJob(job.data);
+      checkVersion(job.id, data.version);
+      const result = await exclusive(() => child.request("run", data));
+      jobs++;
+      log(`job ${job.id}: run ${data.run.strategy} seed ${data.run.seed} on ${data.run.space}`);
+      return result;
+    },
+    settings,
+  );
+  for (const w of [worker, runs]) {
+    w.on("error", (e) => log(`error: ${e.message}`));
+    w.on("failed", (job, e) => log(`job ${job?.id} failed: ${e.message}`));
+  }
   await worker.waitUntilReady();
+  await runs.waitUntilReady();
   log(
     `worker ${id} on ${display}: ${machine.target}, ${machine.cpu}, gpu ${
       machine.gpu ?? "none"
@@ -143,11 +175,14 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     async close() {
       clearInterval(timer);
       if (redis.status === "ready") {
-        await worker.close(); // Finishes the job in hand.
+        await Promise.all([worker.close(), runs.close()]); // Finishes the job in hand.
         await redis.hdel(MACHINES_KEY, id).catch(() => {});
       } else {
         // Redis gone: nothing to hand a result to; don't wait for it to come back.
-        await Promise.race([worker.close(true), new Promise((r) => setTimeout(r, 1000))]);
+        await Promise.race([
+          Promise.all([worker.close(true), runs.close(true)]),
+          new Promise((r) => setTimeout(r, 1000)),
+        ]);
       }
       await child.close();
       redis.disconnect();

@@ -292,3 +292,51 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  ...opts,
+  name:
+    "compare --queue sends whole runs of a replayed cache to two workers: same results as without, every run recorded",
+  async fn() {
+    const redis = await startRedis();
+    const dir = await Deno.makeTempDir();
+    const workers = await startWorkers(redis.url, 2);
+    try {
+      const args = [
+        "--space",
+        "pnpoly_RTX_3090",
+        "--strategies",
+        "random,sa,ga",
+        "--seeds",
+        "4",
+        "--budget",
+        "20,50",
+        "--quiet",
+      ];
+      const remote = await runScript(
+        "cli/compare.ts",
+        [...args, "--out", join(dir, "q"), "--db", join(dir, "q.db"), "--queue", redis.url],
+        dir,
+      );
+      assert.equal(remote.code, 0, remote.stderr);
+      const local = await runScript("cli/compare.ts", [...args, "--out", join(dir, "l")], dir);
+      assert.equal(local.code, 0, local.stderr);
+      const got = JSON.parse(remote.stdout), want = JSON.parse(local.stdout);
+      for (const k of ["optimum", "results", "reach", "scores"]) assert.deepEqual(got[k], want[k]);
+      assert.equal(workers[0].jobs + workers[1].jobs, 12);
+      const db = RecordsDB.open(join(dir, "q.db"), { mode: "read" });
+      try {
+        const runs = db.runs();
+        assert.equal(runs.length, 12);
+        assert.ok(runs.every((r) => r.status === "finished"));
+        assert.ok(runs.every((r) => db.candidates(r.id).length === 50));
+      } finally {
+        db.close();
+      }
+    } finally {
+      await stopAll(workers);
+      await redis.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
