@@ -1,0 +1,165 @@
+import assert from "node:assert/strict";
+import pg from "pg";
+import { DatabaseError, RecordsDB, type RunInfo } from "./db.ts";
+import { displayUrl, isPostgresUrl, openPostgresRecordStore } from "./postgres_store.ts";
+import { type RecordStore, sqliteRecordStore } from "./record_store.ts";
+import { postgresMissing, type Service, startPostgres } from "../remote/testing.ts";
+
+const missing = postgresMissing();
+if (missing) console.warn(missing);
+const opts = { ignore: missing !== undefined, sanitizeOps: false, sanitizeResources: false };
+
+Deno.test("isPostgresUrl() and displayUrl() tell a server from a file and hide the password", () => {
+  assert.ok(isPostgresUrl("postgres://u@h/db") && isPostgresUrl("postgresql://h/db"));
+  assert.ok(!isPostgresUrl("runs.db"));
+  assert.equal(displayUrl("postgres://u:secret@h:5/db"), "postgres://u:***@h:5/db");
+});
+
+let server: Service | undefined;
+let databases = 0;
+/** A fresh database on the test server. */
+async function fresh(): Promise<string> {
+  server ??= await startPostgres();
+  const name = `t${++databases}`;
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return server.url.replace(/\/postgres$/, `/${name}`);
+}
+
+async function startRun(store: RecordStore, config: Record<string, unknown> = {}) {
+  const workloadId = await store.upsertWorkload({ name: "matmul", shape: [8, 8, 8], flops: 1024 });
+  const info: RunInfo = {
+    strategy: "random",
+    seed: 1,
+    trials: 4,
+    target: "cpu",
+    workloadId,
+    config,
+    machine: { cores: 2 },
+    compiler: "gcc",
+    tunebookVersion: "test",
+  };
+  return await store.startRun(info);
+}
+
+/** The same calls on the SQLite store and on PostgreSQL give the same records (ids and times aside). */
+async function script(store: RecordStore) {
+  const run = await startRun(store, { batch: 2 });
+  assert.equal(await store.upsertWorkload({ name: "matmul", shape: [8, 8, 8], flops: 1024 }), 1);
+  const a = await store.addCandidate(run, { trial: 0, trace: "{}", traceHash: "a", knobs: [1, 2] });
+  assert.equal(await store.addCandidate(run, { trial: 5, trace: "{}", traceHash: "a" }), a);
+  const b = await store.addCandidate(run, { trial: 1, trace: '{"x":1}', traceHash: "b" });
+  const c = await store.addCandidate(run, { trial: 2, trace: "{}", traceHash: "c" });
+  await store.addResult(a, {
+    errorKind: "none",
+    times: [3, 1, 2],
+    buildSeconds: 0.5,
+    runSeconds: 1,
+  });
+  await store.addResult(b, { errorKind: "worker_lost", times: [], buildSeconds: 0, runSeconds: 0 });
+  await store.addResult(b, { errorKind: "none", times: [1e-6], buildSeconds: 0, runSeconds: 0 });
+  await store.addResult(c, {
+    errorKind: "wrong_answer",
+    error: "off",
+    times: [],
+    buildSeconds: 0,
+    runSeconds: 0,
+  });
+  await assert.rejects(
+    store.addResult(c, { errorKind: "none", times: [1], buildSeconds: 0, runSeconds: 0 }),
+    DatabaseError,
+  );
+  await assert.rejects(
+    store.addResult(a, { errorKind: "bogus" as "none", times: [], buildSeconds: 0, runSeconds: 0 }),
+    /Unknown error kind/,
+  );
+  const unfinished = (await store.lastUnfinishedRun())?.id;
+  await store.finishRun(run);
+  const other = await startRun(store);
+  await store.addCandidate(other, { trial: 0, trace: "{}", traceHash: "a" });
+  const strip = (x: unknown) =>
+    JSON.parse(
+      JSON.stringify(x, (k, v) =>
+        ["id", "created", "finished", "timestamp", "candidateId"].includes(k) ? undefined : v),
+    );
+  return strip({
+    unfinished,
+    runs: await store.runs(),
+    candidates: await store.candidates(run),
+    measured: [...(await store.measured(run))],
+    counts: await store.counts(run),
+    best: await store.best(run),
+    otherMeasured: (await store.measured(other)).size,
+    workload: await store.workload(1),
+    last: (await store.lastUnfinishedRun())?.id,
+  });
+}
+
+Deno.test({
+  ...opts,
+  name: "openPostgresRecordStore() keeps the records the SQLite store keeps, call for call",
+  async fn() {
+    const store = await openPostgresRecordStore(await fresh());
+    try {
+      const want = await script(sqliteRecordStore(RecordsDB.open(":memory:")));
+      assert.deepEqual(await script(store), want);
+    } finally {
+      await store.close();
+    }
+  },
+});
+
+Deno.test({
+  ...opts,
+  name: "two tuners on one PostgreSQL database: a trace hash raced by both is recorded once",
+  async fn() {
+    const url = await fresh();
+    const [one, two] = await Promise.all([
+      openPostgresRecordStore(url),
+      openPostgresRecordStore(url),
+    ]);
+    try {
+      const run = await startRun(one);
+      const ids = await Promise.all(
+        Array.from(
+          { length: 20 },
+          (_, i) =>
+            (i % 2 ? one : two).addCandidate(run, {
+              trial: i,
+              trace: "{}",
+              traceHash: `h${i % 5}`,
+            }),
+        ),
+      );
+      assert.equal(new Set(ids).size, 5);
+      assert.equal((await two.candidates(run)).length, 5);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  },
+});
+
+Deno.test({
+  ...opts,
+  name:
+    "openPostgresRecordStore() on an unreachable server is a DatabaseError naming the URL without its password",
+  async fn() {
+    await assert.rejects(
+      openPostgresRecordStore("postgres://u:secret@127.0.0.1:1/none"),
+      (e: Error) =>
+        e instanceof DatabaseError && /postgres:\/\/u:\*\*\*@127\.0\.0\.1:1/.test(e.message) &&
+        !/secret/.test(e.message),
+    );
+  },
+});
+
+Deno.test({
+  ...opts,
+  name: "the PostgreSQL test server stops",
+  async fn() {
+    await server?.stop();
+  },
+});
