@@ -10,7 +10,9 @@
  * unexpected error.
  * @module
  */
-import { DatabaseError, RecordsDB } from "../datasets/db.ts";
+import { DatabaseError } from "../datasets/db.ts";
+import { isPostgresUrl } from "../datasets/postgres_store.ts";
+import { openRecordsReader } from "../datasets/records_reader.ts";
 import {
   EXPORT_FORMATS,
   ExportError,
@@ -125,14 +127,15 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const args = parseExportArgs(argv);
     try {
-      const info = await Deno.stat(args.db);
-      if (!info.isFile) throw new UsageError(`--db "${args.db}" is not a file`);
+      if (!isPostgresUrl(args.db) && !(await Deno.stat(args.db)).isFile) {
+        throw new UsageError(`--db "${args.db}" is not a file`);
+      }
     } catch (e) {
       if (e instanceof UsageError) throw e;
       throw new UsageError(`--db "${args.db}": no such records database`);
     }
     checkOutputFile(args.out, { flag: "--out", db: args.db });
-    const db = RecordsDB.open(args.db, { mode: "read" });
+    const db = await openRecordsReader(args.db);
     try {
       const s = await exportRecords(db, args.format, args.out, args.options);
       console.log(JSON.stringify({

@@ -10,7 +10,9 @@
  * @module
  */
 import { join } from "node:path";
-import { RecordsDB, type RunRow } from "../datasets/db.ts";
+import type { RunRow } from "../datasets/db.ts";
+import { isPostgresUrl } from "../datasets/postgres_store.ts";
+import { openRecordsReader, type RecordsReader } from "../datasets/records_reader.ts";
 import { printTrace } from "../ir/trace.ts";
 import { bestSoFar, tuningCurveSVG } from "../plots/tuning_curve.ts";
 import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
@@ -64,7 +66,7 @@ function machineLine(m: Record<string, unknown>): string {
 }
 
 /** Summaries of runs of a database (all of them, or those of `ids`), oldest first. */
-export function summarizeRuns(db: RecordsDB, ids?: readonly number[]): RunSummary[] {
+export function summarizeRuns(db: RecordsReader, ids?: readonly number[]): RunSummary[] {
   let runs: RunRow[] = db.runs();
   if (ids) {
     const missing = ids.filter((id) => !runs.some((r) => r.id === id));
@@ -207,14 +209,16 @@ export async function report(argv: string[]): Promise<{ out: string; db: string;
   );
   if (!v.db) throw new UsageError("Missing --db (a records database)");
   try {
-    if (!(await Deno.stat(v.db)).isFile) throw new UsageError(`--db ${v.db} is not a file`);
+    if (!isPostgresUrl(v.db) && !(await Deno.stat(v.db)).isFile) {
+      throw new UsageError(`--db ${v.db} is not a file`);
+    }
   } catch (e) {
     if (e instanceof UsageError) throw e;
     throw new UsageError(`--db ${v.db}: no such records database`);
   }
   const ids = v.runs === undefined ? undefined : runIds(v.runs);
   checkOutputDir(v.out!, ["index.html"], { flag: "--out", db: v.db });
-  const db = RecordsDB.open(v.db, { mode: "read" });
+  const db = await openRecordsReader(v.db);
   let runs: RunSummary[];
   try {
     runs = summarizeRuns(db, ids);

@@ -13,6 +13,8 @@
  * @module
  */
 import { RecordsDB } from "../datasets/db.ts";
+import { isPostgresUrl } from "../datasets/postgres_store.ts";
+import { openRecordsReader, type RecordsReader } from "../datasets/records_reader.ts";
 import type { Trace } from "../ir/trace.ts";
 import type { TimingOptions } from "../measure/types.ts";
 import { bestSoFar } from "../plots/tuning_curve.ts";
@@ -83,7 +85,7 @@ interface StoredConfig {
 const nullIfNaN = (v: number) => (Number.isFinite(v) ? v : null);
 
 /** Compares two runs of a database candidate by candidate, trial by trial. */
-export function diffRuns(db: RecordsDB, oldRun: number, newRun: number): RunDiff {
+export function diffRuns(db: RecordsReader, oldRun: number, newRun: number): RunDiff {
   const a = db.candidates(oldRun), b = db.candidates(newRun);
   const inA = new Set(a.map((c) => c.traceHash));
   const identical = b.filter((c) => inA.has(c.traceHash)).length;
@@ -152,14 +154,16 @@ export async function reproduce(argv: string[]): Promise<Reproduction> {
   if (!v.db) throw new UsageError("Missing --db (a records database)");
   if (!v.run || !/^\d+$/.test(v.run)) throw new UsageError("--run must be a run id");
   try {
-    await Deno.stat(v.db);
+    if (!isPostgresUrl(v.db)) await Deno.stat(v.db);
   } catch {
     throw new UsageError(`--db ${v.db}: no such records database`);
   }
   const runId = Number(v.run);
   let config: StoredConfig;
   {
-    const db = RecordsDB.open(v.db, { mode: "write" });
+    const db = isPostgresUrl(v.db)
+      ? await openRecordsReader(v.db)
+      : RecordsDB.open(v.db, { mode: "write" });
     try {
       const run = db.run(runId);
       if (!run) throw new UsageError(`No run ${runId} in records database "${v.db}"`);
@@ -206,7 +210,7 @@ export async function reproduce(argv: string[]): Promise<Reproduction> {
   }
   if (stop.stopped(summary)) Deno.exit(stop.exitCode());
   if (summary.noDevice) console.error(`reproduce: ${summary.noDevice}`);
-  const db = RecordsDB.open(v.db, { mode: "read" });
+  const db = await openRecordsReader(v.db);
   try {
     const d = diffRuns(db, runId, summary.run_id);
     const a = db.candidates(runId), b = db.candidates(summary.run_id);

@@ -101,7 +101,8 @@ import { parseTrace } from "../ir/trace.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { type Knob, KnobSpace } from "../ir/knobs.ts";
 import { defaultTemplate, templateSpace } from "../search/templates.ts";
-import type { ErrorKind, RecordsDB, RunRow, WorkloadRow } from "./db.ts";
+import type { ErrorKind, RunRow, WorkloadRow } from "./db.ts";
+import type { RecordsReader } from "./records_reader.ts";
 
 /** Formats {@link exportRecords} writes. */
 export type ExportFormat = "csv" | "jsonl" | "parquet" | "autotvm" | "kerneltuner";
@@ -295,11 +296,11 @@ interface RowContext {
  * @param options runs to export and the split
  * @throws {ExportError} for an unknown run or holdout workload, or a bad fraction
  */
-export function exportRows(db: RecordsDB, options: ExportOptions = {}): ExportRow[] {
+export function exportRows(db: RecordsReader, options: ExportOptions = {}): ExportRow[] {
   return collect(db, options).map((c) => c.row);
 }
 
-function collect(db: RecordsDB, options: ExportOptions): RowContext[] {
+function collect(db: RecordsReader, options: ExportOptions): RowContext[] {
   const all = db.runs();
   let runs: RunRow[] = all;
   if (options.runs !== undefined) {
@@ -624,7 +625,7 @@ async function parquetBytes(rows: readonly ExportRow[]): Promise<Uint8Array> {
  * @throws {ExportError} for an unknown format, run or holdout workload, or a bad fraction
  */
 export async function exportRecords(
-  db: RecordsDB,
+  db: RecordsReader,
   format: ExportFormat,
   out: string,
   options: ExportOptions = {},

@@ -17,7 +17,8 @@ import type { Candidate, Strategy } from "../search/strategy.ts";
 import { evolutionaryTraceSearch } from "../search/evolutionary_traces.ts";
 import { createStrategy } from "../search/registry.ts";
 import { defaultTemplate, templateSpace } from "../search/templates.ts";
-import { sqliteRecordStore } from "../datasets/record_store.ts";
+import { type RecordStore, sqliteRecordStore } from "../datasets/record_store.ts";
+import { isPostgresUrl, openPostgresRecordStore } from "../datasets/postgres_store.ts";
 import { createCudaMeasurer, cudaKernelSource } from "../measure/cuda.ts";
 import { type KernelSource, kernelSource } from "../measure/kernel_source.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
@@ -30,7 +31,7 @@ import type { Progress } from "./progress.ts";
 
 /** What a session needs; `resume` takes everything else from the stored run. */
 export interface SessionOptions {
-  /** Path of the records database. */
+  /** Path of the records database (SQLite), or a `postgres://` URL (a shared PostgreSQL one). */
   db: string;
   /**
    * Continue the last unfinished run of the database (or run `runId`) with
@@ -147,15 +148,18 @@ export class ResumeConflictError extends Error {
 export async function runSession(
   o: SessionOptions,
 ): Promise<Summary & { bestTrace?: string; noDevice?: string }> {
-  const db = RecordsDB.open(o.db, { mode: o.resume ? "write" : "create" });
+  // A PostgreSQL URL (a team's shared records) or a SQLite file.
+  const db: RecordStore = isPostgresUrl(o.db)
+    ? await openPostgresRecordStore(o.db)
+    : sqliteRecordStore(RecordsDB.open(o.db, { mode: o.resume ? "write" : "create" }));
   try {
     let runId: number, config: RunConfig;
     /** Resuming a finished run: the traces of its transient results, measured again. */
     let remeasure: Trace[] | undefined;
     if (o.resume) {
       const run = o.runId === undefined
-        ? db.lastUnfinishedRun() ?? db.runs().at(-1)
-        : db.run(o.runId);
+        ? await db.lastUnfinishedRun() ?? (await db.runs()).at(-1)
+        : await db.run(o.runId);
       if (!run && o.runId !== undefined) {
         throw new ResumeConflictError(`--run ${o.runId}: no run ${o.runId} in ${o.db}`);
       }
@@ -164,7 +168,7 @@ export async function runSession(
       config = storedConfig(o.db, run.id, run.config);
       checkResume(config, o, run.id);
       if (run.status === "finished") {
-        remeasure = transientTraces(db, o.db, run.id);
+        remeasure = await transientTraces(db, o.db, run.id);
         if (remeasure.length === 0) {
           if (o.runId === undefined) throw new NothingToResumeError(o.db);
           throw new ResumeConflictError(
@@ -239,12 +243,12 @@ export async function runSession(
       })
       : undefined;
     if (!o.resume) {
-      runId = db.startRun({
+      runId = await db.startRun({
         strategy: config.strategy,
         seed: config.seed,
         trials: config.trials,
         target: config.target,
-        workloadId: db.upsertWorkload(
+        workloadId: await db.upsertWorkload(
           workload
             ? { name: workload.name, shape: workload.shape, flops: workload.flops }
             // A replayed cache: no flops known (its records have no GFLOP/s).
@@ -283,7 +287,7 @@ export async function runSession(
       const outcome = await tune({
         strategy: o.signal ? stoppable(strategy, o.signal) : strategy,
         measurer,
-        store: sqliteRecordStore(db, { close: false }),
+        store: db,
         runId: runId!,
         trials: remeasure?.length ?? config.trials,
         ...(workload ? { flops: workload.flops } : {}),
@@ -294,19 +298,19 @@ export async function runSession(
         timeLimitSeconds: o.timeLimitSeconds,
       });
       interrupted = o.signal?.aborted ?? false;
-      if (outcome.stop !== "time" && !interrupted) db.finishRun(runId!);
+      if (outcome.stop !== "time" && !interrupted) await db.finishRun(runId!);
       const device = await cuda?.device();
       if (device && !device.ok) noDevice = device.message;
     } finally {
       await measurer.close?.();
     }
     return {
-      ...summarize(db, runId!, o.db),
+      ...await summarize(db, runId!, db.location),
       ...(noDevice ? { noDevice } : {}),
       ...(interrupted ? { interrupted } : {}),
     };
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -314,8 +318,8 @@ export async function runSession(
  * The traces of a run's candidates whose result is of a transient error kind
  * (`isTransient`: the worker lost, a timeout under load), in trial order.
  */
-function transientTraces(db: RecordsDB, path: string, runId: number): Trace[] {
-  return db.candidates(runId)
+async function transientTraces(db: RecordStore, path: string, runId: number): Promise<Trace[]> {
+  return (await db.candidates(runId))
     .filter((c) => c.result && isTransient(c.result.errorKind))
     .map((c) => {
       try {
@@ -478,15 +482,15 @@ function traceList(traces: Trace[]): Strategy {
 }
 
 /** The summary of a run, read back from the database. */
-export function summarize(
-  db: RecordsDB,
+export async function summarize(
+  db: RecordStore,
   runId: number,
   path: string,
-): Summary & { bestTrace?: string } {
-  const run = db.run(runId)!;
-  const w = db.workload(run.workloadId)!;
-  const counts = db.counts(runId);
-  const best = db.best(runId);
+): Promise<Summary & { bestTrace?: string }> {
+  const run = (await db.run(runId))!;
+  const w = (await db.workload(run.workloadId))!;
+  const counts = await db.counts(runId);
+  const best = await db.best(runId);
   return {
     workload: w.name,
     shape: w.shape,
