@@ -141,3 +141,20 @@ export {
   type TransferOptions,
 } from "./tuner/transfer.ts";
 export { type LearningCurve, learningCurveSVG } from "./plots/rl_curve.ts";
+export { BUILTIN_NETWORKS, builtinNetwork } from "./network/builtin.ts";
+export { extractTasks, type Task, taskKey } from "./network/tasks.ts";
+export { type EndToEnd, measureEndToEnd } from "./network/end_to_end.ts";
+export { randomWeights } from "./network/weights.ts";
+export {
+  type SchedulerRound,
+  scheduleTasks,
+  TASK_SCHEDULERS,
+  type TaskSchedulerName,
+  warmStart,
+} from "./tuner/task_scheduler.ts";
+export {
+  estimateCurve,
+  type NetworkTuningOutcome,
+  type TaskOutcome,
+  tuneNetwork,
+} from "./tuner/network_tuning.ts";
