@@ -11,7 +11,7 @@
  * @module
  */
 import { DatabaseError } from "../datasets/db.ts";
-import { isPostgresUrl } from "../datasets/postgres_store.ts";
+import { isPostgresUrl } from "../datasets/postgres_url.ts";
 import { openRecordsReader } from "../datasets/records_reader.ts";
 import {
   EXPORT_FORMATS,

@@ -11,7 +11,7 @@
  */
 import { join } from "node:path";
 import type { RunRow } from "../datasets/db.ts";
-import { isPostgresUrl } from "../datasets/postgres_store.ts";
+import { isPostgresUrl } from "../datasets/postgres_url.ts";
 import { openRecordsReader, type RecordsReader } from "../datasets/records_reader.ts";
 import { printTrace } from "../ir/trace.ts";
 import { bestSoFar, tuningCurveSVG } from "../plots/tuning_curve.ts";

@@ -13,7 +13,7 @@
  * @module
  */
 import { RecordsDB } from "../datasets/db.ts";
-import { isPostgresUrl } from "../datasets/postgres_store.ts";
+import { isPostgresUrl } from "../datasets/postgres_url.ts";
 import { openRecordsReader, type RecordsReader } from "../datasets/records_reader.ts";
 import type { Trace } from "../ir/trace.ts";
 import type { TimingOptions } from "../measure/types.ts";

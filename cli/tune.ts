@@ -25,8 +25,13 @@ import { createWorkload } from "../ir/workloads.ts";
 import { templateSpace } from "../search/templates.ts";
 import { gpuTemplateSpace } from "../search/templates_gpu.ts";
 import { stderrProgress } from "../tuner/progress.ts";
-import { parseQueueUrl, QueueLostError, QueueUrlError } from "../remote/connection.ts";
-import { createRemoteMeasurer, NoWorkerError } from "../remote/remote_measurer.ts";
+import {
+  NoWorkerError,
+  parseQueueUrl,
+  QueueLostError,
+  QueueUrlError,
+} from "../remote/connection.ts";
+import type { RemoteMeasurerModule } from "../remote/remote_types.ts";
 import {
   NothingToResumeError,
   ResumeConflictError,
@@ -154,6 +159,7 @@ export async function main(argv: string[]): Promise<number> {
       ...(queue !== undefined
         ? {
           measurer: async (c) => {
+            const { createRemoteMeasurer } = await loadRemoteMeasurer();
             const m = await createRemoteMeasurer({
               url: queue,
               target: c.target,
@@ -240,6 +246,16 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     stop?.dispose();
   }
+}
+
+/**
+ * Loads the remote measurer (and npm `bullmq`) only with `--queue`, through a
+ * specifier the module graph does not follow: the offline bundle of `tune`
+ * (scripts/bundle.sh) carries no queue client.
+ */
+async function loadRemoteMeasurer(): Promise<RemoteMeasurerModule> {
+  const specifier = ["..", "remote", "remote_measurer.ts"].join("/");
+  return await import(specifier);
 }
 
 /** The parsed arguments, or undefined when they do not parse (for messages only). */

@@ -32,24 +32,10 @@ import {
   type WorkloadRow,
 } from "./db.ts";
 import type { RecordStore } from "./record_store.ts";
+import { displayUrl } from "./postgres_url.ts";
+export { displayUrl, isPostgresUrl } from "./postgres_url.ts";
 
 const KINDS: ReadonlySet<string> = new Set(ERROR_KINDS);
-
-/** True when `db` names a PostgreSQL database (`postgres://` or `postgresql://`). */
-export function isPostgresUrl(db: string): boolean {
-  return /^postgres(ql)?:\/\//.test(db);
-}
-
-/** The URL without its password, for messages. */
-export function displayUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    return u.href;
-  } catch {
-    return url.replace(/:[^:@/]*@/, ":***@");
-  }
-}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS tb_workloads (

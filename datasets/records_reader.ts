@@ -28,7 +28,7 @@ import {
   type RunRow,
   type WorkloadRow,
 } from "./db.ts";
-import { isPostgresUrl, openPostgresRecordStore } from "./postgres_store.ts";
+import { isPostgresUrl, loadPostgresStore } from "./postgres_url.ts";
 import type { RecordStore } from "./record_store.ts";
 
 /** The read-only calls of {@link RecordsDB} that `export` and `report` make. */
@@ -73,7 +73,7 @@ export async function snapshotOf(store: RecordStore): Promise<RecordsReader> {
  */
 export async function openRecordsReader(db: string): Promise<RecordsReader> {
   if (!isPostgresUrl(db)) return RecordsDB.open(db, { mode: "read" });
-  const store = await openPostgresRecordStore(db);
+  const store = await (await loadPostgresStore()).openPostgresRecordStore(db);
   try {
     return await snapshotOf(store);
   } finally {

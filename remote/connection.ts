@@ -36,6 +36,15 @@ export class QueueLostError extends Error {
   }
 }
 
+/** No worker of the wanted target and version is announced, or several machines are. */
+export class NoWorkerError extends Error {
+  /** Creates the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "NoWorkerError";
+  }
+}
+
 /** Connection options for ioredis (and BullMQ's `connection`). */
 export interface QueueConnection {
   host: string;

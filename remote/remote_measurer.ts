@@ -32,45 +32,13 @@ import { Redis } from "ioredis";
 import type { Candidate } from "../ir/candidate.ts";
 import type { MeasureBatchOptions, Measurer, MeasureResult } from "../measure/measurer.ts";
 import { tunebookVersion } from "../tuner/machine.ts";
-import { parseQueueUrl, QueueLostError } from "./connection.ts";
-export { QueueLostError };
+import { NoWorkerError, parseQueueUrl, QueueLostError } from "./connection.ts";
+export { NoWorkerError, QueueLostError };
 import { type JobOptions, type MeasureJob, parseResult } from "./job.ts";
 import { type Announcement, MACHINES_KEY } from "./machine.ts";
+import type { RemoteMeasurer, RemoteMeasurerOptions } from "./remote_types.ts";
 
-/** No worker of the wanted target and version is announced, or several machines are. */
-export class NoWorkerError extends Error {
-  /** Creates the error. */
-  constructor(message: string) {
-    super(message);
-    this.name = "NoWorkerError";
-  }
-}
-
-/** Options of {@link createRemoteMeasurer}. */
-export interface RemoteMeasurerOptions {
-  /** The `--queue` URL. */
-  url: string;
-  /** How every job is measured (timing, timeout, input seed). */
-  options: Omit<JobOptions, "cutoffSeconds">;
-  /** The target whose workers measure. Default `"cpu"`. */
-  target?: string;
-  /** The machine key, when several machines of the target announced themselves. */
-  machine?: string;
-  /** Seconds Redis may be unreachable before the run stops. Default 10. */
-  graceSeconds?: number;
-  /** Announcements older than this many seconds are ignored. Default 30. */
-  staleSeconds?: number;
-  /** Called once per quiet spell: jobs wait and none finished for `waitNoticeSeconds`. */
-  onWaiting?: (message: string) => void;
-  /** Seconds without a result before `onWaiting`. Default 15. */
-  waitNoticeSeconds?: number;
-}
-
-/** A remote measurer, with the machine it measures on. */
-export interface RemoteMeasurer extends Measurer {
-  /** The announcement of the machine chosen. */
-  machine: Announcement;
-}
+export type { RemoteMeasurer, RemoteMeasurerOptions } from "./remote_types.ts";
 
 /** Connects, picks the machine, and returns the measurer; see the module documentation. */
 export async function createRemoteMeasurer(o: RemoteMeasurerOptions): Promise<RemoteMeasurer> {

@@ -18,7 +18,7 @@ import { evolutionaryTraceSearch } from "../search/evolutionary_traces.ts";
 import { createStrategy } from "../search/registry.ts";
 import { defaultTemplate, templateSpace } from "../search/templates.ts";
 import { type RecordStore, sqliteRecordStore } from "../datasets/record_store.ts";
-import { isPostgresUrl, openPostgresRecordStore } from "../datasets/postgres_store.ts";
+import { isPostgresUrl, loadPostgresStore } from "../datasets/postgres_url.ts";
 import { createCudaMeasurer, cudaKernelSource } from "../measure/cuda.ts";
 import { type KernelSource, kernelSource } from "../measure/kernel_source.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
@@ -150,7 +150,7 @@ export async function runSession(
 ): Promise<Summary & { bestTrace?: string; noDevice?: string }> {
   // A PostgreSQL URL (a team's shared records) or a SQLite file.
   const db: RecordStore = isPostgresUrl(o.db)
-    ? await openPostgresRecordStore(o.db)
+    ? await (await loadPostgresStore()).openPostgresRecordStore(o.db)
     : sqliteRecordStore(RecordsDB.open(o.db, { mode: o.resume ? "write" : "create" }));
   try {
     let runId: number, config: RunConfig;
