@@ -30,11 +30,11 @@
 import { Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
 import type { Candidate } from "../ir/candidate.ts";
-import type { MeasureBatchOptions, Measurer, MeasureResult } from "../measure/measurer.ts";
+import type { MeasureBatchOptions, MeasureResult } from "../measure/measurer.ts";
 import { tunebookVersion } from "../tuner/machine.ts";
 import { NoWorkerError, parseQueueUrl, QueueLostError } from "./connection.ts";
 export { NoWorkerError, QueueLostError };
-import { type JobOptions, type MeasureJob, parseResult } from "./job.ts";
+import { type MeasureJob, parseResult } from "./job.ts";
 import { type Announcement, MACHINES_KEY } from "./machine.ts";
 import type { RemoteMeasurer, RemoteMeasurerOptions } from "./remote_types.ts";
 
