@@ -34,7 +34,7 @@ export * from "./measure/mod.ts";
 export * from "./datasets/mod.ts";
 export { tune, type TuneOptions, type TuneOutcome } from "./tuner/loop.ts";
 export { runSession, type SessionOptions, type Summary } from "./tuner/session.ts";
-export { kernelSource, referenceSource, signatureOf } from "./tuner/kernel.ts";
+export { kernelSource, referenceSource, signatureOf } from "./measure/kernel_source.ts";
 export { type Progress, progressLine } from "./tuner/progress.ts";
 export * from "./search/knobs.ts";
 export {
@@ -47,13 +47,18 @@ export { mutate, verify } from "./search/mutators.ts";
 export { evolutionaryTraceSearch } from "./search/evolutionary_traces.ts";
 export { createStrategy, STRATEGY_NAMES, type StrategyContext } from "./search/registry.ts";
 export { type ReplaySpace, replaySpace, replaySpaceFromFile } from "./search/replay.ts";
+export { type CompareRow, compareRows, compareTable } from "./search/compare.ts";
 export {
-  type CompareRow,
-  compareRows,
-  compareTable,
+  evaluatorMeasurer,
+  type RunOptions,
   runStrategy,
   type RunTrace,
-} from "./search/compare.ts";
+} from "./tuner/run_strategy.ts";
+export { createNativeMeasurer, type NativeMeasurer } from "./measure/native.ts";
+export { createReplayMeasurer, recordTable, type ReplayTable } from "./measure/replay.ts";
+export type { Measurer, MeasureResult } from "./measure/measurer.ts";
+export { type RecordStore, sqliteRecordStore } from "./datasets/record_store.ts";
+export { createMemoryRecordStore } from "./datasets/memory_store.ts";
 export { modelBasedTuner } from "./search/model_based.ts";
 export type { CostModel, Sample } from "./costmodel/model.ts";
 export type { Matrix, Regressor } from "./costmodel/regressor.ts";
@@ -122,10 +127,10 @@ export {
   type EpisodeOptions,
   type EpisodeStats,
   runEpisode,
-  trainAgent,
   type TrainOptions,
   type TuningTrace,
 } from "./rl/train.ts";
+export { trainAgent, type TrainRecords } from "./tuner/train.ts";
 export { type AgentStrategy, agentStrategy, type AgentStrategyOptions } from "./rl/strategy.ts";
 export { RL_STRATEGY_NAMES, rlStrategy } from "./rl/presets.ts";
 export {
@@ -134,5 +139,22 @@ export {
   replayLayer,
   trainAcrossSpaces,
   type TransferOptions,
-} from "./rl/transfer.ts";
+} from "./tuner/transfer.ts";
 export { type LearningCurve, learningCurveSVG } from "./plots/rl_curve.ts";
+export { BUILTIN_NETWORKS, builtinNetwork } from "./network/builtin.ts";
+export { extractTasks, type Task, taskKey } from "./network/tasks.ts";
+export { type EndToEnd, measureEndToEnd } from "./network/end_to_end.ts";
+export { randomWeights } from "./network/weights.ts";
+export {
+  type SchedulerRound,
+  scheduleTasks,
+  TASK_SCHEDULERS,
+  type TaskSchedulerName,
+  warmStart,
+} from "./tuner/task_scheduler.ts";
+export {
+  estimateCurve,
+  type NetworkTuningOutcome,
+  type TaskOutcome,
+  tuneNetwork,
+} from "./tuner/network_tuning.ts";
