@@ -32,6 +32,9 @@ export { defaultSpace, sketchesOf, type SketchOptions } from "./search/sketch.ts
 export { randomSearch, type RandomSearchOptions } from "./search/random.ts";
 export * from "./measure/mod.ts";
 export * from "./datasets/mod.ts";
+// The export with features and template knob spaces shadows the plain one of datasets/.
+export { exportRecords, exportRows, TRAINING_EXPORT } from "./tuner/export.ts";
+export { featureDescriber, PARQUET_FEATURE_COLUMNS } from "./costmodel/export.ts";
 export { tune, type TuneOptions, type TuneOutcome } from "./tuner/loop.ts";
 export { runSession, type SessionOptions, type Summary } from "./tuner/session.ts";
 export { kernelSource, referenceSource, signatureOf } from "./tuner/kernel.ts";

@@ -38,7 +38,7 @@ import { DatabaseSync } from "node:sqlite";
 import { basename } from "node:path";
 import { ERROR_KINDS } from "../ir/error_kind.ts";
 import { canonicalJSON } from "../ir/trace.ts";
-import { tunebookVersion } from "../tuner/machine.ts";
+import { tunebookVersion } from "./machine.ts";
 import type { ErrorKind, RecordsDB } from "./db.ts";
 import { EXPORT_SCHEMA, type ExportRow } from "./export.ts";
 import {

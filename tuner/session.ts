@@ -19,7 +19,7 @@ import { defaultTemplate, templateSpace } from "../search/templates.ts";
 import { cudaKernelSource, cudaMeasurement, cudaStrategy } from "./cuda.ts";
 import { type KernelSource, kernelSource } from "./kernel.ts";
 import { tune } from "./loop.ts";
-import { describeMachine, tunebookVersion } from "./machine.ts";
+import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import type { Progress } from "./progress.ts";
 
 /** What a session needs; `resume` takes everything else from the stored run. */
