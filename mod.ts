@@ -48,7 +48,17 @@ export {
 } from "./search/templates.ts";
 export { mutate, verify } from "./search/mutators.ts";
 export { evolutionaryTraceSearch } from "./search/evolutionary_traces.ts";
-export { createStrategy, STRATEGY_NAMES, type StrategyContext } from "./search/registry.ts";
+export {
+  createStrategy,
+  createTraceStrategy,
+  KNOB_STRATEGY_NAMES,
+  STRATEGIES,
+  STRATEGY_NAMES,
+  type StrategyContext,
+  type StrategyEntry,
+  strategyHelp,
+  TRACE_STRATEGY_NAMES,
+} from "./tuner/strategies.ts";
 export { type ReplaySpace, replaySpace, replaySpaceFromFile } from "./search/replay.ts";
 export {
   type CompareRow,

@@ -9,6 +9,7 @@ import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
 import { checkWorkloadMemory } from "../ir/limits.ts";
 import { TEMPLATE_NAMES } from "../search/templates.ts";
 import { GPU_TEMPLATE_NAMES } from "../search/templates_gpu.ts";
+import { STRATEGY_NAMES, strategyHelp } from "../tuner/strategies.ts";
 
 /** A bad command line; the CLI prints the message and exits with status 2. */
 export class UsageError extends Error {
@@ -66,25 +67,6 @@ export function parseFlags<const O extends ParseArgsOptionsConfig>(
   >["values"];
 }
 
-/** Strategies `tune` knows. */
-export const STRATEGIES = [
-  "random",
-  "evolutionary",
-  "grid",
-  "grid-shuffled",
-  "sa",
-  "ga",
-  "xgb",
-  "xgb-rank",
-  // Knob strategies of search/registry.ts added by issue 16.
-  "bo",
-  "auto",
-  "greedy_ils",
-  "basin_hopping",
-  "dual_annealing",
-  "diff_evo",
-  "pso",
-] as const;
 /** Targets `tune` knows. */
 export const TARGETS = ["cpu", "cuda"] as const;
 
@@ -130,10 +112,10 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
 }
   --target cpu|cuda   target (default cpu); cuda builds with nvcc (sm_90) and, without a
                       GPU, stops after building with a "no CUDA device/driver" error (exit 3)
-  --strategy NAME     ${STRATEGIES.join(" | ")} (default random); random and evolutionary
-                      search the sketch space (random: the template's knobs when --template
-                      is given), the others the knob template
-  --template NAME     knob template of grid/sa/ga (default the workload's: ${
+  --strategy NAME     search strategy (default random), one of the table below; random
+                      and ansor search the sketch space (random: the template's knobs when
+                      --template is given), the others the knob template
+  --template NAME     knob template of the knob strategies (default the workload's: ${
   TEMPLATE_NAMES.join(", ")
 }; cuda: ${GPU_TEMPLATE_NAMES.join(", ")})
   --trials N          distinct candidates to measure (default 64)
@@ -155,6 +137,9 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
                       than the run's best so far gets no more repeats (default: off)
   --quiet             no progress bar
   --help              this text
+
+Strategies (tuner/strategies.ts; compare takes the same names but ansor):
+${strategyHelp(2)}
 
 Ctrl-C or SIGTERM stops after the round in flight (a second one at once) and prints the
 command that resumes the run. Exit status: 0 done; 2 bad arguments, file or database;
@@ -226,8 +211,10 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
   if (!(TARGETS as readonly string[]).includes(args.target)) {
     throw new UsageError(`Unknown target "${args.target}"; known: ${TARGETS.join(", ")}`);
   }
-  if (!(STRATEGIES as readonly string[]).includes(args.strategy)) {
-    throw new UsageError(`Unknown strategy "${args.strategy}"; known: ${STRATEGIES.join(", ")}`);
+  if (!STRATEGY_NAMES.includes(args.strategy)) {
+    throw new UsageError(
+      `Unknown strategy "${args.strategy}"; known: ${STRATEGY_NAMES.join(", ")}`,
+    );
   }
   const templates = args.target === "cuda" ? GPU_TEMPLATE_NAMES : TEMPLATE_NAMES;
   if (args.template !== undefined && !templates.includes(args.template)) {
@@ -252,6 +239,13 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
   }
   if (v.workload !== undefined) args.workload = v.workload;
   if (v.shape !== undefined) args.shape = parseShape(v.shape);
+  for (const flag of ["strategy", "template", "seed"] as const) {
+    if (args.trace !== undefined && given.includes(flag)) {
+      throw new UsageError(
+        `--${flag} cannot be given with --trace: the run measures the file's traces`,
+      );
+    }
+  }
   if (args.trace === undefined) {
     if (args.workload === undefined) {
       throw new UsageError("Missing --workload (or --resume, --trace)");

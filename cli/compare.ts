@@ -28,7 +28,14 @@ import {
   runStrategy,
   type RunTrace,
 } from "../search/compare.ts";
-import { createStrategy, STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../search/registry.ts";
+import {
+  createStrategy,
+  KNOB_STRATEGY_NAMES,
+  STRATEGIES,
+  STRATEGY_NAMES,
+  strategyHelp,
+  TRANSFER_STRATEGIES,
+} from "../tuner/strategies.ts";
 import type { Sample } from "../costmodel/model.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
 import {
@@ -63,10 +70,13 @@ export const COMPARE_USAGE = `usage: deno task compare --space SPACE [options]
   --absent KIND          invalid | restricted: configurations a cache lacks (default invalid)
   --template NAME        knob template of a live workload space
   --transfer-from CACHE  records of the same kernel on another device (transfer strategies)
-  --plan-size N          plan size of the planning strategies (default 64)
+  --plan-size N          plan size of the planning strategies (default 16)
   --out DIR              directory of the tuning curves (default runs/compare)
   --quiet                no progress bar
-  --help                 this text`;
+  --help                 this text
+
+Strategies (tuner/strategies.ts; tune takes the same names, and ansor):
+${strategyHelp(2, KNOB_STRATEGY_NAMES)}`;
 
 /** A space to compare on. */
 interface CompareSpace {
@@ -119,6 +129,11 @@ async function openSpace(
       throw new UsageError(`--template ${template}: ${(e as Error).message}`);
     }
     return liveSpace(spec, t);
+  }
+  if (template !== undefined) {
+    throw new UsageError(
+      `--template ${template}: ${spec} is a recorded space; --template applies to a live workload space (e.g. matmul:256,256,256)`,
+    );
   }
   try {
     const r = await replaySpaceFromFile(spec, { absent });
@@ -266,7 +281,12 @@ export async function compare(
   }
   for (const s of strategies) {
     if (!STRATEGY_NAMES.includes(s)) {
-      throw new UsageError(`Unknown strategy "${s}"; known: ${STRATEGY_NAMES.join(", ")}`);
+      throw new UsageError(`Unknown strategy "${s}"; known: ${KNOB_STRATEGY_NAMES.join(", ")}`);
+    }
+    if (!KNOB_STRATEGY_NAMES.includes(s)) {
+      throw new UsageError(
+        `--strategies: ${s} searches sketches (traces), and compare's spaces are knob spaces (tune --strategy ${s} searches a workload's sketches)`,
+      );
     }
   }
   if (strategies.some((s) => TRANSFER_STRATEGIES.includes(s)) && !v["transfer-from"]) {
@@ -280,6 +300,20 @@ export async function compare(
   const planSize = v["plan-size"] === undefined
     ? undefined
     : list(v["plan-size"], "--plan-size")[0];
+  if (v["transfer-from"] && !strategies.some((s) => TRANSFER_STRATEGIES.includes(s))) {
+    throw new UsageError(
+      `--transfer-from: none of ${strategies.join(", ")} pretrains; it serves ${
+        TRANSFER_STRATEGIES.join(" and ")
+      }`,
+    );
+  }
+  if (planSize !== undefined && !strategies.some((s) => STRATEGIES[s].plans)) {
+    throw new UsageError(
+      `--plan-size: none of ${strategies.join(", ")} plans; it sets the plan of ${
+        KNOB_STRATEGY_NAMES.filter((s) => STRATEGIES[s].plans).join(", ")
+      }`,
+    );
+  }
   const [seeds] = list(v.seeds!, "--seeds");
   if (seeds > LIMITS.seeds.value) {
     throw new UsageError(`--seeds: ${limitMessage(`${seeds} seeds`, LIMITS.seeds)}`);
@@ -410,7 +444,7 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
     for (const name of strategies) {
       const list: RunTrace[] = [];
       for (let seed = 0; seed < seeds; seed++) {
-        const strategy = createStrategy(name, space.space, {
+        const strategy = await createStrategy(name, space.space, {
           seed,
           candidateOf: space.candidateOf,
           pretrain,

@@ -9,7 +9,7 @@ import {
   samplesToReach,
   summary,
 } from "./compare.ts";
-import { createStrategy, STRATEGY_NAMES, TRANSFER_STRATEGIES } from "./registry.ts";
+import { createStrategy, KNOB_STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../tuner/strategies.ts";
 import { replaySpaceFromFile } from "./replay.ts";
 import type { Candidate, Observation, Strategy } from "./strategy.ts";
 
@@ -17,10 +17,10 @@ const replay = await replaySpaceFromFile("pnpoly_RTX_3090");
 const evaluate = (cs: Candidate[]) => replay.measure(cs);
 
 Deno.test("every strategy is reproducible by seed on replayed data", async () => {
-  for (const name of STRATEGY_NAMES.filter((n) => !TRANSFER_STRATEGIES.includes(n))) {
-    const run = () =>
+  for (const name of KNOB_STRATEGY_NAMES.filter((n) => !TRANSFER_STRATEGIES.includes(n))) {
+    const run = async () =>
       runStrategy(
-        createStrategy(name, replay.space, { seed: 4, candidateOf: replay.candidateOf }),
+        await createStrategy(name, replay.space, { seed: 4, candidateOf: replay.candidateOf }),
         evaluate,
         {
           budget: 80,

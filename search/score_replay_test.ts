@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { budgetScore, expectedRandomFraction, meanCurve } from "./score.ts";
 import { runStrategy, type RunTrace } from "./compare.ts";
-import { createStrategy } from "./registry.ts";
+import { createStrategy } from "../tuner/strategies.ts";
 import { replaySpaceFromFile } from "./replay.ts";
 
 const LO = 25, HI = 100, SEEDS = 8;
@@ -22,7 +22,7 @@ for (const cache of ["pnpoly_RTX_3090", "resnet18_conv2_cpu"]) {
     for (const name of ["bo", "auto", "greedy_ils", "dual_annealing", "diff_evo", "pso"]) {
       const runs: RunTrace[] = [];
       for (let seed = 0; seed < SEEDS; seed++) {
-        const s = createStrategy(name, r.space, { seed, candidateOf: r.candidateOf });
+        const s = await createStrategy(name, r.space, { seed, candidateOf: r.candidateOf });
         runs.push(await runStrategy(s, (cs) => r.measure(cs), { budget: HI }));
       }
       const score = budgetScore(meanCurve(runs, r.optimum, LO, HI), random);

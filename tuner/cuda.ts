@@ -2,7 +2,7 @@
  * What `tune --target cuda` plugs into the tuning loop: CUDA source of a
  * trace (replayed, checked by the GPU postprocessor {@link verifyGpu},
  * lowered, printed by {@link generateCuda}, followed by the timing harness
- * of `measure/cuda_harness.ts`), the GPU design spaces, the nvcc
+ * of `measure/cuda_harness.ts`), the nvcc
  * builder (reporting each candidate's ptxas resources) and the CUDA runner
  * (which reports `no_device` for every candidate, once probed, on a machine
  * without a GPU; the resources of each candidate are appended to its
@@ -15,7 +15,6 @@ import { gemmTolerance } from "../ir/gemm_gpu.ts";
 import { createPrng } from "../ir/prng.ts";
 import { gpuLaunches, type GpuTarget, H100, verifyGpu } from "../ir/target_gpu.ts";
 import { replayTrace, type Trace } from "../ir/trace.ts";
-import type { Workload } from "../ir/workloads.ts";
 import { join } from "node:path";
 import { cudaHarness } from "../measure/cuda_harness.ts";
 import { createCudaRunner, type CudaDeviceStatus } from "../measure/cuda_runner.ts";
@@ -27,12 +26,6 @@ import {
 } from "../measure/nvcc_builder.ts";
 import type { Runner } from "../measure/runner.ts";
 import type { TimingOptions } from "../measure/types.ts";
-import { randomSearch } from "../search/random.ts";
-import { createStrategy } from "../search/registry.ts";
-import { gpuSpace } from "../search/sketch_gpu.ts";
-import type { Strategy } from "../search/strategy.ts";
-import { evolutionaryTraceSearch } from "../search/evolutionary_traces.ts";
-import { defaultGpuTemplate, gpuTemplateSpace } from "../search/templates_gpu.ts";
 import type { KernelSource } from "./kernel.ts";
 
 /**
@@ -53,24 +46,6 @@ export function cudaKernelSource(trace: Trace, target: Readonly<GpuTarget> = H10
     if (e instanceof ScheduleError) return { error: e.message };
     throw e;
   }
-}
-
-/**
- * The strategy of a CUDA run: `random` and `evolutionary` search the GPU
- * sketch space; knob strategies search the GPU template (`matmul-gpu`, …).
- */
-export function cudaStrategy(
-  strategy: string,
-  w: Workload,
-  seed: number,
-  template?: string,
-): Strategy {
-  if (strategy === "random") return randomSearch(gpuSpace(w), { seed });
-  if (strategy === "evolutionary") return evolutionaryTraceSearch(gpuSpace(w), { seed });
-  const name = template ?? defaultGpuTemplate(w);
-  if (!name) throw new RangeError(`No GPU knob template for ${w.name}; use --strategy random`);
-  const t = gpuTemplateSpace(name, w);
-  return createStrategy(strategy, t.space, { seed, candidateOf: t.candidateOf });
 }
 
 /** Options of {@link cudaMeasurement}. */

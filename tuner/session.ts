@@ -10,17 +10,13 @@ import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
 import { createRunner } from "../measure/runner.ts";
 import { isTransient, type TimingOptions } from "../measure/types.ts";
-import { randomSearch } from "../search/random.ts";
-import { defaultSpace } from "../search/sketch.ts";
 import type { Candidate, Strategy } from "../search/strategy.ts";
-import { evolutionaryTraceSearch } from "../search/evolutionary_traces.ts";
-import { createStrategy } from "../search/registry.ts";
-import { defaultTemplate, templateSpace } from "../search/templates.ts";
-import { cudaKernelSource, cudaMeasurement, cudaStrategy } from "./cuda.ts";
+import { cudaKernelSource, cudaMeasurement } from "./cuda.ts";
 import { type KernelSource, kernelSource } from "./kernel.ts";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import type { Progress } from "./progress.ts";
+import { strategyFor, strategyProblem } from "./tune_strategy.ts";
 
 /** What a session needs; `resume` takes everything else from the stored run. */
 export interface SessionOptions {
@@ -168,6 +164,17 @@ export async function runSession(
         `Records database "${o.db}": run ${runId!}: field config: ${(e as Error).message}`,
       );
     }
+    // A strategy the target or template cannot serve is refused before anything is built.
+    const problem = config.strategy === "trace-file"
+      ? undefined
+      : strategyProblem({ ...config, workload });
+    if (problem && o.resume) {
+      throw new DatabaseError(
+        o.db,
+        `Records database "${o.db}": run ${runId!}: field config.strategy: ${problem}`,
+      );
+    }
+    if (problem) throw new RangeError(problem);
     const builder = createBuilder({
       cacheDir: o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE"),
       batch: config.unity ?? 1,
@@ -206,13 +213,7 @@ export async function runSession(
     let noDevice: string | undefined;
     let interrupted = false;
     try {
-      const strategy = remeasure
-        ? traceList(remeasure)
-        : cuda
-        ? (config.strategy === "trace-file"
-          ? traceList(config.traces ?? [])
-          : cudaStrategy(config.strategy, workload, config.seed, config.template))
-        : makeStrategy(config, workload);
+      const strategy = remeasure ? traceList(remeasure) : await makeStrategy(config, workload);
       const outcome = await tune({
         workload,
         strategy: o.signal ? stoppable(strategy, o.signal) : strategy,
@@ -379,21 +380,13 @@ function stoppable(strategy: Strategy, signal: AbortSignal): Strategy {
 }
 
 /**
- * The strategy of a run: `random` and `evolutionary` search the default
- * trace space (sketches); the knob strategies (grid, sa, ga, ...) search the
- * workload's knob template.
+ * The strategy of a run: the trace list of a trace-file run, else the
+ * table's strategy on the space tune_strategy.ts picks for its target
+ * (sketches, or a knob template).
  */
-function makeStrategy(c: RunConfig, w: Workload): Strategy {
+async function makeStrategy(c: RunConfig, w: Workload): Promise<Strategy> {
   if (c.strategy === "trace-file") return traceList(c.traces ?? []);
-  // random with --template samples the template's knobs; without, the sketch space.
-  if (c.strategy === "random" && c.template === undefined) {
-    return randomSearch(defaultSpace(w), { seed: c.seed });
-  }
-  if (c.strategy === "evolutionary") {
-    return evolutionaryTraceSearch(defaultSpace(w), { seed: c.seed });
-  }
-  const t = templateSpace(c.template ?? defaultTemplate(w), w);
-  return createStrategy(c.strategy, t.space, { seed: c.seed, candidateOf: t.candidateOf });
+  return await strategyFor({ ...c, workload: w });
 }
 
 /** Proposes the given traces in order, then nothing. */
