@@ -64,9 +64,12 @@ export {
   type CompareRow,
   compareRows,
   compareTable,
+  type FractionBand,
+  fractionBand,
   runStrategy,
   type RunTrace,
 } from "./search/compare.ts";
+export { mean, median, quantile, type Summary as StatsSummary, summary } from "./ir/stats.ts";
 export { modelBasedTuner } from "./search/model_based.ts";
 export type { CostModel, Sample } from "./costmodel/model.ts";
 export type { Matrix, Regressor } from "./costmodel/regressor.ts";

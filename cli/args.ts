@@ -10,6 +10,9 @@ import { checkWorkloadMemory } from "../ir/limits.ts";
 import { TEMPLATE_NAMES } from "../search/templates.ts";
 import { GPU_TEMPLATE_NAMES } from "../search/templates_gpu.ts";
 import { STRATEGY_NAMES, strategyHelp } from "../tuner/strategies.ts";
+import { DEFAULTS, RANGES } from "../tuner/defaults.ts";
+
+const TUNE = DEFAULTS.tune;
 
 /** A bad command line; the CLI prints the message and exits with status 2. */
 export class UsageError extends Error {
@@ -100,8 +103,8 @@ export interface TuneArgs {
   quiet: boolean;
 }
 
-/** Default of `--unity`: candidates compiled together per compiler process. */
-export const UNITY_DEFAULT = 1;
+/** Default of `--unity`: candidates compiled together per compiler process (tuner/defaults.ts). */
+export const UNITY_DEFAULT: number = TUNE.unity;
 
 /** Usage text of `tune`. */
 export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,... [options]
@@ -110,25 +113,25 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
   --shape D1,D2,...   ${
   Object.entries(WORKLOADS).map(([n, d]) => `${n}: ${d.params.join(",")}`).join("; ")
 }
-  --target cpu|cuda   target (default cpu); cuda builds with nvcc (sm_90) and, without a
+  --target cpu|cuda   target (default ${TUNE.target}); cuda builds with nvcc (sm_90) and, without a
                       GPU, stops after building with a "no CUDA device/driver" error (exit 3)
-  --strategy NAME     search strategy (default random), one of the table below; random
+  --strategy NAME     search strategy (default ${TUNE.strategy}), one of the table below; random
                       and ansor search the sketch space (random: the template's knobs when
                       --template is given), the others the knob template
   --template NAME     knob template of the knob strategies (default the workload's: ${
   TEMPLATE_NAMES.join(", ")
 }; cuda: ${GPU_TEMPLATE_NAMES.join(", ")})
-  --trials N          distinct candidates to measure (default 64)
-  --seed N            seed of the search (default 1)
-  --db PATH           records database (default runs.db)
+  --trials N          distinct candidates to measure (default ${TUNE.trials})
+  --seed N            seed of the search (default ${TUNE.seed})
+  --db PATH           records database (default ${TUNE.db})
   --resume            continue the last unfinished run in --db with its stored options
                       (a flag that contradicts them is an error); a finished run has its
                       transient results (worker_lost, run_timeout_transient) measured again
   --run ID            with --resume: continue run ID instead
   --trace FILE        measure the trace(s) in FILE (one trace or a JSON list) instead of searching
-  --batch N           candidates per round (default 8)
-  --timeout S         seconds one measurement may take (default 10)
-  --number N --repeat N --min-repeat-ms MS   timing (default 1, 3, 40)
+  --batch N           candidates per round (default ${TUNE.batch})
+  --timeout S         seconds one measurement may take (default ${TUNE.timeoutSeconds})
+  --number N --repeat N --min-repeat-ms MS   timing (default ${TUNE.timing.number}, ${TUNE.timing.repeat}, ${TUNE.timing.minRepeatMs})
   --overlap           build the next round while this one is measured, the compilers at the
                       lowest CPU priority (nice 19 and their session's autogroup at 19)
   --unity N           compile up to N of a round's candidates in one file and compiler
@@ -157,20 +160,20 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
       options: {
         workload: { type: "string" },
         shape: { type: "string" },
-        target: { type: "string", default: "cpu" },
-        strategy: { type: "string", default: "random" },
+        target: { type: "string", default: TUNE.target },
+        strategy: { type: "string", default: TUNE.strategy },
         trials: { type: "string" },
-        seed: { type: "string", default: "1" },
-        db: { type: "string", default: "runs.db" },
+        seed: { type: "string", default: String(TUNE.seed) },
+        db: { type: "string", default: TUNE.db },
         resume: { type: "boolean", default: false },
         run: { type: "string" },
         trace: { type: "string" },
         template: { type: "string" },
-        batch: { type: "string", default: "8" },
-        timeout: { type: "string", default: "10" },
-        number: { type: "string", default: "1" },
-        repeat: { type: "string", default: "3" },
-        "min-repeat-ms": { type: "string", default: "40" },
+        batch: { type: "string", default: String(TUNE.batch) },
+        timeout: { type: "string", default: String(TUNE.timeoutSeconds) },
+        number: { type: "string", default: String(TUNE.timing.number) },
+        repeat: { type: "string", default: String(TUNE.timing.repeat) },
+        "min-repeat-ms": { type: "string", default: String(TUNE.timing.minRepeatMs) },
         overlap: { type: "boolean", default: false },
         unity: { type: "string", default: String(UNITY_DEFAULT) },
         race: { type: "string" },
@@ -189,21 +192,21 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     given,
     target: v.target!,
     strategy: v.strategy!,
-    seed: integer(v.seed!, "--seed", -(2 ** 31), 2 ** 32),
+    seed: integer(v.seed!, "--seed", RANGES.seed),
     db: v.db!,
     resume: v.resume!,
     trace: v.trace,
     template: v.template,
-    batch: integer(v.batch!, "--batch", 1, 1024),
+    batch: integer(v.batch!, "--batch", RANGES.batch),
     timeout: positive(v.timeout!, "--timeout"),
-    number: integer(v.number!, "--number", 1, 1e9),
-    repeat: integer(v.repeat!, "--repeat", 1, 1000),
+    number: integer(v.number!, "--number", RANGES.number),
+    repeat: integer(v.repeat!, "--repeat", RANGES.repeat),
     minRepeatMs: nonNegative(v["min-repeat-ms"]!, "--min-repeat-ms"),
     overlap: v.overlap!,
-    unity: integer(v.unity!, "--unity", 1, 1024),
+    unity: integer(v.unity!, "--unity", RANGES.unity),
     quiet: v.quiet!,
   };
-  if (v.trials !== undefined) args.trials = integer(v.trials, "--trials", 1, 1e7);
+  if (v.trials !== undefined) args.trials = integer(v.trials, "--trials", RANGES.trials);
   if (v.race !== undefined) {
     args.race = positive(v.race, "--race");
     if (args.race < 1) throw new UsageError(`--race must be a factor >= 1, got ${v.race}`);
@@ -227,7 +230,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
   if (args.db.trim() === "") throw new UsageError("--db must name a records database file");
   if (v.run !== undefined) {
     if (!args.resume) throw new UsageError("--run needs --resume (the run to continue)");
-    args.run = integer(v.run, "--run", 1, Number.MAX_SAFE_INTEGER);
+    args.run = integer(v.run, "--run", { min: 1, max: Number.MAX_SAFE_INTEGER });
   }
   if (args.resume) {
     if (v.workload !== undefined) args.workload = v.workload;
@@ -281,7 +284,7 @@ export function parseShape(text: string): number[] {
   });
 }
 
-function integer(text: string, flag: string, min: number, max: number): number {
+function integer(text: string, flag: string, { min, max }: { min: number; max: number }): number {
   if (!/^-?\d+$/.test(text.trim())) {
     throw new UsageError(`${flag} must be an integer, got "${text}"`);
   }

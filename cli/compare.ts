@@ -15,13 +15,14 @@ import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
 import { checkWorkloadMemory, limitMessage, LIMITS } from "../ir/limits.ts";
 import { createBuilder } from "../measure/builder.ts";
 import { createRunner } from "../measure/runner.ts";
-import { median } from "../datasets/db.ts";
+import { median } from "../ir/stats.ts";
 import {
   type CompareManyOutput,
   type CompareOutput,
   compareRows,
   compareTable,
   type Evaluator,
+  fractionBand,
   fractionOverWall,
   reachRows,
   reachTable,
@@ -36,6 +37,7 @@ import {
   strategyHelp,
   TRANSFER_STRATEGIES,
 } from "../tuner/strategies.ts";
+import { DEFAULTS } from "../tuner/defaults.ts";
 import type { Sample } from "../costmodel/model.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
 import {
@@ -59,19 +61,21 @@ export type { CompareManyOutput, CompareOutput };
 import { checkOutputDir } from "./output.ts";
 import { stopPoints, StopRequested, watchStop } from "./stop.ts";
 
+const C = DEFAULTS.compare;
+
 /** Usage text of `compare`. */
 export const COMPARE_USAGE = `usage: deno task compare --space SPACE [options]
 
   --space SPACE          a Kernel Tuner cache (name from data/kerneltuner, or a path), or a
                          workload measured live, e.g. matmul:256,256,256
-  --strategies A,B,...   strategies to compare (default random,grid,sa,ga,evolutionary)
-  --budget N,N,...       evaluations at which to compare (default 25,100,400)
-  --seeds N              seeds per strategy (default 20)
-  --absent KIND          invalid | restricted: configurations a cache lacks (default invalid)
+  --strategies A,B,...   strategies to compare (default ${C.strategies.join(",")})
+  --budget N,N,...       evaluations at which to compare (default ${C.budgets.join(",")})
+  --seeds N              seeds per strategy (default ${C.seeds})
+  --absent KIND          invalid | restricted: configurations a cache lacks (default ${C.absent})
   --template NAME        knob template of a live workload space
   --transfer-from CACHE  records of the same kernel on another device (transfer strategies)
-  --plan-size N          plan size of the planning strategies (default 16)
-  --out DIR              directory of the tuning curves (default runs/compare)
+  --plan-size N          plan size of the planning strategies (default ${DEFAULTS.planSize})
+  --out DIR              directory of the tuning curves (default ${C.out})
   --quiet                no progress bar
   --help                 this text
 
@@ -164,7 +168,7 @@ async function openSpace(
 
 function liveSpace(name: string, t: ReturnType<typeof templateSpace>): CompareSpace {
   const builder = createBuilder({ cacheDir: Deno.env.get("TUNEBOOK_CACHE") });
-  const runner = createRunner({ timing: { number: 1, repeat: 3, minRepeatMs: 20, warmup: 1 } });
+  const runner = createRunner({ timing: C.liveTiming });
   const measured = new Map<number, Observation>();
   let reference: string | undefined;
   let best = Infinity;
@@ -257,14 +261,14 @@ export async function compare(
     argv,
     {
       space: { type: "string" },
-      strategies: { type: "string", default: "random,grid,sa,ga,evolutionary" },
-      budget: { type: "string", default: "25,100,400" },
-      seeds: { type: "string", default: "20" },
-      absent: { type: "string", default: "invalid" },
+      strategies: { type: "string", default: C.strategies.join(",") },
+      budget: { type: "string", default: C.budgets.join(",") },
+      seeds: { type: "string", default: String(C.seeds) },
+      absent: { type: "string", default: C.absent },
       template: { type: "string" },
       "transfer-from": { type: "string" },
       "plan-size": { type: "string" },
-      out: { type: "string", default: "runs/compare" },
+      out: { type: "string", default: C.out },
       quiet: { type: "boolean", default: false },
     },
     COMPARE_USAGE,
@@ -450,7 +454,13 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
           pretrain,
           planSize,
         });
-        list.push(await runStrategy(strategy, evaluate, { budget: maxBudget }));
+        list.push(
+          await runStrategy(strategy, evaluate, {
+            budget: maxBudget,
+            batch: C.batch,
+            patience: C.patience,
+          }),
+        );
         progress?.update({
           done: runs.size * seeds + seed + 1,
           total,
@@ -471,26 +481,12 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
   const reach = reachRows(runs, optimum, 0.95);
   console.error(`\nSamples to reach 95% of the optimum (within ${maxBudget} evaluations):\n`);
   console.error(reachTable(reach));
-  const series = [...runs].map(([label, rs]) => {
-    const x = Array.from({ length: maxBudget }, (_, i) => i + 1);
-    const at = (i: number) =>
-      rs.map((
-        r,
-      ) => (r.best.length > i && Number.isFinite(r.best[i])
-        ? optimum / r.best[i]
-        : r.best.length > i
-        ? 0
-        : NaN)
-      ).filter((f) => !Number.isNaN(f)).sort((a, b) => a - b);
-    const q = (xs: number[], p: number) => xs.length ? xs[Math.floor((xs.length - 1) * p)] : NaN;
-    return {
-      label,
-      x,
-      median: x.map((_, i) => q(at(i), 0.5)),
-      p25: x.map((_, i) => q(at(i), 0.25)),
-      p75: x.map((_, i) => q(at(i), 0.75)),
-    };
-  });
+  // The band reads the same statistics as the table (fractionBand), so they agree at each budget.
+  const evaluations = Array.from({ length: maxBudget }, (_, i) => i + 1);
+  const series = [...runs].map(([label, rs]) => ({
+    label,
+    ...fractionBand(rs, optimum, evaluations),
+  }));
   const svg = bandCurveSVG(series, {
     title: `${space.name}: median and quartiles over ${seeds} seeds`,
   });

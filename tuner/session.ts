@@ -17,6 +17,7 @@ import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import type { Progress } from "./progress.ts";
 import { strategyFor, strategyProblem } from "./tune_strategy.ts";
+import { DEFAULTS, inRange, type RANGES } from "./defaults.ts";
 
 /** What a session needs; `resume` takes everything else from the stored run. */
 export interface SessionOptions {
@@ -140,16 +141,16 @@ export async function runSession(
       config = {
         workload: w.name,
         shape: w.shape,
-        strategy: o.traces ? "trace-file" : o.strategy ?? "random",
-        seed: o.seed ?? 1,
-        trials: o.trials ?? o.traces?.length ?? 64,
-        target: o.target ?? "cpu",
-        batch: o.batch ?? 8,
+        strategy: o.traces ? "trace-file" : o.strategy ?? DEFAULTS.tune.strategy,
+        seed: o.seed ?? DEFAULTS.tune.seed,
+        trials: o.trials ?? o.traces?.length ?? DEFAULTS.tune.trials,
+        target: o.target ?? DEFAULTS.tune.target,
+        batch: o.batch ?? DEFAULTS.tune.batch,
         ...(o.overlap ? { overlap: true } : {}),
         ...(o.race !== undefined ? { race: o.race } : {}),
-        unity: o.unity ?? 1,
-        timeoutSeconds: o.timeoutSeconds ?? 10,
-        timing: { number: 1, repeat: 3, minRepeatMs: 40, warmup: 1, ...o.timing },
+        unity: o.unity ?? DEFAULTS.tune.unity,
+        timeoutSeconds: o.timeoutSeconds ?? DEFAULTS.tune.timeoutSeconds,
+        timing: { ...DEFAULTS.tune.timing, ...o.timing },
         traces: o.traces,
         ...(o.template ? { template: o.template } : {}),
       };
@@ -296,21 +297,31 @@ interface RunConfig {
 /** A stored run's configuration, checked enough to resume it (a bad one is a DatabaseError). */
 function storedConfig(path: string, runId: number, config: unknown): RunConfig {
   const c = config as Partial<RunConfig> | null;
-  const bad = (field: string): never => {
+  const bad = (field: string, why = "is missing or invalid"): never => {
     throw new DatabaseError(
       path,
-      `Records database "${path}": run ${runId}: field config.${field} is missing or invalid`,
+      `Records database "${path}": run ${runId}: field config.${field} ${why}`,
     );
   };
   if (typeof c !== "object" || c === null || Array.isArray(c)) return bad("(object)");
   if (typeof c.workload !== "string") bad("workload");
   if (!Array.isArray(c.shape) || !c.shape.every(Number.isInteger)) bad("shape");
   if (typeof c.strategy !== "string") bad("strategy");
-  for (const k of ["seed", "trials", "batch", "timeoutSeconds"] as const) {
-    if (typeof c[k] !== "number" || !Number.isFinite(c[k])) bad(k);
-  }
-  if (typeof c.target !== "string") bad("target");
+  // The ranges the command line enforces (tuner/defaults.ts) hold for a stored run too.
+  const within = (field: string, range: keyof typeof RANGES, value: unknown) => {
+    const why = inRange(range, value);
+    if (why) bad(field, `${why}, got ${JSON.stringify(value) ?? "nothing"}`);
+  };
+  for (const k of ["seed", "trials", "batch", "timeoutSeconds"] as const) within(k, k, c[k]);
+  if (c.unity !== undefined) within("unity", "unity", c.unity);
+  if (c.race !== undefined) within("race", "race", c.race);
+  if (c.overlap !== undefined && typeof c.overlap !== "boolean") bad("overlap");
+  if (typeof c.target !== "string" || !["cpu", "cuda"].includes(c.target)) bad("target");
   if (typeof c.timing !== "object" || c.timing === null) bad("timing");
+  for (const k of ["number", "repeat", "minRepeatMs"] as const) {
+    within(`timing.${k}`, k, (c.timing as Partial<TimingOptions>)[k]);
+  }
+  if (c.template !== undefined && typeof c.template !== "string") bad("template");
   if (c.strategy === "trace-file" && !Array.isArray(c.traces)) bad("traces");
   return c as RunConfig;
 }

@@ -49,6 +49,7 @@ import { randomKnobSearch, randomSearch } from "../search/random.ts";
 import type { DesignSpace } from "../search/space.ts";
 import type { CandidateOf, Strategy } from "../search/strategy.ts";
 import { validityClassifier } from "../search/validity.ts";
+import { DEFAULTS } from "./defaults.ts";
 
 /** What every knob-space factory receives. */
 export interface StrategyContext {
@@ -62,7 +63,7 @@ export interface StrategyContext {
   pretrain?: Sample[];
   /** Members of the `auto` portfolio (table names). Default {@link AUTO_MEMBERS}. */
   autoMembers?: readonly string[];
-  /** Plan size of the model-based tuners (AutoTVM's plan_size). Default 16 (small budgets). */
+  /** Plan size of the model-based tuners (AutoTVM's plan_size). Default `DEFAULTS.planSize`. */
   planSize?: number;
 }
 
@@ -111,7 +112,7 @@ function modelBased(kind: string, transfer: boolean): StrategyEntry["knobs"] {
     return modelBasedTuner(space, {
       ...c,
       // Plans of 16 (AutoTVM uses 64): the model leads from the 17th evaluation on.
-      planSize: c.planSize ?? 16,
+      planSize: c.planSize ?? DEFAULTS.planSize,
       validity: validityClassifier(space),
       model: await learnedModelFor(kind, space, transfer ? c : { ...c, pretrain: undefined }),
       warmStart: transfer,
