@@ -26,8 +26,10 @@
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { RecordsDB } from "../datasets/db.ts";
+import { sqliteRecordStore } from "../datasets/record_store.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder, DEFAULT_FLAGS } from "../measure/builder.ts";
+import { createNativeMeasurer } from "../measure/native.ts";
 import { createRunner } from "../measure/runner.ts";
 import type { TimingOptions } from "../measure/types.ts";
 import { randomSearch } from "../search/random.ts";
@@ -35,7 +37,23 @@ import { createStrategy } from "../tuner/strategies.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import type { Strategy } from "../search/strategy.ts";
 import { defaultTemplate, templateSpace } from "../search/templates.ts";
-import { tune, type TuneTimings } from "../tuner/loop.ts";
+import { tune } from "../tuner/loop.ts";
+
+/**
+ * Wall seconds of a run by part: the loop's (`TuneTimings` of tuner/loop.ts)
+ * with its measurer's share split into code generation, build and measurement
+ * (`NativeTimings` of measure/native.ts).
+ */
+export interface ThroughputTimings {
+  wall: number;
+  propose: number;
+  observe: number;
+  /** Trace hashing (the loop) and code generation (the measurer). */
+  source: number;
+  build: number;
+  measure: number;
+  records: number;
+}
 
 /** What one throughput run measured. */
 export interface ThroughputRow {
@@ -51,7 +69,7 @@ export interface ThroughputRow {
   perSecond: number;
   /** Best GFLOP/s found, if any candidate was valid. */
   bestGflops?: number;
-  timings: TuneTimings;
+  timings: ThroughputTimings;
   /** Mean wall seconds of one compiler process (records' build_seconds, cached builds excluded). */
   compileSeconds: number;
   /** GFLOP/s of every valid candidate, by trace hash (to compare modes on the same candidates). */
@@ -95,7 +113,11 @@ export async function measureThroughput(o: ThroughputOptions): Promise<Throughpu
     // Builds overlapping a measurement take only the cycles it leaves idle.
     background: o.overlap,
   });
-  const runner = createRunner({ timing: o.timing });
+  const measurer = createNativeMeasurer({
+    workload: o.workload,
+    builder,
+    runner: createRunner({ timing: o.timing }),
+  });
   try {
     const w = o.workload;
     const runId = db.startRun({
@@ -110,17 +132,26 @@ export async function measureThroughput(o: ThroughputOptions): Promise<Throughpu
       tunebookVersion: "bench",
     });
     const out = await tune({
-      workload: w,
       strategy: await strategyOf(o.strategy, w, o.seed),
-      trials: o.trials,
-      db,
+      measurer,
+      store: sqliteRecordStore(db, { close: false }),
       runId,
-      builder,
-      runner,
+      trials: o.trials,
+      flops: w.flops,
       batchSize: o.batch,
       overlap: o.overlap,
       ...(o.race !== undefined ? { race: o.race } : {}),
     });
+    const m = measurer.timings;
+    const timings: ThroughputTimings = {
+      wall: out.timings.wall,
+      propose: out.timings.propose,
+      observe: out.timings.observe,
+      source: out.timings.key + m.source,
+      build: m.build,
+      measure: m.run,
+      records: out.timings.records,
+    };
     const best = db.best(runId)?.result.gflops ?? undefined;
     const gflopsByHash = new Map<string, number>();
     let compiles = 0, compileSeconds = 0;
@@ -134,20 +165,20 @@ export async function measureThroughput(o: ThroughputOptions): Promise<Throughpu
       unity: o.unity,
       ...(o.race !== undefined ? { race: o.race } : {}),
       trials: out.measured,
-      perSecond: out.measured / out.timings.wall,
+      perSecond: out.measured / timings.wall,
       ...(best !== undefined ? { bestGflops: best } : {}),
-      timings: out.timings,
+      timings,
       compileSeconds: compiles ? compileSeconds / compiles : 0,
       gflopsByHash,
     };
   } finally {
-    await runner.close();
+    await measurer.close();
     db.close();
   }
 }
 
 /** Search and model overhead of a run: proposing, observing, code generation, records. */
-export function overheadSeconds(t: TuneTimings): number {
+export function overheadSeconds(t: ThroughputTimings): number {
   return t.propose + t.observe + t.source + t.records;
 }
 
@@ -172,7 +203,7 @@ export function overlapNoise(
 
 /** Markdown table of throughput rows. */
 export function throughputTable(rows: ThroughputRow[]): string {
-  const pct = (x: number, t: TuneTimings) => `${(100 * x / t.wall).toFixed(0)}%`;
+  const pct = (x: number, t: ThroughputTimings) => `${(100 * x / t.wall).toFixed(0)}%`;
   const lines = [
     "| strategy | overlap | unity | race | trials | wall s | trials/s | build | measure | overhead (search+model) | gcc s/kernel | best GFLOP/s |",
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",

@@ -745,6 +745,12 @@ export class RecordsDB {
     ).id;
   }
 
+  /** The result with this id (as {@link RecordsDB.addResult} returned it), if any. */
+  result(resultId: number): ResultRow | undefined {
+    const r = this.#get(`SELECT ${RESULT_COLUMNS} FROM results r WHERE r.id = ?`, resultId);
+    return (r && toResult(this.path, r)) ?? undefined;
+  }
+
   /** The candidates of a run with their results (null if unmeasured), by trial. */
   candidates(runId: number): CandidateRow[] {
     return this.#all(

@@ -4,7 +4,7 @@ import { lower } from "../ir/lower.ts";
 import { createPrng } from "../ir/prng.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { matmul } from "../ir/workloads.ts";
-import { signatureOf } from "../tuner/kernel.ts";
+import { signatureOf } from "./kernel_source.ts";
 import { pointerTable } from "./buffers.ts";
 import { CUDA_MEASURE_SYMBOLS, cudaHarness } from "./cuda_harness.ts";
 import { createNvccBuilder } from "./nvcc_builder.ts";

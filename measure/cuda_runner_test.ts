@@ -6,7 +6,7 @@ import { lower } from "../ir/lower.ts";
 import { createPrng } from "../ir/prng.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { matmul } from "../ir/workloads.ts";
-import { referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
+import { referenceSource, signatureOf, toleranceOf } from "./kernel_source.ts";
 import { createBuilder } from "./builder.ts";
 import { cudaHarness } from "./cuda_harness.ts";
 import { createCudaRunner, deviceMessage } from "./cuda_runner.ts";

@@ -39,6 +39,8 @@ import {
 } from "../datasets/kerneltuner.ts";
 import { limitMessage, LIMITS } from "../ir/limits.ts";
 import type { ErrorKind } from "../measure/types.ts";
+import type { Measurer } from "../measure/measurer.ts";
+import { createReplayMeasurer } from "../measure/replay.ts";
 import { KnobSpace, type Point } from "./knobs.ts";
 import type { Candidate, CandidateOf, Observation } from "./strategy.ts";
 
@@ -84,6 +86,8 @@ export interface ReplaySpace {
   evaluateIndex(index: number): ReplayResult;
   /** Replays candidates (each needs `knobs`) into observations. */
   measure(candidates: Candidate[]): Observation[];
+  /** The replay as a {@link Measurer} (`"replay:<name>"`), for the tuning loop. */
+  measurer: Measurer;
   /** Best (lowest) seconds over the whole cache. */
   optimum: number;
   /** A point with the best time. */
@@ -287,8 +291,10 @@ export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}
   );
   const candidateOf: CandidateOf = (knobs) => ({ knobs: [...knobs] });
 
+  const name = `${cache.kernelName} on ${deviceOf(cache)}`;
   return {
-    name: `${cache.kernelName} on ${deviceOf(cache)}`,
+    name,
+    measurer: createReplayMeasurer({ get: evaluate }, { name: `replay:${name}` }),
     cache,
     space,
     evaluate,

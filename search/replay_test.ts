@@ -51,6 +51,20 @@ Deno.test("the optimum is the lowest time of the cache, in seconds", async () =>
   assert.equal(r.allowedCount, 4_092);
 });
 
+Deno.test("a replay space's measurer answers each point with the cache's time, as its evaluate does", async () => {
+  const r = replaySpace(await cache("pnpoly_RTX_3090"));
+  assert.equal(r.measurer.name, "replay:cn_pnpoly on NVIDIA GeForce RTX 3090");
+  const points = [r.optimumPoint, ...Array.from({ length: 50 }, (_, i) => r.space.point(i * 80))];
+  const results = await r.measurer.measure(points.map((knobs) => ({ knobs })));
+  results.forEach((m, i) => {
+    const e = r.evaluate(points[i]);
+    assert.equal(m.errorKind, e.errorKind);
+    assert.deepEqual(m.times, e.seconds === undefined ? [] : [e.seconds]);
+  });
+  assert.deepEqual(results[0].times, [r.optimum]);
+  assert.ok(results.some((m) => m.errorKind !== "none"), "some sampled points are invalid");
+});
+
 Deno.test("every cached entry replays as recorded; error markers keep their name", async () => {
   const c = await cache("convolution_A100");
   const r = replaySpace(c);

@@ -1,92 +1,140 @@
 /**
- * The tuning loop: the one module that wires search, measurement and
- * records together.
+ * The tuning loop: the one module that wires a strategy, a {@link Measurer}
+ * and a {@link RecordStore} together. `tune`, `compare` (live and replayed),
+ * RL training and the notebooks all run it.
  *
  * Each round asks the strategy for a batch, drops candidates this run has
  * already measured (their recorded result is observed again at no cost),
- * records the new ones before building them, builds them in parallel,
- * measures them one at a time in the worker pool, records each result as it
- * arrives, and tells the strategy. With `overlap` the rounds form a pipeline:
- * round k+1 is proposed and built while round k is measured, and round k is
- * observed while round k+1 is measured. A run killed at any moment resumes from
- * the database: the strategy is replayed from its seed, recorded results are
- * fed back instead of measured, and nothing finished is measured twice. A
- * result of a transient error kind (`isTransient`: the worker lost, a timeout
- * under load) is not finished: a resumed run measures it again.
+ * records the new ones before measuring them, measures them in one call of
+ * the measurer, records each result as it arrives, and tells the strategy.
+ * With `overlap` the rounds form a pipeline: round k+1 is proposed and handed
+ * to the measurer while round k is measured (the native measurer builds it
+ * meanwhile), and round k is observed while round k+1 is measured.
+ *
+ * The run ends when the trials are done, when the wall-time budget is spent,
+ * or when the space is exhausted: the strategy proposes nothing, or
+ * `patience` rounds in a row bring nothing new. A run stopped at any moment
+ * (a measurer that throws, a killed process, the time budget) resumes from
+ * the store: the strategy is replayed from its seed, recorded results are fed
+ * back instead of measured, and nothing finished is measured twice. A result
+ * of a transient error kind (`isTransient`: the worker lost, a timeout under
+ * load) is not finished: a resumed run measures it again.
+ *
+ * Side effects other than the records are callbacks: `onProgress` (a
+ * progress bar), `onMeasured` (live plots, curves), and the strategy's own
+ * `observe` (model updates).
+ *
+ * @example
+ * ```ts
+ * import { tune } from "./loop.ts";
+ * import { createMemoryRecordStore } from "../datasets/memory_store.ts";
+ * import type { Measurer } from "../measure/measurer.ts";
+ * import { gridSearch } from "../search/grid.ts";
+ * import { KnobSpace } from "../search/knobs.ts";
+ * const space = new KnobSpace([{ name: "x", kind: "other", options: [1, 2, 3, 4] }]);
+ * // A measurer that answers 1 + |x - 3| milliseconds: no kernel runs.
+ * const measurer: Measurer = {
+ *   name: "fake",
+ *   measure: (batch) =>
+ *     Promise.resolve(batch.map((c) => ({
+ *       errorKind: "none" as const,
+ *       times: [(1 + Math.abs(c.knobs![0] - 2)) * 1e-3],
+ *       buildSeconds: 0,
+ *       runSeconds: 0,
+ *     }))),
+ * };
+ * const store = createMemoryRecordStore();
+ * const workloadId = await store.upsertWorkload({ name: "x", shape: [4], flops: 1 });
+ * const runId = await store.startRun({
+ *   strategy: "random", seed: 1, trials: 4, target: "fake", workloadId,
+ *   config: {}, machine: {}, compiler: "", tunebookVersion: "0",
+ * });
+ * const out = await tune({
+ *   strategy: gridSearch(space), measurer, store, runId, trials: 4,
+ * });
+ * if (out.measured !== 4 || (await store.best(runId))?.result.seconds !== 1e-3) throw new Error();
+ * ```
  * @module
  */
-import { type Trace, traceHash } from "../ir/trace.ts";
-import type { Workload } from "../ir/workloads.ts";
-import type { RecordsDB, ResultInput, ResultRow } from "../datasets/db.ts";
-import type { Builder } from "../measure/builder.ts";
-import type { Runner } from "../measure/runner.ts";
-import {
-  type BuildResult,
-  type ErrorKind,
-  isTransient,
-  type MeasureInput,
-} from "../measure/types.ts";
-import type { Candidate, Observation, Strategy } from "../search/strategy.ts";
-import {
-  type KernelSource,
-  kernelSource,
-  referenceSource,
-  signatureOf,
-  toleranceOf,
-} from "./kernel.ts";
+import type { Candidate, Observation } from "../ir/candidate.ts";
+import { type ErrorKind, isTransient } from "../ir/error_kind.ts";
+import { traceHash } from "../ir/trace.ts";
+import type { RecordStore } from "../datasets/record_store.ts";
+import type { ResultRow } from "../datasets/db.ts";
+import type { Measurer, MeasureResult } from "../measure/measurer.ts";
+import type { Strategy } from "../search/strategy.ts";
 import type { Progress } from "./progress.ts";
+
+/** Defaults of {@link TuneOptions}. */
+export const LOOP_DEFAULTS: Readonly<{ batchSize: number; patience: number }> = Object.freeze({
+  batchSize: 8,
+  patience: 20,
+});
+
+/** One result as the loop recorded it (for {@link TuneOptions.onMeasured}). */
+export interface Measured {
+  candidate: Candidate;
+  /** The candidate's key (its trace hash, or its knobs joined). */
+  key: string;
+  /** The result as the store holds it (`seconds`: median of the repeats). */
+  result: ResultRow;
+  /** Distinct candidates of the run measured so far, this one included. */
+  done: number;
+  /** Best valid seconds of the run so far (Infinity before the first valid one). */
+  bestSeconds: number;
+}
 
 /** Options of {@link tune}. */
 export interface TuneOptions {
-  workload: Workload;
   strategy: Strategy;
+  /** Measures each round's new candidates (native CPU, CUDA, replay, ...). */
+  measurer: Measurer;
+  /** Where the run's records go, and what a resumed run reads back. */
+  store: RecordStore;
+  /** The run to record into (from `store.startRun`, or a resumed run). */
+  runId: number;
   /** Distinct candidates to measure (failures count). */
   trials: number;
-  db: RecordsDB;
-  /** The run to record into (from `db.startRun`, or a resumed run). */
-  runId: number;
-  builder: Builder;
-  runner: Runner;
-  /** Candidates proposed per round. Default 8. */
+  /** Candidates proposed per round. Default {@link LOOP_DEFAULTS}.batchSize (8). */
   batchSize?: number;
-  /** Seed of the measurement inputs. Default 0. */
-  inputSeed?: number;
-  /** Stop after this many wall seconds (unfinished runs can be resumed). */
+  /** Stop after this many wall seconds (the run stays resumable). */
   timeLimitSeconds?: number;
-  /** Rounds in a row without a new candidate before the space counts as exhausted. Default 20. */
+  /**
+   * Rounds in a row without a new candidate before the space counts as
+   * exhausted. Default {@link LOOP_DEFAULTS}.patience (20). A strategy that
+   * proposes nothing ends the run at once.
+   */
   patience?: number;
+  /**
+   * Key that deduplicates candidates: equal keys are one configuration,
+   * measured once per run. Default: the trace hash when the candidate has a
+   * trace, else its knobs joined by commas.
+   */
+  keyOf?: (candidate: Candidate) => string | Promise<string>;
+  /** Floating-point operations of one call, for the GFLOP/s of the progress. */
+  flops?: number;
   /** Called after every recorded result. */
   onProgress?: (p: Progress) => void;
-  /** Turns a trace into C (tests inject faulty kernels here). Default {@link kernelSource}. */
-  source?: (trace: Trace) => KernelSource;
+  /** Called with every new result, in the order they are recorded. */
+  onMeasured?: (m: Measured) => void;
   /**
-   * Builds the C reference kernel when `builder` builds another language
-   * (CUDA candidates are checked against the C reference). Default `builder`.
-   */
-  referenceBuilder?: Builder;
-  /**
-   * Build round k+1 while round k is measured (and observe round k while
-   * round k+1 is measured). Proposals then lag one round behind the
-   * observations. Give it a builder with `background` (as `runSession`
-   * does): compilers at normal priority on the cores being measured perturb
-   * the timings badly (bench/tuning_throughput.ts measures both effects).
-   * Default false: build, then measure, then observe, one round at a time.
+   * Hand round k+1 to the measurer while round k is measured (and observe
+   * round k meanwhile). Proposals then lag one round behind the
+   * observations. Give the native measurer a builder with `background`
+   * (as `runSession` does): compilers at normal priority on the cores being
+   * measured perturb the timings badly (bench/tuning_throughput.ts measures
+   * both effects). Default false: one round at a time.
    */
   overlap?: boolean;
   /**
    * Racing: a candidate whose first timing repeat is more than `race` times
-   * slower than the best kernel of the run so far gets no further repeats
-   * (its record has one time). Saves most of the measurement time of
-   * candidates that cannot compete. Default: every candidate gets every repeat.
+   * slower than the best of the run so far (when its round is handed to the
+   * measurer) gets no further repeats. Default: every repeat.
    */
   race?: number;
 }
 
-/**
- * Wall seconds the loop spent in each part of a run (summed over rounds).
- * With `overlap`, `build` and `measure` run at the same time, so the parts
- * can add up to more than `wall`.
- */
+/** Wall seconds the loop spent in each part of a run (summed over rounds). */
 export interface TuneTimings {
   /** From the start of {@link tune} to its return. */
   wall: number;
@@ -94,13 +142,11 @@ export interface TuneTimings {
   propose: number;
   /** Strategy `observe` calls (model updates). */
   observe: number;
-  /** Trace hashing, replay, lowering and C generation of proposals. */
-  source: number;
-  /** Waiting for the builder (each round's batch, start to finish). */
-  build: number;
-  /** Waiting for the runner (each round's batch, start to finish). */
+  /** Keys of proposals (trace hashing). */
+  key: number;
+  /** Waiting for the measurer (each round, start to finish; rounds overlap with `overlap`). */
   measure: number;
-  /** Records database writes and reads. */
+  /** Record store writes and reads. */
   records: number;
 }
 
@@ -114,46 +160,34 @@ export interface TuneOutcome {
   timings: TuneTimings;
 }
 
-/** One round's candidates on their way through build, measurement and observation. */
+/** One round's candidates on their way through measurement and observation. */
 interface Round {
-  /** Proposals already measured (this run or recorded) or in an earlier round: observed by hash. */
-  known: { candidate: Candidate; hash: string }[];
+  /** Proposals already measured (this run or recorded) or in flight: observed by key. */
+  known: { candidate: Candidate; key: string }[];
   /** Observations of the new candidates, in the order their results arrive. */
   fresh: Observation[];
-  /** Resolves when every new candidate of the round has a result. */
+  /** Resolves when every new candidate of the round has a recorded result. */
   done: Promise<void>;
+}
+
+/** The default {@link TuneOptions.keyOf}. */
+export async function candidateKey(c: Candidate): Promise<string> {
+  return c.trace ? await traceHash(c.trace) : (c.knobs ?? []).join(",");
 }
 
 /** Runs the tuning loop; see the module documentation. */
 export async function tune(o: TuneOptions): Promise<TuneOutcome> {
-  const batchSize = o.batchSize ?? 8;
+  const batchSize = o.batchSize ?? LOOP_DEFAULTS.batchSize;
   if (o.race !== undefined && !(o.race >= 1)) {
     throw new RangeError(`race must be a factor >= 1, got ${o.race}`);
   }
-  const patience = o.patience ?? 20;
+  const patience = o.patience ?? LOOP_DEFAULTS.patience;
   const overlap = o.overlap ?? false;
+  const keyOf = o.keyOf ?? candidateKey;
   const started = performance.now();
-  const timings: TuneTimings = {
-    wall: 0,
-    propose: 0,
-    observe: 0,
-    source: 0,
-    build: 0,
-    measure: 0,
-    records: 0,
-  };
-  const timed = <T>(part: Exclude<keyof TuneTimings, "wall">, f: () => T): T => {
-    const t0 = performance.now();
-    try {
-      return f();
-    } finally {
-      timings[part] += (performance.now() - t0) / 1000;
-    }
-  };
-  const timedAsync = async <T>(
-    part: Exclude<keyof TuneTimings, "wall">,
-    f: () => Promise<T>,
-  ): Promise<T> => {
+  const timings: TuneTimings = { wall: 0, propose: 0, observe: 0, key: 0, measure: 0, records: 0 };
+  type Part = Exclude<keyof TuneTimings, "wall">;
+  const timed = async <T>(part: Part, f: () => T | Promise<T>): Promise<T> => {
     const t0 = performance.now();
     try {
       return await f();
@@ -161,21 +195,19 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
       timings[part] += (performance.now() - t0) / 1000;
     }
   };
-  const flops = o.workload.flops;
   // A transient result (the worker lost, a timeout under load) is not final: measured again.
-  const recorded = timed(
-    "records",
-    () => new Map([...o.db.measured(o.runId)].filter(([, r]) => !isTransient(r.errorKind))),
-  );
+  const recorded = await timed("records", async () =>
+    new Map(
+      [...await o.store.measured(o.runId)].filter(([, r]) => !isTransient(r.errorKind)),
+    ));
   const seen = new Map<string, ResultRow>();
-  /** Candidates recorded in the database whose result has not arrived yet. */
+  /** Keys recorded in the store whose result has not arrived yet. */
   const pending = new Set<string>();
-  let valid = 0, errors = 0, best: number | undefined;
+  let valid = 0, errors = 0, bestSeconds = Infinity;
   const count = (r: { errorKind: ErrorKind; seconds: number | null }) => {
     if (r.errorKind === "none" && r.seconds) {
       valid++;
-      const g = flops / r.seconds / 1e9;
-      if (best === undefined || g > best) best = g;
+      bestSeconds = Math.min(bestSeconds, r.seconds);
     } else errors++;
   };
   const report = () =>
@@ -184,15 +216,14 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
       total: o.trials,
       valid,
       errors,
-      bestGflops: best,
+      ...(o.flops && Number.isFinite(bestSeconds)
+        ? { bestGflops: o.flops / bestSeconds / 1e9 }
+        : {}),
       elapsed: (performance.now() - started) / 1000,
     });
 
-  const signature = signatureOf(o.workload);
-  const { atol, rtol } = toleranceOf(o.workload);
-  let reference: string | undefined;
   let idle = 0;
-  /** The round being measured (with `overlap`, while the next one builds). */
+  /** The round being measured (with `overlap`, while the next one is handed over). */
   let inFlight: Round | undefined;
 
   /** Waits for the round in flight, then tells the strategy what it gave. */
@@ -202,13 +233,13 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
     inFlight = undefined;
     await round.done;
     const observations = [
-      ...round.known.flatMap(({ candidate, hash }) => {
-        const row = seen.get(hash);
+      ...round.known.flatMap(({ candidate, key }) => {
+        const row = seen.get(key);
         return row ? [observationOf(candidate, row)] : [];
       }),
       ...round.fresh,
     ];
-    await timedAsync("observe", async () => await o.strategy.observe(observations));
+    await timed("observe", () => o.strategy.observe(observations));
   };
   const outcome = async (stop: TuneOutcome["stop"]): Promise<TuneOutcome> => {
     await settle();
@@ -220,35 +251,28 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
     if (o.timeLimitSeconds && (performance.now() - started) / 1000 > o.timeLimitSeconds) {
       return await outcome("time");
     }
-    const proposals = timed(
+    const proposals = await timed(
       "propose",
       () => o.strategy.propose(Math.min(batchSize, o.trials - seen.size - pending.size)),
     );
     const known: Round["known"] = [];
-    const fresh: { candidate: Candidate; hash: string }[] = [];
+    const fresh: { candidate: Candidate; key: string }[] = [];
     const inBatch = new Set<string>();
     for (const candidate of proposals) {
-      if (!candidate.trace) {
-        throw new TypeError(
-          `Strategy "${o.strategy.name}" proposed a candidate without a trace: live tuning builds schedules (give knob strategies a template's candidateOf)`,
-        );
-      }
-      const t0 = performance.now();
-      const hash = await traceHash(candidate.trace);
-      timings.source += (performance.now() - t0) / 1000;
-      const old = seen.get(hash) ?? recorded.get(hash);
+      const key = await timed("key", () => keyOf(candidate));
+      const old = seen.get(key) ?? recorded.get(key);
       if (old) {
-        if (!seen.has(hash)) {
-          seen.set(hash, old);
+        if (!seen.has(key)) {
+          seen.set(key, old);
           count(old);
         }
-        known.push({ candidate, hash });
-      } else if (pending.has(hash)) {
+        known.push({ candidate, key });
+      } else if (pending.has(key)) {
         // Being measured in the round in flight: observed once its result is in.
-        known.push({ candidate, hash });
-      } else if (!inBatch.has(hash) && seen.size + pending.size + fresh.length < o.trials) {
-        inBatch.add(hash);
-        fresh.push({ candidate, hash });
+        known.push({ candidate, key });
+      } else if (!inBatch.has(key) && seen.size + pending.size + fresh.length < o.trials) {
+        inBatch.add(key);
+        fresh.push({ candidate, key });
       }
     }
     const round: Round = { known, fresh: [], done: Promise.resolve() };
@@ -261,103 +285,79 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
         await settle();
         inFlight = round;
       }
-      if (++idle >= patience) return await outcome("exhausted");
+      if (proposals.length === 0 || ++idle >= patience) return await outcome("exhausted");
       continue;
     }
     idle = 0;
 
-    // Record before building: a killed run finds these again on resume.
-    const ids = timed(
-      "records",
-      () =>
-        fresh.map(({ candidate, hash }, i) =>
-          o.db.addCandidate(o.runId, {
+    // Record before measuring: a killed run finds these again on resume.
+    const ids = await timed("records", async () => {
+      const out: number[] = [];
+      for (const [i, { candidate, key }] of fresh.entries()) {
+        out.push(
+          await o.store.addCandidate(o.runId, {
             trial: seen.size + pending.size + i,
-            trace: JSON.stringify(candidate.trace!),
-            traceHash: hash,
-            knobs: candidate.knobs,
-          })
-        ),
-    );
-    fresh.forEach(({ hash }) => pending.add(hash));
-    const sources = timed(
-      "source",
-      () => fresh.map(({ candidate }) => (o.source ?? kernelSource)(candidate.trace!)),
-    );
-    reference ??= await buildReference(o.referenceBuilder ?? o.builder, o.workload);
-    const toBuild = sources.flatMap((s, i) => "source" in s ? [{ i, source: s.source }] : []);
-    const built = await timedAsync(
-      "build",
-      () => o.builder.build(toBuild.map(({ source }) => ({ source }))),
-    );
-    const buildOf = new Map<number, BuildResult>(toBuild.map(({ i }, j) => [i, built[j]]));
-    const toRun: { i: number; input: MeasureInput }[] = [];
-    const finish = (i: number, r: ResultInput) => {
-      const row = timed("records", () => {
-        o.db.addResult(ids[i], r);
-        return o.db.measured(o.runId).get(fresh[i].hash)!;
+            trace: JSON.stringify(candidate.trace ?? null),
+            traceHash: key,
+            ...(candidate.knobs ? { knobs: candidate.knobs } : {}),
+          }),
+        );
+      }
+      return out;
+    });
+    fresh.forEach(({ key }) => pending.add(key));
+    /** Store writes of this round's results, one after another in arrival order. */
+    let writes = Promise.resolve();
+    const finish = (i: number, r: MeasureResult) => {
+      writes = writes.then(async () => {
+        const row = await timed("records", () =>
+          o.store.addResult(ids[i], {
+            errorKind: r.errorKind,
+            ...(r.error !== undefined ? { error: r.error } : {}),
+            times: r.times,
+            buildSeconds: r.buildSeconds,
+            runSeconds: r.runSeconds,
+          }));
+        pending.delete(fresh[i].key);
+        seen.set(fresh[i].key, row);
+        count(row);
+        round.fresh.push(observationOf(fresh[i].candidate, row));
+        o.onMeasured?.({
+          candidate: fresh[i].candidate,
+          key: fresh[i].key,
+          result: row,
+          done: seen.size,
+          bestSeconds,
+        });
+        report();
       });
-      pending.delete(fresh[i].hash);
-      seen.set(fresh[i].hash, row);
-      count(row);
-      round.fresh.push(observationOf(fresh[i].candidate, row));
-      report();
     };
-    // The previous round's measurement ran while this one built.
-    const previous = inFlight;
-    if (previous) await previous.done;
-    fresh.forEach((_, i) => {
-      const s = sources[i];
-      if ("error" in s) {
-        return finish(i, {
-          errorKind: "instantiation_error",
-          error: s.error,
-          times: [],
-          buildSeconds: 0,
-          runSeconds: 0,
+    const cutoff = o.race !== undefined && Number.isFinite(bestSeconds)
+      ? { cutoffSeconds: o.race * bestSeconds }
+      : {};
+    round.done = timed("measure", async () => {
+      const arrived = new Set<number>();
+      try {
+        const results = await o.measurer.measure(fresh.map((f) => f.candidate), {
+          ...cutoff,
+          onResult: (i, r) => {
+            if (arrived.has(i)) return;
+            arrived.add(i);
+            finish(i, r);
+          },
         });
+        // A measurer that returns results without announcing them: record the rest.
+        results.forEach((r, i) => {
+          if (!arrived.has(i)) finish(i, r);
+        });
+      } finally {
+        await writes;
       }
-      const b = buildOf.get(i)!;
-      if (b.errorKind !== "none") {
-        return finish(i, {
-          errorKind: b.errorKind,
-          error: b.error,
-          times: [],
-          buildSeconds: b.buildSeconds,
-          runSeconds: 0,
-        });
-      }
-      toRun.push({
-        i,
-        input: {
-          artifact: b.artifact!,
-          ...(b.symbol ? { symbol: b.symbol } : {}),
-          reference: reference!,
-          signature,
-          seed: o.inputSeed ?? 0,
-          ...looser({ atol, rtol }, s.tolerance),
-          ...(o.race !== undefined && best !== undefined
-            ? { cutoffSeconds: o.race * flops / (best * 1e9) }
-            : {}),
-        },
-      });
     });
-    round.done = timedAsync("measure", async () => {
-      await o.runner.run(toRun.map((t) => t.input), (j, r) => {
-        const { i } = toRun[j];
-        finish(i, {
-          errorKind: r.errorKind,
-          error: r.error,
-          times: r.times,
-          buildSeconds: buildOf.get(i)!.buildSeconds,
-          runSeconds: r.runSeconds,
-        });
-      });
-    });
-    // A failing runner rejects when awaited, not as an unhandled rejection meanwhile.
+    // A failing measurer rejects when awaited, not as an unhandled rejection meanwhile.
     round.done.catch(() => {});
     if (overlap) {
-      // Observe the previous round while this one is measured; the next round builds meanwhile.
+      // Observe the previous round while this one is measured.
       await settle();
       inFlight = round;
     } else {
@@ -374,21 +374,4 @@ function observationOf(candidate: Candidate, r: ResultRow): Observation {
     errorKind: r.errorKind,
     ...(r.seconds !== null ? { seconds: r.seconds } : {}),
   };
-}
-
-/** Builds the reference kernel; a failure here is a bug, so it throws. */
-async function buildReference(builder: Builder, w: Workload): Promise<string> {
-  const [r] = await builder.build([{ source: referenceSource(w) }]);
-  if (r.errorKind !== "none" || !r.artifact) {
-    throw new Error(`The reference kernel of ${w.name} did not build: ${r.error}`);
-  }
-  return r.artifact;
-}
-
-/** The looser of two tolerances, elementwise (the second may be absent). */
-function looser(
-  a: { atol: number; rtol: number },
-  b?: { atol: number; rtol: number },
-): { atol: number; rtol: number } {
-  return b ? { atol: Math.max(a.atol, b.atol), rtol: Math.max(a.rtol, b.rtol) } : a;
 }

@@ -1,17 +1,20 @@
 /**
- * The tuning loop with a fake builder and runner (no compiler, no worker):
- * the pipelined rounds of `overlap` build round k+1 while round k is
- * measured, record the same trials, and resume exactly.
+ * The tuning loop over the native measurer with a fake builder and runner
+ * (no compiler, no worker): the pipelined rounds of `overlap` build round
+ * k+1 while round k is measured, record the same trials, and resume exactly.
+ * The loop's own behaviour against a fake measurer and the in-memory store
+ * is in loop_fake_test.ts.
  */
 import assert from "node:assert/strict";
 import { RecordsDB } from "../datasets/db.ts";
+import { sqliteRecordStore } from "../datasets/record_store.ts";
 import type { Trace } from "../ir/trace.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import type { Builder } from "../measure/builder.ts";
+import { createNativeMeasurer } from "../measure/native.ts";
 import type { Runner } from "../measure/runner.ts";
 import type { BuildResult, RunResult } from "../measure/types.ts";
 import type { Candidate, Observation, Strategy } from "../search/strategy.ts";
-import { toleranceOf } from "./kernel.ts";
 import { tune, type TuneOptions } from "./loop.ts";
 
 const workload = createWorkload("matmul", [8, 8, 8]);
@@ -136,6 +139,15 @@ function setup(db: RecordsDB) {
   return runId;
 }
 
+/** The native measurer over the fakes (a trace's `n` is its source). */
+function measurerOf(f: { builder: Builder; runner: Runner }) {
+  return createNativeMeasurer({
+    workload,
+    ...f,
+    source: (t) => ({ source: String((t as unknown as { n: number }).n) }),
+  });
+}
+
 function options(
   db: RecordsDB,
   runId: number,
@@ -144,17 +156,17 @@ function options(
   overlap: boolean,
   failAfter?: number,
   gate?: { rounds: number },
+  runner?: (inner: Runner) => Runner,
 ): TuneOptions {
+  const f = fakes(events, failAfter, gate);
   return {
-    workload,
     strategy: adaptiveStrategy(log),
     trials: 20,
-    db,
+    store: sqliteRecordStore(db, { close: false }),
     runId,
-    ...fakes(events, failAfter, gate),
+    measurer: measurerOf({ builder: f.builder, runner: runner ? runner(f.runner) : f.runner }),
     batchSize: 4,
     overlap,
-    source: (t) => ({ source: String((t as unknown as { n: number }).n) }),
   };
 }
 
@@ -172,7 +184,7 @@ Deno.test("tune() with overlap builds round k+1 while round k is measured", asyn
     assert.ok(events.indexOf(`build ${k + 2} end`) < end, events.join("\n"));
   }
   assert.equal(db.counts(1).measured, 20);
-  assert.ok(out.timings.build > 0 && out.timings.measure > 0 && out.timings.wall > 0);
+  assert.ok(out.timings.measure > 0 && out.timings.wall > 0);
   db.close();
 });
 
@@ -191,49 +203,23 @@ Deno.test("tune() without overlap measures each round before building the next",
   db.close();
 });
 
-Deno.test("tune() with race gives the runner a cutoff of race times the best time so far", async () => {
+Deno.test("tune() with race gives the measurer a cutoff of race times the best time so far", async () => {
   const db = RecordsDB.open(":memory:");
-  const o = options(db, setup(db), [], [], false);
   const cutoffs: (number | undefined)[][] = [];
-  const runner: Runner = {
+  const o = options(db, setup(db), [], [], false, undefined, undefined, (inner) => ({
     run(inputs, onResult) {
       cutoffs.push(inputs.map((i) => i.cutoffSeconds));
-      return o.runner.run(inputs, onResult);
+      return inner.run(inputs, onResult);
     },
-    close: () => o.runner.close(),
-  };
-  await tune({ ...o, runner, race: 2 });
+    close: () => inner.close(),
+  }));
+  await tune({ ...o, race: 2 });
   // The first round knows no best; later ones cut at 2x the fastest time recorded (1 ms).
   assert.deepEqual(cutoffs[0], [undefined, undefined, undefined, undefined]);
   const later = cutoffs.slice(1).flat();
   assert.ok(later.length > 0);
   for (const c of later) assert.ok(c !== undefined && Math.abs(c - 2e-3) < 1e-9, `cutoff ${c}`);
   await assert.rejects(() => tune({ ...o, race: 0.5 }), /race must be a factor >= 1/);
-  db.close();
-});
-
-Deno.test("tune() checks a source that carries a tolerance with the looser of it and the workload's", async () => {
-  const db = RecordsDB.open(":memory:");
-  const o = options(db, setup(db), [], [], false);
-  const seen: { atol: number; rtol: number }[] = [];
-  const runner: Runner = {
-    run(inputs, onResult) {
-      seen.push(...inputs.map(({ atol, rtol }) => ({ atol, rtol })));
-      return o.runner.run(inputs, onResult);
-    },
-    close: () => o.runner.close(),
-  };
-  const loose = { atol: 0.5, rtol: 2e-3 };
-  // Odd candidates are tensor-core kernels with their own, looser tolerance.
-  const source = (t: Trace) => {
-    const n = (t as unknown as { n: number }).n;
-    return n % 2 ? { source: String(n), tolerance: loose } : { source: String(n) };
-  };
-  await tune({ ...o, runner, source, trials: 8 });
-  const wl = toleranceOf(workload);
-  assert.equal(seen.length, 8);
-  assert.ok(seen.some((t) => t.atol === loose.atol && t.rtol === Math.max(loose.rtol, wl.rtol)));
-  assert.ok(seen.some((t) => t.atol === wl.atol && t.rtol === wl.rtol));
   db.close();
 });
 
@@ -260,11 +246,10 @@ for (const overlap of [false, true]) {
 Deno.test("a transient result is not final: a resumed run measures it again and replaces it", async () => {
   const db = RecordsDB.open(":memory:");
   const runId = setup(db);
-  const withLosses = (lose: boolean): TuneOptions => {
-    const o = options(db, runId, [], [], false);
-    const runner: Runner = {
+  const withLosses = (lose: boolean): TuneOptions =>
+    options(db, runId, [], [], false, undefined, undefined, (inner) => ({
       run: (inputs, onResult) =>
-        o.runner.run(inputs, (i, r) =>
+        inner.run(inputs, (i, r) =>
           onResult?.(
             i,
             lose && i === 0
@@ -276,10 +261,8 @@ Deno.test("a transient result is not final: a resumed run measures it again and 
               }
               : r,
           )),
-      close: () => o.runner.close(),
-    };
-    return { ...o, runner };
-  };
+      close: () => inner.close(),
+    }));
   await tune(withLosses(true));
   const kinds = () => db.candidates(runId).map((c) => c.result?.errorKind);
   const lost = kinds().filter((k) => k === "worker_lost").length;

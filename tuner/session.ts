@@ -11,8 +11,10 @@ import { createBuilder } from "../measure/builder.ts";
 import { createRunner } from "../measure/runner.ts";
 import { isTransient, type TimingOptions } from "../measure/types.ts";
 import type { Candidate, Strategy } from "../search/strategy.ts";
-import { cudaKernelSource, cudaMeasurement } from "./cuda.ts";
-import { type KernelSource, kernelSource } from "./kernel.ts";
+import { sqliteRecordStore } from "../datasets/record_store.ts";
+import { createCudaMeasurer, cudaKernelSource } from "../measure/cuda.ts";
+import { type KernelSource, kernelSource } from "../measure/kernel_source.ts";
+import { createNativeMeasurer } from "../measure/native.ts";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import type { Progress } from "./progress.ts";
@@ -183,8 +185,14 @@ export async function runSession(
       background: config.overlap ?? false,
     });
     // Target cuda: nvcc builds the candidates, the C builder only the reference.
+    const source = recordingFailures(
+      o.source ?? (config.target === "cuda" ? (t) => cudaKernelSource(t) : kernelSource),
+    );
     const cuda = config.target === "cuda"
-      ? cudaMeasurement({
+      ? createCudaMeasurer({
+        workload,
+        referenceBuilder: builder,
+        source,
         cacheDir: cudaCacheDir(o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE")),
         timeoutSeconds: config.timeoutSeconds,
         timing: config.timing,
@@ -204,39 +212,40 @@ export async function runSession(
         }),
         config: config as unknown as Record<string, unknown>,
         machine: describeMachine(),
-        compiler: await (cuda?.builder ?? builder).describe(),
+        compiler: await (cuda ?? builder).describe(),
         tunebookVersion: await tunebookVersion(),
       });
     }
     o.onStart?.(runId!);
-    const runner = cuda?.runner ??
-      createRunner({ timing: config.timing, timeoutSeconds: config.timeoutSeconds });
+    const measurer = cuda ?? createNativeMeasurer({
+      workload,
+      builder,
+      runner: createRunner({ timing: config.timing, timeoutSeconds: config.timeoutSeconds }),
+      source,
+    });
     let noDevice: string | undefined;
     let interrupted = false;
     try {
       const strategy = remeasure ? traceList(remeasure) : await makeStrategy(config, workload);
       const outcome = await tune({
-        workload,
         strategy: o.signal ? stoppable(strategy, o.signal) : strategy,
-        trials: remeasure?.length ?? config.trials,
-        db,
+        measurer,
+        store: sqliteRecordStore(db, { close: false }),
         runId: runId!,
-        builder: cuda?.builder ?? builder,
-        referenceBuilder: builder,
-        runner,
+        trials: remeasure?.length ?? config.trials,
+        flops: workload.flops,
         batchSize: config.batch,
         overlap: config.overlap ?? false,
         ...(config.race !== undefined ? { race: config.race } : {}),
         onProgress: o.onProgress,
         timeLimitSeconds: o.timeLimitSeconds,
-        source: recordingFailures(o.source ?? (cuda ? cudaKernelSource : kernelSource)),
       });
       interrupted = o.signal?.aborted ?? false;
       if (outcome.stop !== "time" && !interrupted) db.finishRun(runId!);
-      const device = await cuda?.runner.device();
+      const device = await cuda?.device();
       if (device && !device.ok) noDevice = device.message;
     } finally {
-      await runner.close();
+      await measurer.close();
     }
     return {
       ...summarize(db, runId!, o.db),

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { evaluate } from "../ir/evaluate.ts";
 import { conv2d, denseBiasRelu, matmul, type Workload } from "../ir/workloads.ts";
-import { createBuilder } from "../measure/builder.ts";
-import { computeReference } from "../measure/reference_cache.ts";
-import { fillUniform } from "../measure/prng.ts";
-import { referenceSource, signatureOf, toleranceOf } from "./kernel.ts";
+import { createBuilder } from "./builder.ts";
+import { computeReference } from "./reference_cache.ts";
+import { fillUniform } from "./prng.ts";
+import { referenceSource, signatureOf, toleranceOf } from "./kernel_source.ts";
 
 const CASES: Workload[] = [
   matmul(37, 29, 23),

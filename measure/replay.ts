@@ -1,0 +1,104 @@
+/**
+ * Replay as a {@link Measurer} (Kernel Tuner's simulation runner): each
+ * candidate's knob vector is looked up in a table of recorded measurements,
+ * and nothing is built or run. The caller builds the table, from a Kernel
+ * Tuner cache (`search/replay.ts`) or from our own records
+ * ({@link recordTable}); this module only looks up.
+ *
+ * A replayed result has one time (the recorded seconds per call) and zero
+ * build and run seconds; an entry without seconds is a failure of its error
+ * kind.
+ *
+ * @example
+ * ```ts
+ * import { createReplayMeasurer, recordTable } from "./replay.ts";
+ * const table = recordTable([
+ *   [[0, 1], { errorKind: "none", seconds: 2e-3 }],
+ *   [[1, 1], { errorKind: "runtime_error", error: "RuntimeFailedConfig" }],
+ * ]);
+ * const m = createReplayMeasurer(table, { name: "replay:toy" });
+ * const [a, b, c] = await m.measure([{ knobs: [0, 1] }, { knobs: [1, 1] }, { knobs: [0, 0] }]);
+ * if (a.times[0] !== 2e-3 || b.errorKind !== "runtime_error") throw new Error();
+ * if (c.errorKind !== "instantiation_error") throw new Error(); // not in the table
+ * ```
+ * @module
+ */
+import type { Candidate } from "../ir/candidate.ts";
+import type { ErrorKind } from "../ir/error_kind.ts";
+import type { MeasureBatchOptions, Measurer, MeasureResult } from "./measurer.ts";
+
+/** One recorded measurement of a configuration. */
+export interface ReplayEntry {
+  /** `"none"` when the configuration was measured without error. */
+  errorKind: ErrorKind;
+  /** Seconds per call when `errorKind` is `"none"`. */
+  seconds?: number;
+  /** Why it failed, or the source's error marker. */
+  error?: string;
+}
+
+/** Recorded measurements by knob vector. */
+export interface ReplayTable {
+  /** The entry of a knob vector (an entry of some error kind when there is none). */
+  get(knobs: readonly number[]): ReplayEntry;
+}
+
+/** Options of {@link createReplayMeasurer}. */
+export interface ReplayMeasurerOptions {
+  /** {@link Measurer.name}. Default `"replay"`. */
+  name?: string;
+}
+
+/**
+ * A measurer answering from `table`; a candidate without knobs is a
+ * RangeError (a trace space cannot be replayed).
+ */
+export function createReplayMeasurer(
+  table: ReplayTable,
+  options: ReplayMeasurerOptions = {},
+): Measurer {
+  const name = options.name ?? "replay";
+  return {
+    name,
+    measure(batch: readonly Candidate[], o: MeasureBatchOptions = {}): Promise<MeasureResult[]> {
+      try {
+        const out = batch.map((c, i) => {
+          if (!c.knobs) {
+            throw new RangeError(`Measurer "${name}" replays knob vectors: a candidate has none`);
+          }
+          const r = resultOf(table.get(c.knobs));
+          o.onResult?.(i, r);
+          return r;
+        });
+        return Promise.resolve(out);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    },
+  };
+}
+
+/** A measurement result of a recorded entry. */
+export function resultOf(e: ReplayEntry): MeasureResult {
+  return {
+    errorKind: e.errorKind,
+    ...(e.error !== undefined ? { error: e.error } : {}),
+    times: e.errorKind === "none" && e.seconds !== undefined ? [e.seconds] : [],
+    buildSeconds: 0,
+    runSeconds: 0,
+  };
+}
+
+/**
+ * A table from recorded (knobs, entry) pairs, e.g. the results of an earlier
+ * run; a knob vector not recorded is `missing` (default: an
+ * `instantiation_error` saying so).
+ */
+export function recordTable(
+  records: Iterable<readonly [readonly number[], ReplayEntry]>,
+  missing: ReplayEntry = { errorKind: "instantiation_error", error: "not in the recorded data" },
+): ReplayTable {
+  const byKey = new Map<string, ReplayEntry>();
+  for (const [knobs, entry] of records) byKey.set(knobs.join(","), entry);
+  return { get: (knobs) => byKey.get(knobs.join(",")) ?? missing };
+}
