@@ -37,7 +37,7 @@ export { exportRecords, exportRows, TRAINING_EXPORT } from "./tuner/export.ts";
 export { featureDescriber, PARQUET_FEATURE_COLUMNS } from "./costmodel/export.ts";
 export { tune, type TuneOptions, type TuneOutcome } from "./tuner/loop.ts";
 export { runSession, type SessionOptions, type Summary } from "./tuner/session.ts";
-export { kernelSource, referenceSource, signatureOf } from "./tuner/kernel.ts";
+export { kernelSource, referenceSource, signatureOf } from "./measure/kernel_source.ts";
 export { type Progress, progressLine } from "./tuner/progress.ts";
 export * from "./search/knobs.ts";
 export {
@@ -60,15 +60,19 @@ export {
   TRACE_STRATEGY_NAMES,
 } from "./tuner/strategies.ts";
 export { type ReplaySpace, replaySpace, replaySpaceFromFile } from "./search/replay.ts";
+export { type CompareRow, compareRows, compareTable } from "./search/compare.ts";
 export {
-  type CompareRow,
-  compareRows,
-  compareTable,
-  type FractionBand,
-  fractionBand,
+  evaluatorMeasurer,
+  type RunOptions,
   runStrategy,
   type RunTrace,
-} from "./search/compare.ts";
+} from "./tuner/run_strategy.ts";
+export { createNativeMeasurer, type NativeMeasurer } from "./measure/native.ts";
+export { createReplayMeasurer, recordTable, type ReplayTable } from "./measure/replay.ts";
+export type { Measurer, MeasureResult } from "./measure/measurer.ts";
+export { type RecordStore, sqliteRecordStore } from "./datasets/record_store.ts";
+export { createMemoryRecordStore } from "./datasets/memory_store.ts";
+export { type FractionBand, fractionBand } from "./search/compare.ts";
 export { mean, median, quantile, type Summary as StatsSummary, summary } from "./ir/stats.ts";
 export { compareFrame, runsFrame } from "./search/compare_frame.ts";
 /** Arquero, the data-frame library of tunebook's tables (`aq.from`, `aq.op`, `aq.desc`, ...). */
@@ -155,3 +159,20 @@ export {
   type TransferOptions,
 } from "./rl/transfer.ts";
 export { type LearningCurve, learningCurveSVG } from "./plots/rl_curve.ts";
+export { BUILTIN_NETWORKS, builtinNetwork } from "./network/builtin.ts";
+export { extractTasks, type Task, taskKey } from "./network/tasks.ts";
+export { type EndToEnd, measureEndToEnd } from "./network/end_to_end.ts";
+export { randomWeights } from "./network/weights.ts";
+export {
+  type SchedulerRound,
+  scheduleTasks,
+  TASK_SCHEDULERS,
+  type TaskSchedulerName,
+  warmStart,
+} from "./tuner/task_scheduler.ts";
+export {
+  estimateCurve,
+  type NetworkTuningOutcome,
+  type TaskOutcome,
+  tuneNetwork,
+} from "./tuner/network_tuning.ts";

@@ -50,7 +50,7 @@ export async function measureNaive(name: string, shape: number[]): Promise<numbe
   const [b] = await builder.build([{ source: referenceSource(w) }]);
   if (b.errorKind !== "none") throw new Error(`naive kernel did not build: ${b.error}`);
   const runner = createRunner({
-    timing: { number: 1, repeat: 3, minRepeatMs: 40, warmup: 1 },
+    timing: DEFAULTS.tune.timing,
     timeoutSeconds: 120,
   });
   try {

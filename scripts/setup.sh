@@ -5,7 +5,7 @@
 #   1. Deno (pinned) from npm into <repo>/.tools/deno
 #   2. Debian packages: C toolchain + OpenMP runtime, Jupyter bits for notebooks,
 #      XGBoost, OpenCL on the CPU, and the peers of bench/peers.ts (g++, OpenBLAS,
-#      oneDNN, Halide 14)
+#      oneDNN, Halide 14); PyTorch (python3-torch, python3-torchvision) for bench/network_peers.ts
 #   3. The Deno Jupyter kernel
 #   4. `deno install` (caches npm dependencies declared in deno.json)
 set -euo pipefail
@@ -67,6 +67,24 @@ if ((${#missing[@]} > 0)); then
   "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
   "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
     "${missing[@]}"
+fi
+
+# --- 2b. PyTorch on the CPU: the peer of bench/network_peers.ts and network/torch_test.ts ---
+torch_missing=()
+for pkg in python3-torch python3-torchvision; do
+  if is_installed "$pkg"; then
+    log "skip: apt package $pkg already installed"
+  else
+    torch_missing+=("$pkg")
+  fi
+done
+if ((${#torch_missing[@]} > 0)); then
+  SUDO=()
+  if [[ "$(id -u)" -ne 0 ]]; then SUDO=(sudo -n); fi
+  log "install: apt packages ${torch_missing[*]}"
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    "${torch_missing[@]}"
 fi
 
 # --- 3. Deno Jupyter kernel ---------------------------------------------------

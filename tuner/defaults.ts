@@ -6,10 +6,12 @@
  *
  * `tune` and `compare` differ where their jobs differ: `tune` measures each
  * candidate for its record (40 ms per repeat, rounds of 8 that a run can
- * stop between); `compare` runs many seeds on replayed data or on a live
- * space where every configuration is measured once (rounds of 16, 20 ms per
- * repeat), and waits longer (patience 50) for a strategy that re-proposes
- * what it has seen.
+ * stop between, patience 20); `compare` runs many seeds on replayed data or
+ * on a live space where every configuration is measured once (rounds of 16,
+ * 20 ms per repeat), and waits longer (patience 50) for a strategy that
+ * re-proposes what it has seen. The loop (tuner/loop.ts `LOOP_DEFAULTS`) and
+ * a comparison's runs (tuner/run_strategy.ts `RUN_DEFAULTS`) read theirs
+ * from here.
  *
  * @example
  * ```ts
@@ -42,6 +44,8 @@ export interface TuneDefaults {
   readonly timeoutSeconds: number;
   /** Candidates per compiler process (`--unity`). */
   readonly unity: number;
+  /** Rounds in a row with nothing new before a run ends as exhausted. */
+  readonly patience: number;
   readonly timing: Timing;
 }
 
@@ -77,6 +81,7 @@ export const DEFAULTS: Readonly<{
     batch: 8,
     timeoutSeconds: 10,
     unity: 1,
+    patience: 20,
     timing: Object.freeze({ number: 1, repeat: 3, minRepeatMs: 40, warmup: 1 }),
   }),
   compare: Object.freeze({

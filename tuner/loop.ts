@@ -64,11 +64,12 @@ import type { ResultRow } from "../datasets/db.ts";
 import type { Measurer, MeasureResult } from "../measure/measurer.ts";
 import type { Strategy } from "../search/strategy.ts";
 import type { Progress } from "./progress.ts";
+import { DEFAULTS } from "./defaults.ts";
 
-/** Defaults of {@link TuneOptions}. */
+/** Defaults of {@link TuneOptions} (tune's, from tuner/defaults.ts). */
 export const LOOP_DEFAULTS: Readonly<{ batchSize: number; patience: number }> = Object.freeze({
-  batchSize: 8,
-  patience: 20,
+  batchSize: DEFAULTS.tune.batch,
+  patience: DEFAULTS.tune.patience,
 });
 
 /** One result as the loop recorded it (for {@link TuneOptions.onMeasured}). */
@@ -205,9 +206,10 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
   const pending = new Set<string>();
   let valid = 0, errors = 0, bestSeconds = Infinity;
   const count = (r: { errorKind: ErrorKind; seconds: number | null }) => {
-    if (r.errorKind === "none" && r.seconds) {
+    // As the records count: "none" is valid, timed or not (a checker such as OpenCL does not time).
+    if (r.errorKind === "none") {
       valid++;
-      bestSeconds = Math.min(bestSeconds, r.seconds);
+      if (r.seconds) bestSeconds = Math.min(bestSeconds, r.seconds);
     } else errors++;
   };
   const report = () =>

@@ -15,6 +15,9 @@ import { sqliteRecordStore } from "../datasets/record_store.ts";
 import { createCudaMeasurer, cudaKernelSource } from "../measure/cuda.ts";
 import { type KernelSource, kernelSource } from "../measure/kernel_source.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
+import type { Measurer } from "../measure/measurer.ts";
+import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
+import { basename } from "node:path";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import type { Progress } from "./progress.ts";
@@ -41,6 +44,12 @@ export interface SessionOptions {
   /** Called with the run id once the run is opened or created. */
   onStart?: (runId: number) => void;
   workload?: { name: string; shape: number[] };
+  /**
+   * A Kernel Tuner cache (a name from data/kerneltuner or a path) replayed
+   * instead of measuring a workload: knob strategies search its space and
+   * every record is a lookup (`target` "replay").
+   */
+  space?: string;
   strategy?: string;
   /** Knob template for the knob strategies (grid, sa, ga, ...). */
   template?: string;
@@ -138,15 +147,18 @@ export async function runSession(
         }
       }
     } else {
-      const w = o.workload ?? o.traces?.[0]?.workload;
-      if (!w) throw new RangeError("A session needs a workload or traces");
+      const w = o.space !== undefined
+        ? { name: basename(o.space).replace(/\.json(\.gz)?$/, ""), shape: [] }
+        : o.workload ?? o.traces?.[0]?.workload;
+      if (!w) throw new RangeError("A session needs a workload, traces or a space");
       config = {
         workload: w.name,
         shape: w.shape,
+        ...(o.space !== undefined ? { space: o.space } : {}),
         strategy: o.traces ? "trace-file" : o.strategy ?? DEFAULTS.tune.strategy,
         seed: o.seed ?? DEFAULTS.tune.seed,
         trials: o.trials ?? o.traces?.length ?? DEFAULTS.tune.trials,
-        target: o.target ?? DEFAULTS.tune.target,
+        target: o.space !== undefined ? "replay" : o.target ?? DEFAULTS.tune.target,
         batch: o.batch ?? DEFAULTS.tune.batch,
         ...(o.overlap ? { overlap: true } : {}),
         ...(o.race !== undefined ? { race: o.race } : {}),
@@ -157,20 +169,24 @@ export async function runSession(
         ...(o.template ? { template: o.template } : {}),
       };
     }
-    let workload: Workload;
-    try {
-      workload = createWorkload(config.workload, config.shape);
-    } catch (e) {
-      if (!o.resume) throw e;
-      throw new DatabaseError(
-        o.db,
-        `Records database "${o.db}": run ${runId!}: field config: ${(e as Error).message}`,
-      );
+    let workload: Workload | undefined;
+    let replay: ReplaySpace | undefined;
+    if (config.space !== undefined) replay = await replaySpaceFromFile(config.space);
+    else {
+      try {
+        workload = createWorkload(config.workload, config.shape);
+      } catch (e) {
+        if (!o.resume) throw e;
+        throw new DatabaseError(
+          o.db,
+          `Records database "${o.db}": run ${runId!}: field config: ${(e as Error).message}`,
+        );
+      }
     }
     // A strategy the target or template cannot serve is refused before anything is built.
     const problem = config.strategy === "trace-file"
       ? undefined
-      : strategyProblem({ ...config, workload });
+      : strategyProblem({ ...config, workload, replay });
     if (problem && o.resume) {
       throw new DatabaseError(
         o.db,
@@ -190,7 +206,7 @@ export async function runSession(
     );
     const cuda = config.target === "cuda"
       ? createCudaMeasurer({
-        workload,
+        workload: workload!,
         referenceBuilder: builder,
         source,
         cacheDir: cudaCacheDir(o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE")),
@@ -205,20 +221,21 @@ export async function runSession(
         seed: config.seed,
         trials: config.trials,
         target: config.target,
-        workloadId: db.upsertWorkload({
-          name: workload.name,
-          shape: workload.shape,
-          flops: workload.flops,
-        }),
+        workloadId: db.upsertWorkload(
+          workload
+            ? { name: workload.name, shape: workload.shape, flops: workload.flops }
+            // A replayed cache: no flops known (its records have no GFLOP/s).
+            : { name: config.workload, shape: [], flops: 0 },
+        ),
         config: config as unknown as Record<string, unknown>,
         machine: describeMachine(),
-        compiler: await (cuda ?? builder).describe(),
+        compiler: replay ? `none (replay of ${replay.name})` : await (cuda ?? builder).describe(),
         tunebookVersion: await tunebookVersion(),
       });
     }
     o.onStart?.(runId!);
-    const measurer = cuda ?? createNativeMeasurer({
-      workload,
+    const measurer: Measurer = replay?.measurer ?? cuda ?? createNativeMeasurer({
+      workload: workload!,
       builder,
       runner: createRunner({ timing: config.timing, timeoutSeconds: config.timeoutSeconds }),
       source,
@@ -226,14 +243,16 @@ export async function runSession(
     let noDevice: string | undefined;
     let interrupted = false;
     try {
-      const strategy = remeasure ? traceList(remeasure) : await makeStrategy(config, workload);
+      const strategy = remeasure
+        ? traceList(remeasure)
+        : await makeStrategy(config, workload, replay);
       const outcome = await tune({
         strategy: o.signal ? stoppable(strategy, o.signal) : strategy,
         measurer,
         store: sqliteRecordStore(db, { close: false }),
         runId: runId!,
         trials: remeasure?.length ?? config.trials,
-        flops: workload.flops,
+        ...(workload ? { flops: workload.flops } : {}),
         batchSize: config.batch,
         overlap: config.overlap ?? false,
         ...(config.race !== undefined ? { race: config.race } : {}),
@@ -245,7 +264,7 @@ export async function runSession(
       const device = await cuda?.device();
       if (device && !device.ok) noDevice = device.message;
     } finally {
-      await measurer.close();
+      await measurer.close?.();
     }
     return {
       ...summarize(db, runId!, o.db),
@@ -301,6 +320,8 @@ interface RunConfig {
   traces?: Trace[];
   /** Knob template of the knob strategies (default: the workload's). */
   template?: string;
+  /** The Kernel Tuner cache replayed (absent: a workload measured). */
+  space?: string;
 }
 
 /** A stored run's configuration, checked enough to resume it (a bad one is a DatabaseError). */
@@ -325,7 +346,8 @@ function storedConfig(path: string, runId: number, config: unknown): RunConfig {
   if (c.unity !== undefined) within("unity", "unity", c.unity);
   if (c.race !== undefined) within("race", "race", c.race);
   if (c.overlap !== undefined && typeof c.overlap !== "boolean") bad("overlap");
-  if (typeof c.target !== "string" || !["cpu", "cuda"].includes(c.target)) bad("target");
+  const targets = typeof c.space === "string" ? ["replay"] : ["cpu", "cuda"];
+  if (typeof c.target !== "string" || !targets.includes(c.target)) bad("target");
   if (typeof c.timing !== "object" || c.timing === null) bad("timing");
   for (const k of ["number", "repeat", "minRepeatMs"] as const) {
     within(`timing.${k}`, k, (c.timing as Partial<TimingOptions>)[k]);
@@ -341,6 +363,7 @@ function resumeChecks(c: RunConfig, o: SessionOptions): [string, unknown, unknow
   return [
     ["--workload", o.workload?.name || undefined, c.workload],
     ["--shape", o.workload?.shape.join(",") || undefined, c.shape.join(",")],
+    ["--space", o.space, c.space],
     ["--strategy", o.strategy, c.strategy],
     ["--template", o.template, c.template],
     ["--seed", o.seed, c.seed],
@@ -404,9 +427,13 @@ function stoppable(strategy: Strategy, signal: AbortSignal): Strategy {
  * table's strategy on the space tune_strategy.ts picks for its target
  * (sketches, or a knob template).
  */
-async function makeStrategy(c: RunConfig, w: Workload): Promise<Strategy> {
+async function makeStrategy(
+  c: RunConfig,
+  workload: Workload | undefined,
+  replay: ReplaySpace | undefined,
+): Promise<Strategy> {
   if (c.strategy === "trace-file") return traceList(c.traces ?? []);
-  return await strategyFor({ ...c, workload: w });
+  return await strategyFor({ ...c, workload, replay });
 }
 
 /** Proposes the given traces in order, then nothing. */
@@ -441,11 +468,11 @@ export function summarize(
     trials: run.trials,
     valid: counts.valid,
     errors: counts.errors,
-    best_gflops: best?.result.gflops ?? null,
+    best_gflops: w.flops > 0 ? best?.result.gflops ?? null : null,
     best_seconds: best?.result.seconds ?? null,
     best_trace_id: best?.id ?? null,
     db: path,
     run_id: runId,
-    ...(best ? { bestTrace: printTrace(JSON.parse(best.trace)) } : {}),
+    ...(best && best.trace !== "null" ? { bestTrace: printTrace(JSON.parse(best.trace)) } : {}),
   };
 }

@@ -3,11 +3,11 @@
  * (tuner/strategies.ts) searches on each target, and the options a name or a
  * target cannot honour, refused before anything is built.
  *
- * | name | `--template` absent | `--template T` |
- * | --- | --- | --- |
- * | `random` | the sketch space (CPU, or GPU for `--target cuda`) | T's knobs |
- * | `ansor` | the sketch space | refused: it searches sketches |
- * | any other | the workload's default template (CPU, or GPU) | T's knobs |
+ * | name | `--template` absent | `--template T` | `--space CACHE` |
+ * | --- | --- | --- | --- |
+ * | `random` | the sketch space (CPU, or GPU for `--target cuda`) | T's knobs | the cache's knobs |
+ * | `ansor` | the sketch space | refused: it searches sketches | refused |
+ * | any other | the workload's default template (CPU, or GPU) | T's knobs | the cache's knobs |
  *
  * Refused: an unknown name; a transfer strategy (tune has no records to
  * pretrain on: `compare --transfer-from`); `--target cuda` with a knob
@@ -28,10 +28,11 @@
  * ```
  * @module
  */
+import type { KnobSpace } from "../ir/knobs.ts";
 import type { Workload } from "../ir/workloads.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import { gpuSpace } from "../search/sketch_gpu.ts";
-import type { Strategy } from "../search/strategy.ts";
+import type { CandidateOf, Strategy } from "../search/strategy.ts";
 import { defaultTemplate, type TemplateSpace, templateSpace } from "../search/templates.ts";
 import { defaultGpuTemplate, gpuTemplateSpace } from "../search/templates_gpu.ts";
 import { createStrategy, createTraceStrategy, STRATEGIES, STRATEGY_NAMES } from "./strategies.ts";
@@ -40,7 +41,10 @@ import { createStrategy, createTraceStrategy, STRATEGIES, STRATEGY_NAMES } from 
 export interface StrategyRequest {
   /** A name of the strategy table. */
   strategy: string;
-  workload: Workload;
+  /** The workload measured (absent when `replay` is given). */
+  workload?: Workload;
+  /** A replayed cache's knob space (`tune --space`), searched instead of a workload's. */
+  replay?: { space: KnobSpace; candidateOf: CandidateOf };
   /** `cpu` or `cuda`. */
   target: string;
   /** Knob template (CPU or GPU by target); default the workload's. */
@@ -48,7 +52,10 @@ export interface StrategyRequest {
 }
 
 /** The space a request searches: a knob template, or the sketches. */
-type Plan = { template: TemplateSpace } | { sketches: true } | { problem: string };
+type Plan =
+  | { template: Pick<TemplateSpace, "space" | "candidateOf"> }
+  | { sketches: Workload }
+  | { problem: string };
 
 function plan(r: StrategyRequest): Plan {
   const e = Object.hasOwn(STRATEGIES, r.strategy) ? STRATEGIES[r.strategy] : undefined;
@@ -61,6 +68,20 @@ function plan(r: StrategyRequest): Plan {
         `--strategy ${r.strategy} needs records of another device to pretrain on, which tune does not take; use compare --transfer-from`,
     };
   }
+  if (r.replay) {
+    if (!e.knobs) {
+      return {
+        problem:
+          `--space: strategy ${r.strategy} searches sketches (traces), and a replayed cache is a knob space`,
+      };
+    }
+    if (r.template !== undefined) {
+      return { problem: `--template ${r.template}: a replayed cache (--space) has no templates` };
+    }
+    return { template: r.replay };
+  }
+  if (!r.workload) return { problem: "A strategy needs a workload or a replayed space" };
+  const workload = r.workload;
   if (!e.knobs) {
     if (r.template !== undefined) {
       return {
@@ -68,22 +89,22 @@ function plan(r: StrategyRequest): Plan {
           `--template ${r.template}: strategy ${r.strategy} searches sketches (traces), not a knob template; drop --template or pick a knob strategy`,
       };
     }
-    return { sketches: true };
+    return { sketches: workload };
   }
-  if (e.traces && r.template === undefined) return { sketches: true };
+  if (e.traces && r.template === undefined) return { sketches: workload };
   const cuda = r.target === "cuda";
-  const name = r.template ?? (cuda ? defaultGpuTemplate(r.workload) : defaultTemplate(r.workload));
+  const name = r.template ?? (cuda ? defaultGpuTemplate(workload) : defaultTemplate(workload));
   if (name === undefined) {
     return {
       problem:
-        `--target cuda: no GPU knob template schedules ${r.workload.name}; strategy ${r.strategy} needs one (${
+        `--target cuda: no GPU knob template schedules ${workload.name}; strategy ${r.strategy} needs one (${
           STRATEGY_NAMES.filter((n) => STRATEGIES[n].traces).join(" and ")
         } search the sketches)`,
     };
   }
   try {
     return {
-      template: cuda ? gpuTemplateSpace(name, r.workload) : templateSpace(name, r.workload),
+      template: cuda ? gpuTemplateSpace(name, workload) : templateSpace(name, workload),
     };
   } catch (e) {
     const flag = r.template === undefined ? "--strategy " + r.strategy : "--template " + name;
@@ -105,7 +126,7 @@ export async function strategyFor(r: StrategyRequest & { seed: number }): Promis
   const p = plan(r);
   if ("problem" in p) throw new RangeError(p.problem);
   if ("sketches" in p) {
-    const space = r.target === "cuda" ? gpuSpace(r.workload) : defaultSpace(r.workload);
+    const space = r.target === "cuda" ? gpuSpace(p.sketches) : defaultSpace(p.sketches);
     return createTraceStrategy(r.strategy, space, { seed: r.seed });
   }
   const t = p.template;

@@ -1,0 +1,270 @@
+/**
+ * A whole network against PyTorch on the CPU, and its convolutions against
+ * oneDNN, in one run:
+ *
+ * ```sh
+ * deno run -A bench/network_peers.ts --network resnet18 --db runs.db [--threads 2]
+ *   [--size 224] [--rounds 3] [--repeat 5] [--no-layers] [--python /usr/bin/python3]
+ * ```
+ *
+ * - **PyTorch**: torchvision's model of the same name (a built-in network
+ *   only), random weights, eval mode, batch 1, `--threads` threads
+ *   (`bench/peers/torch_network.py`, Debian's python3-torch and
+ *   python3-torchvision).
+ * - **tunebook**: the executor (network/executor.ts) with the best record of
+ *   each task in `--db` (any cpu run, as `tune-network` leaves them), other
+ *   kernels on default schedules, its output checked against the reference;
+ *   also the same network with every kernel on its default schedule.
+ *   `OMP_NUM_THREADS` is `--threads`.
+ *
+ * Rounds interleave PyTorch and tunebook (a burst of load on the shared
+ * cores then hits one round of each); each round's figure is the median of
+ * `--repeat` forward passes, and the ratio PyTorch / tunebook (above 1:
+ * tunebook is faster) is taken round by round. With layers (default), each
+ * distinct convolution of the network is timed by tunebook's harness (its
+ * best record) and by oneDNN through bench/peers.ts, one ratio per layer.
+ * The last line is JSON with every figure.
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { RecordsDB } from "../datasets/db.ts";
+import { parseTrace, type Trace } from "../ir/trace.ts";
+import { BUILTIN_NETWORKS } from "../network/builtin.ts";
+import { createExecutor } from "../network/executor.ts";
+import { measureEndToEnd } from "../network/end_to_end.ts";
+import { loadNetwork } from "../network/load.ts";
+import { type Network, sizeOf } from "../network/network.ts";
+import { extractTasks, taskKey } from "../network/tasks.ts";
+import { randomWeights, type Weights } from "../network/weights.ts";
+import { fillUniform } from "../measure/prng.ts";
+import { warmStart } from "../tuner/task_scheduler.ts";
+import { DEFAULT_CACHE, type PeerRow, runPeers } from "./peers.ts";
+
+const TORCH_SCRIPT = fileURLToPath(new URL("./peers/torch_network.py", import.meta.url));
+
+/** What PyTorch gave, or why nothing. */
+export type TorchFigure = { timesMs: number[]; version: string } | { unavailable: string };
+
+/**
+ * Times a torchvision network in a PyTorch process.
+ *
+ * @example
+ * ```ts ignore
+ * import { torchLatency } from "./network_peers.ts";
+ * const t = await torchLatency({ python: "/usr/bin/python3", network: "resnet18", size: 224, threads: 2, repeat: 5 });
+ * console.log("timesMs" in t ? t.timesMs : t.unavailable);
+ * ```
+ */
+export async function torchLatency(
+  o: { python: string; network: string; size: number; threads: number; repeat: number },
+): Promise<TorchFigure> {
+  if (!Object.hasOwn(BUILTIN_NETWORKS, o.network)) {
+    return { unavailable: `${o.network} is not a torchvision model (built-in networks only)` };
+  }
+  let out;
+  try {
+    out = await new Deno.Command(o.python, {
+      args: [TORCH_SCRIPT, o.network, String(o.size), String(o.threads), "1", String(o.repeat)],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+  } catch (e) {
+    return { unavailable: `cannot run ${o.python}: ${(e as Error).message}` };
+  }
+  const dec = new TextDecoder();
+  if (!out.success) {
+    const why = dec.decode(out.stderr).trim().split("\n").at(-1);
+    return { unavailable: `${why} (install python3-torch and python3-torchvision)` };
+  }
+  const r = JSON.parse(dec.decode(out.stdout));
+  return { timesMs: r.timesMs, version: r.torch };
+}
+
+/**
+ * The best recorded trace of each task of a network in a records database.
+ *
+ * @example
+ * ```ts ignore
+ * import { recordedTraces } from "./network_peers.ts";
+ * import { builtinNetwork } from "../network/builtin.ts";
+ * const traces = recordedTraces("net.db", builtinNetwork("resnet18"));
+ * console.log(traces.size, "tasks tuned");
+ * ```
+ */
+export function recordedTraces(db: string, net: Network): Map<string, Trace> {
+  const tasks = extractTasks(net);
+  const records = RecordsDB.open(db, { mode: "read" });
+  try {
+    const starts = warmStart(records, tasks.map((t) => t.workload));
+    return new Map(
+      tasks.flatMap((t, i) => {
+        const s = starts[i].bestTrace;
+        return s ? [[taskKey(t.workload), parseTrace(JSON.parse(s))] as const] : [];
+      }),
+    );
+  } finally {
+    records.close();
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b), m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** Median forward pass (ms) of a compiled network over `repeat` passes, per round. */
+async function executorRounds(
+  net: Network,
+  weights: Weights,
+  traces: Map<string, Trace>,
+): Promise<{ time: (repeat: number) => number; close: () => void }> {
+  const ex = await createExecutor(net, weights, { traces });
+  const input = new Float32Array(sizeOf(net.input.shape));
+  fillUniform(1, [input]);
+  ex.run(input);
+  return { time: (repeat) => ex.latency({ repeat, warmup: 1 }).medianMs, close: () => ex.close() };
+}
+
+if (import.meta.main) {
+  const { values: v } = parseArgs({
+    args: Deno.args,
+    options: {
+      network: { type: "string", default: "resnet18" },
+      db: { type: "string" },
+      threads: { type: "string", default: "2" },
+      size: { type: "string", default: "224" },
+      rounds: { type: "string", default: "3" },
+      repeat: { type: "string", default: "5" },
+      python: { type: "string", default: "/usr/bin/python3" },
+      "no-layers": { type: "boolean", default: false },
+      cache: { type: "string", default: DEFAULT_CACHE },
+    },
+  });
+  const threads = Number(v.threads), size = Number(v.size);
+  const rounds = Number(v.rounds), repeat = Number(v.repeat);
+  for (
+    const [flag, n] of [["threads", threads], ["size", size], ["rounds", rounds], [
+      "repeat",
+      repeat,
+    ]] as const
+  ) {
+    if (!Number.isInteger(n) || n < 1) {
+      console.error(`network_peers: --${flag} must be a positive integer`);
+      Deno.exit(2);
+    }
+  }
+  Deno.env.set("OMP_NUM_THREADS", String(threads));
+  const { network: net, weights: given } = await loadNetwork(v.network!, { size });
+  const weights = given ?? randomWeights(net, 1);
+  const traces = v.db ? recordedTraces(v.db, net) : new Map<string, Trace>();
+  const tasks = extractTasks(net);
+  console.log(
+    `network_peers: ${net.name} ${
+      net.input.shape.join("x")
+    }, ${threads} threads, ${rounds} rounds of ${repeat} passes; ${traces.size} of ${tasks.length} tasks tuned in ${
+      v.db ?? "(no --db)"
+    }; load average ${Deno.loadavg().map((x) => x.toFixed(2)).join(" ")} (a shared machine)`,
+  );
+  const check = await measureEndToEnd(net, weights, { traces, check: true, repeat: 1 });
+  const tuned = await executorRounds(net, weights, traces);
+  const plain = await executorRounds(net, weights, new Map());
+  const perRound: { torchMs?: number; tunedMs: number; defaultMs: number }[] = [];
+  let torchVersion: string | undefined, torchUnavailable: string | undefined;
+  try {
+    for (let r = 1; r <= rounds; r++) {
+      const t = await torchLatency({
+        python: v.python!,
+        network: v.network!,
+        size,
+        threads,
+        repeat,
+      });
+      if ("unavailable" in t) torchUnavailable = t.unavailable;
+      else torchVersion = t.version;
+      perRound.push({
+        ...("timesMs" in t ? { torchMs: median(t.timesMs) } : {}),
+        tunedMs: tuned.time(repeat),
+        defaultMs: plain.time(repeat),
+      });
+      console.error(`[network_peers] round ${r}: ${JSON.stringify(perRound.at(-1))}`);
+    }
+  } finally {
+    tuned.close();
+    plain.close();
+  }
+  const ratios = perRound.flatMap((r) => r.torchMs ? [r.torchMs / r.tunedMs] : []);
+  const best = (k: "torchMs" | "tunedMs" | "defaultMs") =>
+    Math.min(...perRound.map((r) => r[k] ?? Infinity));
+  console.log(
+    `| network | PyTorch ${
+      torchVersion ?? ""
+    } (ms) | tunebook tuned (ms) | tunebook default schedules (ms) | PyTorch / tunebook, round by round |`,
+  );
+  console.log(`| --- | --- | --- | --- | --- |`);
+  console.log(
+    `| ${net.name} | ${
+      torchUnavailable ? `unavailable: ${torchUnavailable}` : best("torchMs").toFixed(1)
+    } | ${best("tunedMs").toFixed(1)} | ${best("defaultMs").toFixed(1)} | ${
+      ratios.length
+        ? `median ${median(ratios).toFixed(2)}x (${Math.min(...ratios).toFixed(2)}-${
+          Math.max(...ratios).toFixed(2)
+        }x)`
+        : "-"
+    } |`,
+  );
+  console.log(
+    `tunebook's output ${
+      check.matchesReference ? "matches" : "DOES NOT match"
+    } the reference (max relative error ${check.maxRelativeError!.toExponential(1)})`,
+  );
+  let layers: PeerRow[] = [];
+  if (!v["no-layers"]) {
+    const convs = tasks.filter((t) => t.workload.name === "conv2d");
+    layers = await runPeers({
+      workloads: convs.map((t) => t.workload),
+      peers: ["tunebook", "onednn"],
+      threads,
+      timing: { warmup: 1, repeat, minRepeatMs: 20 },
+      tunebook: { traces: [...traces.values()], cacheDir: join(v.cache!, "kernels") },
+      cacheDir: v.cache,
+      rounds: 1,
+      log: (line) => console.error(`[network_peers] ${line}`),
+    });
+    console.log(`| layer | weight | tunebook GFLOP/s | oneDNN GFLOP/s | tunebook / oneDNN |`);
+    console.log(`| --- | --- | --- | --- | --- |`);
+    for (const row of layers) {
+      const a = row.figures.tunebook, b = row.figures.onednn;
+      const g = (f: typeof a) =>
+        f && "gflops" in f
+          ? f.gflops.toFixed(1)
+          : f && "none" in f
+          ? "no record in --db"
+          : f
+          ? Object.values(f)[0]
+          : "-";
+      const ratio = a && b && "gflops" in a && "gflops" in b
+        ? (a.gflops / b.gflops).toFixed(2)
+        : "-";
+      const w = convs.find((t) => t.workload === row.workload)!.weight;
+      console.log(`| ${taskKey(row.workload)} | ${w} | ${g(a)} | ${g(b)} | ${ratio} |`);
+    }
+  }
+  console.log(JSON.stringify({
+    network: net.name,
+    input: net.input.shape,
+    threads,
+    tunedTasks: traces.size,
+    tasks: tasks.length,
+    torch: torchUnavailable ? { unavailable: torchUnavailable } : { version: torchVersion },
+    rounds: perRound,
+    torchOverTunebook: ratios,
+    matchesReference: check.matchesReference,
+    layers: layers.map((row) => ({
+      task: taskKey(row.workload),
+      tunebook: row.figures.tunebook,
+      onednn: row.figures.onednn,
+    })),
+  }));
+}

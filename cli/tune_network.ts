@@ -1,0 +1,302 @@
+/**
+ * `deno task tune-network`: tunes the tasks of a whole network under one
+ * trial budget shared by a task scheduler, prints a progress line per round
+ * on stderr and one JSON summary on stdout (each task's best latency,
+ * GFLOP/s and trials; the end-to-end estimate and, measured by the executor
+ * with the tuned kernels, the real end-to-end latency and its check against
+ * the reference), and writes a plot of the estimate against trials, one line
+ * per scheduler and strategy.
+ *
+ * Exit status: 0 done; 2 bad arguments, network file or database (one line
+ * on stderr); 1 the executor's output does not match the reference, or an
+ * unexpected error.
+ * @module
+ */
+import { parseTrace, type Trace } from "../ir/trace.ts";
+import { measureEndToEnd } from "../network/end_to_end.ts";
+import { loadNetwork } from "../network/load.ts";
+import { type Network, NetworkError } from "../network/network.ts";
+import { extractTasks, type Task } from "../network/tasks.ts";
+import { randomWeights, type Weights } from "../network/weights.ts";
+import { svgToPNG, tuningCurveSVG } from "../plots/tuning_curve.ts";
+import { RecordsDB } from "../datasets/db.ts";
+import {
+  defaultPerRound,
+  estimateCurve,
+  type NetworkTuningOutcome,
+  tuneNetwork,
+} from "../tuner/network_tuning.ts";
+import { TASK_SCHEDULERS, type TaskSchedulerName, warmStart } from "../tuner/task_scheduler.ts";
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { checkOutputFile } from "./output.ts";
+import { TEMPLATE_NAMES } from "../search/templates.ts";
+import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
+import { STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../tuner/strategies.ts";
+import { DEFAULTS } from "../tuner/defaults.ts";
+
+/** Strategies a network's tasks can be tuned with: the table's, but those that need records to pretrain on. */
+const STRATEGIES = STRATEGY_NAMES.filter((s) => !TRANSFER_STRATEGIES.includes(s));
+
+/** Usage text of `tune-network`. */
+export const TUNE_NETWORK_USAGE =
+  `usage: deno task tune-network --network NAME|FILE.json|FILE.onnx [options]
+  --network N         resnet18, mobilenet_v2, squeezenet1_1, a FILE.json of layers or a FILE.onnx
+  --trials N          trial budget over all tasks, per scheduler and strategy (default ${DEFAULTS.tune.trials})
+  --strategy S[,S]    strategy of every task (default random); several: one session each
+  --template T[,T]    knob templates of the knob strategies: a task takes the first that
+                      schedules it (e.g. conv2d-packed,matmul-packed), else its default one
+  --scheduler X[,X]   gradient or round-robin (default gradient); several: one session each
+  --db PATH           records database; its records warm-start the tasks (default runs.db)
+  --per-round N       trials per round of a task (default: up to 8, two rounds per task)
+  --seed N            seed of strategies, scheduler, weights and input (default 1)
+  --size N            input height and width of a built-in network (default 224)
+  --plot FILE         plot of the estimate against trials, .svg or .png
+                      (default tune_network_<network>.svg)
+  --repeat N          timed forward passes of the tuned network (default 5)
+  --no-execute        skip running the tuned network (estimate only)`;
+
+/** Parsed arguments of `tune-network`. */
+export interface TuneNetworkArgs {
+  network: string;
+  trials: number;
+  strategies: string[];
+  templates: string[];
+  schedulers: TaskSchedulerName[];
+  db: string;
+  perRound?: number;
+  seed: number;
+  size: number;
+  plot?: string;
+  repeat: number;
+  execute: boolean;
+}
+
+function positive(flag: string, v: string | undefined, def?: number): number | undefined {
+  if (v === undefined) return def;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new UsageError(`--${flag} must be a positive integer, got "${v}"`);
+  }
+  return n;
+}
+
+function list<T extends string>(flag: string, v: string, known: readonly T[]): T[] {
+  const items = v.split(",").map((s) => s.trim());
+  for (const s of items) {
+    if (!known.includes(s as T)) {
+      throw new UsageError(`--${flag} "${s}" is not one of ${known.join(", ")}`);
+    }
+  }
+  return [...new Set(items)] as T[];
+}
+
+/**
+ * Parses the command line; a bad flag is a {@link UsageError}.
+ *
+ * @example
+ * ```ts
+ * import { parseTuneNetworkArgs } from "./tune_network.ts";
+ * const a = parseTuneNetworkArgs(["--network", "resnet18", "--scheduler", "gradient,round-robin"]);
+ * if (a.trials !== 64 || a.schedulers.length !== 2 || a.db !== "runs.db") throw new Error();
+ * ```
+ */
+export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
+  const v = parseFlags(argv, {
+    network: { type: "string" },
+    trials: { type: "string" },
+    strategy: { type: "string", default: "random" },
+    template: { type: "string" },
+    scheduler: { type: "string", default: "gradient" },
+    db: { type: "string", default: "runs.db" },
+    "per-round": { type: "string" },
+    seed: { type: "string" },
+    size: { type: "string" },
+    plot: { type: "string" },
+    repeat: { type: "string" },
+    "no-execute": { type: "boolean", default: false },
+  }, TUNE_NETWORK_USAGE);
+  if (!v.network) {
+    throw new UsageError(
+      "Missing --network resnet18|mobilenet_v2|squeezenet1_1|FILE.json|FILE.onnx",
+    );
+  }
+  if (v.db!.trim() === "") throw new UsageError("--db must name a records database file");
+  if (v.plot !== undefined && !/\.(svg|png)$/.test(v.plot)) {
+    throw new UsageError(`--plot "${v.plot}" must end in .svg or .png`);
+  }
+  return {
+    network: v.network,
+    trials: positive("trials", v.trials, DEFAULTS.tune.trials)!,
+    strategies: list("strategy", v.strategy!, STRATEGIES),
+    templates: v.template === undefined ? [] : list("template", v.template, TEMPLATE_NAMES),
+    schedulers: list("scheduler", v.scheduler!, TASK_SCHEDULERS),
+    db: v.db!,
+    perRound: positive("per-round", v["per-round"]),
+    seed: positive("seed", v.seed, 1)!,
+    size: positive("size", v.size, 224)!,
+    plot: v.plot,
+    repeat: positive("repeat", v.repeat, 5)!,
+    execute: !v["no-execute"],
+  };
+}
+
+/** Seconds as milliseconds to 5 significant digits; null for none. */
+const ms = (s: number | undefined) =>
+  s === undefined || Number.isNaN(s) ? null : +(s * 1e3).toPrecision(5);
+
+/** The best trace of each task, by task key. */
+function tunedTraces(o: NetworkTuningOutcome): Map<string, Trace> {
+  return new Map(
+    o.tasks.flatMap((t) => t.bestTrace ? [[t.key, parseTrace(JSON.parse(t.bestTrace))]] : []),
+  );
+}
+
+/** One session's part of the summary. */
+async function sessionSummary(
+  label: { strategy: string; scheduler: string },
+  o: NetworkTuningOutcome,
+  net: Network,
+  weights: Weights,
+  a: TuneNetworkArgs,
+): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {
+    ...label,
+    trials: o.tasks.reduce((s, t) => s + t.trials, 0),
+    rounds: o.rounds.length,
+    estimateMs: ms(o.objectiveSeconds),
+    warmEstimateMs: ms(o.warmObjectiveSeconds),
+    tasks: o.tasks.map((t) => ({
+      task: t.key,
+      weight: t.weight,
+      strategy: t.strategy,
+      trials: t.trials,
+      warmTrials: t.warmTrials,
+      bestMs: ms(t.bestSeconds),
+      gflops: t.bestSeconds ? +(t.workload.flops / t.bestSeconds / 1e9).toFixed(2) : null,
+      runId: t.runId ?? null,
+    })),
+  };
+  if (a.execute) {
+    const e = await measureEndToEnd(net, weights, {
+      traces: tunedTraces(o),
+      repeat: a.repeat,
+      seed: a.seed,
+      check: true,
+    });
+    out.measured = {
+      latencyMs: +e.latencyMs.toFixed(3),
+      timesMs: e.timesMs.map((t) => +t.toFixed(3)),
+      kernels: e.kernels,
+      tunedKernels: e.tuned,
+      matchesReference: e.matchesReference,
+      maxRelativeError: e.maxRelativeError,
+    };
+  }
+  return out;
+}
+
+/**
+ * Runs `tune-network` and returns its summary.
+ *
+ * @example
+ * ```ts ignore
+ * import { tuneNetworkCommand } from "./tune_network.ts";
+ * const summary = await tuneNetworkCommand(["--network", "squeezenet1_1", "--trials", "36"]);
+ * console.log(summary.sessions);
+ * ```
+ */
+export async function tuneNetworkCommand(argv: string[]): Promise<Record<string, unknown>> {
+  const a = parseTuneNetworkArgs(argv);
+  let loaded;
+  try {
+    loaded = await loadNetwork(a.network, { size: a.size });
+  } catch (e) {
+    if (e instanceof NetworkError) throw new UsageError(e.message);
+    throw e;
+  }
+  const net = loaded.network;
+  const plot = a.plot ?? `tune_network_${net.name}.svg`;
+  checkOutputFile(plot, { flag: "--plot", db: a.db });
+  if (!existsSync(dirname(resolve(plot)))) {
+    throw new UsageError(`--plot "${plot}": no directory ${dirname(resolve(plot))}`);
+  }
+  const weights = loaded.weights ?? randomWeights(net, a.seed);
+  const tasks: Task[] = extractTasks(net);
+  if (tasks.length === 0) throw new UsageError(`--network ${a.network} has no tunable layer`);
+  // Every session starts from the records there before the first.
+  const db = RecordsDB.open(a.db, { mode: "create" });
+  let warm;
+  try {
+    warm = warmStart(db, tasks.map((t) => t.workload));
+  } finally {
+    db.close();
+  }
+  const perRound = a.perRound ?? defaultPerRound(a.trials, tasks.length);
+  console.error(
+    `tune-network: ${net.name}, ${tasks.length} tasks, ${a.trials} trials per session, ${perRound} per round`,
+  );
+  const sessions: Record<string, unknown>[] = [];
+  const series: { label: string; values: number[] }[] = [];
+  for (const scheduler of a.schedulers) {
+    for (const strategy of a.strategies) {
+      const label = `${scheduler} ${strategy}`;
+      const o = await tuneNetwork({
+        tasks,
+        db: a.db,
+        trials: a.trials,
+        strategy,
+        templates: a.templates,
+        scheduler,
+        perRound,
+        seed: a.seed,
+        warm,
+        onRound: (r, t) =>
+          console.error(
+            `[${label}] ${r.trialsUsed}/${a.trials} trials: task ${r.task} ${t.key} x${t.weight} +${r.measured} (${t.trials} in all), best ${
+              ms(t.bestSeconds) ?? "-"
+            } ms; estimate ${ms(r.objective) ?? "-"} ms`,
+          ),
+      });
+      series.push({ label, values: estimateCurve(o) });
+      sessions.push(await sessionSummary({ strategy, scheduler }, o, net, weights, a));
+    }
+  }
+  const svg = tuningCurveSVG(series, {
+    title: `${net.name}: end-to-end estimate (tunable layers) against trials`,
+    y: "estimate (ms)",
+  });
+  await Deno.writeFile(
+    plot,
+    plot.endsWith(".png") ? await svgToPNG(svg, { scale: 2 }) : new TextEncoder().encode(svg),
+  );
+  // The same network with every kernel on its default schedule: what tuning is measured against.
+  const untuned = a.execute
+    ? await measureEndToEnd(net, weights, { repeat: a.repeat, seed: a.seed })
+    : undefined;
+  const summary = {
+    network: net.name,
+    input: net.input.shape,
+    tasks: tasks.length,
+    gflop: +(tasks.reduce((s, t) => s + t.weight * t.workload.flops, 0) / 1e9).toFixed(3),
+    trials: a.trials,
+    perRound,
+    db: a.db,
+    plot,
+    note: "estimateMs sums weight x best latency over the tunable layers; measured.latencyMs is " +
+      "the whole network run by the executor with the tuned kernels, untunedLatencyMs with " +
+      "default schedules",
+    ...(untuned ? { untunedLatencyMs: +untuned.latencyMs.toFixed(3) } : {}),
+    sessions,
+  };
+  if (
+    sessions.some((s) => (s.measured as { matchesReference?: boolean })?.matchesReference === false)
+  ) {
+    Deno.exitCode = 1;
+  }
+  return summary;
+}
+
+if (import.meta.main) {
+  await runJsonCommand("tune-network", tuneNetworkCommand);
+}

@@ -1,0 +1,105 @@
+/**
+ * End to end: a network compiled with given (tuned) traces, run once on a
+ * seeded input, optionally checked against the reference executor, and timed
+ * over whole forward passes. What `tune-network` reports beside its estimate
+ * and what `bench/network_peers.ts` sets against PyTorch.
+ *
+ * @example
+ * ```ts ignore
+ * import { measureEndToEnd } from "./end_to_end.ts";
+ * import { builtinNetwork } from "./builtin.ts";
+ * import { randomWeights } from "./weights.ts";
+ * const net = builtinNetwork("squeezenet1_1", { size: 64 });
+ * const r = await measureEndToEnd(net, randomWeights(net, 1), { check: true, repeat: 3 });
+ * console.log(r.latencyMs, r.matchesReference);
+ * ```
+ * @module
+ */
+import type { Trace } from "../ir/trace.ts";
+import { fillUniform } from "../measure/prng.ts";
+import { createExecutor } from "./executor.ts";
+import { type Network, sizeOf } from "./network.ts";
+import { referenceRun } from "./reference.ts";
+import type { Weights } from "./weights.ts";
+
+/** Options of {@link measureEndToEnd}. */
+export interface EndToEndOptions {
+  /** Tuned traces by task key (`taskKey`); other kernels use default schedules. */
+  traces?: Map<string, Trace>;
+  /** Timed forward passes. Default 5. */
+  repeat?: number;
+  /** Untimed forward passes first. Default 1. */
+  warmup?: number;
+  /** Seed of the input. Default 1. */
+  seed?: number;
+  /** Compare the output with the reference executor. Default false. */
+  check?: boolean;
+  /** Kernel cache of the executor. */
+  cacheDir?: string;
+}
+
+/** What {@link measureEndToEnd} measured. */
+export interface EndToEnd {
+  /** Median forward pass, milliseconds. */
+  latencyMs: number;
+  /** Every timed pass, milliseconds. */
+  timesMs: number[];
+  /** Kernels compiled, and how many of them replay a given trace. */
+  kernels: number;
+  tuned: number;
+  /** Seconds to compile the network. */
+  compileSeconds: number;
+  /** With `check`: largest |output - reference| over the largest |reference|. */
+  maxRelativeError?: number;
+  /** With `check`: that error is at most 1e-4. */
+  matchesReference?: boolean;
+}
+
+/**
+ * Compiles, runs, checks and times a network; see the module documentation.
+ *
+ * @example
+ * ```ts ignore
+ * import { measureEndToEnd } from "./end_to_end.ts";
+ * import { builtinNetwork } from "./builtin.ts";
+ * import { randomWeights } from "./weights.ts";
+ * const net = builtinNetwork("resnet18", { size: 32 });
+ * const r = await measureEndToEnd(net, randomWeights(net, 1), { repeat: 3, check: true });
+ * if (!r.matchesReference) throw new Error();
+ * ```
+ */
+export async function measureEndToEnd(
+  net: Network,
+  weights: Weights,
+  o: EndToEndOptions = {},
+): Promise<EndToEnd> {
+  const input = new Float32Array(sizeOf(net.input.shape));
+  fillUniform(o.seed ?? 1, [input]);
+  const t0 = performance.now();
+  const ex = await createExecutor(net, weights, { traces: o.traces, cacheDir: o.cacheDir });
+  const compileSeconds = (performance.now() - t0) / 1000;
+  try {
+    const output = ex.run(input);
+    const l = ex.latency({ repeat: o.repeat ?? 5, warmup: o.warmup ?? 1 });
+    const out: EndToEnd = {
+      latencyMs: l.medianMs,
+      timesMs: l.timesMs,
+      kernels: ex.kernelCount,
+      tuned: ex.tracedCount,
+      compileSeconds,
+    };
+    if (o.check) {
+      const want = referenceRun(net, weights, input);
+      let err = 0, scale = 0;
+      want.forEach((w, i) => {
+        err = Math.max(err, Math.abs(output[i] - w));
+        scale = Math.max(scale, Math.abs(w));
+      });
+      out.maxRelativeError = err / scale;
+      out.matchesReference = err <= 1e-4 * scale;
+    }
+    return out;
+  } finally {
+    ex.close();
+  }
+}

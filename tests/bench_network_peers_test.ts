@@ -1,0 +1,95 @@
+/**
+ * bench/network_peers.ts runs on tiny inputs: a JSON network (no PyTorch
+ * model: the peer says why) with its convolution tuned in a records
+ * database and timed against oneDNN, and ResNet-18 at 32x32 against PyTorch
+ * when Debian's python3-torch is installed.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
+
+const TORCH = (() => {
+  try {
+    return new Deno.Command("/usr/bin/python3", {
+      args: ["-c", "import torch, torchvision"],
+      stdout: "null",
+      stderr: "null",
+    }).outputSync().success;
+  } catch {
+    return false;
+  }
+})();
+
+const lastJson = (stdout: string) => JSON.parse(stdout.trim().split("\n").at(-1)!);
+
+Deno.test("bench/network_peers.ts times a tuned network and its convolutions against oneDNN", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tb-network-peers-" });
+  try {
+    await Deno.writeTextFile(
+      join(dir, "one.json"),
+      JSON.stringify({
+        name: "one",
+        input: { name: "x", shape: [1, 8, 8, 8] },
+        layers: [{ name: "c", op: "conv2d", inputs: ["x"], channels: 8, kernel: 3, pad: 1 }],
+      }),
+    );
+    const tuned = await runScript(
+      "cli/tune_network.ts",
+      ["--network", "one.json", "--trials", "2", "--db", "n.db", "--no-execute"],
+      dir,
+      SHARED_KERNEL_CACHE,
+    );
+    assert.equal(tuned.code, 0, tuned.stderr);
+    const r = await runScript("bench/network_peers.ts", [
+      "--network",
+      "one.json",
+      "--db",
+      "n.db",
+      "--rounds",
+      "2",
+      "--repeat",
+      "2",
+    ], dir);
+    assert.equal(r.code, 0, r.stderr);
+    const j = lastJson(r.stdout);
+    assert.equal(j.tunedTasks, 1);
+    assert.equal(j.matchesReference, true);
+    assert.equal(j.rounds.length, 2);
+    assert.ok(j.rounds.every((x: { tunedMs: number }) => x.tunedMs > 0));
+    assert.match(j.torch.unavailable, /not a torchvision model/);
+    assert.equal(j.layers.length, 1);
+    assert.ok(j.layers[0].tunebook.gflops > 0, JSON.stringify(j.layers));
+    assert.ok(j.layers[0].onednn.gflops > 0 || j.layers[0].onednn.unavailable);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "bench/network_peers.ts times ResNet-18 in PyTorch beside the executor, as ratios",
+  ignore: !TORCH,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "tb-network-peers-" });
+    try {
+      const r = await runScript("bench/network_peers.ts", [
+        "--network",
+        "resnet18",
+        "--size",
+        "32",
+        "--rounds",
+        "1",
+        "--repeat",
+        "1",
+        "--no-layers",
+      ], dir);
+      assert.equal(r.code, 0, r.stderr);
+      const j = lastJson(r.stdout);
+      assert.ok(j.torch.version);
+      assert.ok(j.rounds[0].torchMs > 0 && j.rounds[0].defaultMs > 0);
+      assert.equal(j.torchOverTunebook.length, 1);
+      assert.equal(j.matchesReference, true);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

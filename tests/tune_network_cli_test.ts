@@ -1,0 +1,152 @@
+/**
+ * `deno task tune-network` end to end on a tiny JSON network (three tasks):
+ * the summary, the plot, the executor's check against the reference, the
+ * warm start of a second invocation from the first one's records, and bad
+ * input exiting 2 with one line.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
+import { estimateCurve } from "../tuner/network_tuning.ts";
+
+const TINY = {
+  name: "tiny",
+  input: { name: "x", shape: [1, 3, 12, 12] },
+  layers: [
+    { name: "c", op: "conv2d", inputs: ["x"], channels: 8, kernel: 3, pad: 1 },
+    { name: "r", op: "relu", inputs: ["c"] },
+    { name: "c2", op: "conv2d", inputs: ["r"], channels: 8, kernel: 3, pad: 1 },
+    { name: "r2", op: "relu", inputs: ["c2"] },
+    { name: "c3", op: "conv2d", inputs: ["r2"], channels: 8, kernel: 3, pad: 1 },
+    { name: "g", op: "global_avg_pool2d", inputs: ["c3"] },
+    { name: "f", op: "flatten", inputs: ["g"] },
+    { name: "fc", op: "dense", inputs: ["f"], units: 4 },
+  ],
+};
+
+interface Session {
+  strategy: string;
+  scheduler: string;
+  trials: number;
+  estimateMs: number | null;
+  warmEstimateMs: number | null;
+  tasks: { task: string; weight: number; trials: number; warmTrials: number; bestMs: number }[];
+  measured: { latencyMs: number; matchesReference: boolean; tunedKernels: number };
+}
+
+Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and warm-starts from its records", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tb-tune-network-" });
+  try {
+    await Deno.writeTextFile(join(dir, "tiny.json"), JSON.stringify(TINY));
+    const run = (args: string[]) =>
+      runScript("cli/tune_network.ts", ["--network", "tiny.json", ...args], dir, {
+        ...SHARED_KERNEL_CACHE,
+      });
+    const first = await run([
+      "--trials",
+      "6",
+      "--db",
+      "n.db",
+      "--scheduler",
+      "gradient,round-robin",
+      "--plot",
+      "curve.svg",
+      "--repeat",
+      "2",
+    ]);
+    assert.equal(first.code, 0, first.stderr);
+    const s = JSON.parse(first.stdout);
+    assert.equal(s.tasks, 3);
+    assert.equal(s.perRound, 1);
+    assert.ok(s.untunedLatencyMs > 0);
+    const sessions: Session[] = s.sessions;
+    assert.deepEqual(sessions.map((x) => x.scheduler), ["gradient", "round-robin"]);
+    for (const x of sessions) {
+      assert.equal(x.trials, 6);
+      assert.deepEqual(x.tasks.map((t) => t.weight), [1, 2, 1]);
+      assert.equal(x.tasks.reduce((a, t) => a + t.trials, 0), 6);
+      assert.ok(x.tasks.every((t) => t.trials >= 1 && t.warmTrials === 0), JSON.stringify(x));
+      const estimate = x.tasks.reduce((a, t) => a + t.weight * t.bestMs, 0);
+      assert.ok(Math.abs(estimate - x.estimateMs!) <= 1e-3 * x.estimateMs!, JSON.stringify(x));
+      assert.equal(x.measured.matchesReference, true);
+      assert.equal(x.measured.tunedKernels, 3);
+      assert.ok(x.measured.latencyMs > 0);
+    }
+    // Round robin gives each of the three tasks two rounds of one trial.
+    assert.deepEqual(sessions[1].tasks.map((t) => t.trials), [2, 2, 2]);
+    assert.match(
+      first.stderr,
+      /\[gradient random\] 1\/6 trials: task 0 conv2d\(1,3,12,12,8,3,3,1,1\)/,
+    );
+    const svg = await Deno.readTextFile(join(dir, "curve.svg"));
+    assert.match(svg, /^<svg/);
+    assert.match(svg, /gradient random/);
+    assert.match(svg, /round-robin random/);
+
+    const second = await run(["--trials", "3", "--db", "n.db", "--no-execute", "--plot", "c.png"]);
+    assert.equal(second.code, 0, second.stderr);
+    const [w]: Session[] = JSON.parse(second.stdout).sessions;
+    assert.deepEqual(w.tasks.map((t) => t.warmTrials), [
+      sessions[0].tasks[0].trials + sessions[1].tasks[0].trials,
+      sessions[0].tasks[1].trials + sessions[1].tasks[1].trials,
+      sessions[0].tasks[2].trials + sessions[1].tasks[2].trials,
+    ]);
+    assert.ok(w.warmEstimateMs! <= Math.min(...sessions.map((x) => x.estimateMs!)) + 1e-9);
+    assert.equal(w.measured, undefined);
+    const png = await Deno.readFile(join(dir, "c.png"));
+    assert.equal(png[1], 80); // "\x89PNG"
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("tune-network: bad input exits 2 with one line naming the flag or file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tb-tune-network-" });
+  try {
+    await Deno.writeTextFile(join(dir, "bad.json"), "{ not json");
+    const cases: [string[], RegExp][] = [
+      [["--network", "resnet18", "--trials", "0"], /--trials must be a positive integer/],
+      [["--network", "resnet18", "--strategy", "nope"], /--strategy "nope" is not one of/],
+      [["--network", "resnet18", "--scheduler", "fifo"], /--scheduler "fifo" is not one of/],
+      [["--network", "resnet18", "--template", "nope"], /--template "nope" is not one of/],
+      [["--network", "alexnet"], /Unknown network "alexnet"/],
+      [["--network", "bad.json"], /bad\.json is not JSON/],
+      [["--network", "missing.onnx"], /Cannot read network file missing\.onnx/],
+      [["--network", "resnet18", "--plot", "x.pdf"], /--plot "x\.pdf" must end in \.svg or \.png/],
+      [
+        ["--network", "resnet18", "--plot", "no/dir/x.svg"],
+        /--plot "no\/dir\/x\.svg": no directory/,
+      ],
+      [["--trials", "4"], /Missing --network/],
+    ];
+    for (const [args, re] of cases) {
+      const r = await runScript("cli/tune_network.ts", args, dir);
+      assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+      const lines = r.stderr.trim().split("\n");
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0], /^tune-network: /);
+      assert.match(lines[0], re);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("estimateCurve steps at the end of each round, from the warm start's estimate", () => {
+  const round = (trialsUsed: number, objective: number) => ({
+    round: 0,
+    task: 0,
+    measured: 2,
+    trialsUsed,
+    bestSeconds: [],
+    objective,
+  });
+  const curve = estimateCurve({
+    tasks: [],
+    rounds: [round(2, 4e-3), round(4, NaN), round(5, 1e-3)],
+    objectiveSeconds: 1e-3,
+    warmObjectiveSeconds: 5e-3,
+  });
+  assert.deepEqual(curve, [5, 4, 4, NaN, 1]);
+});

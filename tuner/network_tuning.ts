@@ -1,0 +1,338 @@
+/**
+ * Tuning a whole network: its tasks share one trial budget through a task
+ * scheduler (tuner/task_scheduler.ts), each task tuned by its own strategy
+ * in its own run of the records database, all through one builder and one
+ * runner. The end-to-end estimate is the scheduler's objective,
+ * `sum_i weight_i * best_i` over the tunable layers.
+ *
+ * Each task's strategy lives for the whole session, so a model-based one
+ * (xgb, evolutionary) keeps learning across the rounds it is given; a round
+ * is one call of the tuning loop on that task's run ({@link tuneRound}, the
+ * one place this module enters the loop).
+ *
+ * @example
+ * ```ts ignore
+ * import { tuneNetwork } from "./network_tuning.ts";
+ * import { extractTasks } from "../network/tasks.ts";
+ * import { builtinNetwork } from "../network/builtin.ts";
+ * const tasks = extractTasks(builtinNetwork("resnet18"));
+ * const r = await tuneNetwork({ tasks, db: "net.db", trials: 64, strategy: "random" });
+ * console.log(r.objectiveSeconds, r.tasks.map((t) => t.trials));
+ * ```
+ * @module
+ */
+import { RecordsDB } from "../datasets/db.ts";
+import { sqliteRecordStore } from "../datasets/record_store.ts";
+import type { Workload } from "../ir/workloads.ts";
+import { createBuilder } from "../measure/builder.ts";
+import type { Measurer } from "../measure/measurer.ts";
+import { createNativeMeasurer } from "../measure/native.ts";
+import { createRunner } from "../measure/runner.ts";
+import type { TimingOptions } from "../measure/types.ts";
+import type { Task } from "../network/tasks.ts";
+import { taskKey } from "../network/tasks.ts";
+import { defaultSpace } from "../search/sketch.ts";
+import type { Strategy } from "../search/strategy.ts";
+import { defaultTemplate, templatesOf, templateSpace } from "../search/templates.ts";
+import { tune } from "./loop.ts";
+import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
+import { createStrategy, createTraceStrategy, STRATEGIES } from "./strategies.ts";
+import { DEFAULTS } from "./defaults.ts";
+import {
+  type RecordedStart,
+  type SchedulerRound,
+  scheduleTasks,
+  type TaskSchedulerName,
+  warmStart,
+} from "./task_scheduler.ts";
+
+/** Options of {@link tuneNetwork}. */
+export interface NetworkTuningOptions {
+  /** The network's tasks (`extractTasks`). */
+  tasks: Task[];
+  /** Records database (created if missing); its earlier records warm-start the tasks. */
+  db: string;
+  /** Trial budget over all tasks. */
+  trials: number;
+  /** Strategy of every task (a knob strategy falls back to `random` where no template exists). */
+  strategy: string;
+  /**
+   * Knob templates of the knob strategies: a task takes the first that
+   * schedules its workload, else its default template. Default none.
+   */
+  templates?: string[];
+  /** Default `"gradient"`. */
+  scheduler?: TaskSchedulerName;
+  /** Trials per round. Default {@link defaultPerRound}. */
+  perRound?: number;
+  /** Seed of the strategies (task i gets seed + i) and of the scheduler. Default 1. */
+  seed?: number;
+  /**
+   * Warm start: `true` reads the records of the tasks' workloads already in
+   * `db`; `false` starts cold; a list gives each task's start (a comparison
+   * of several sessions passes the one read before the first). Default true.
+   */
+  warm?: boolean | RecordedStart[];
+  /** Directory of the kernel cache. Default `$TUNEBOOK_CACHE`, else `.cache/kernels`. */
+  cacheDir?: string;
+  /** Timing of each candidate. Default 1 call per repeat, 3 repeats of at least 40 ms. */
+  timing?: Partial<TimingOptions>;
+  /** Seconds a candidate may run. Default 10. */
+  timeoutSeconds?: number;
+  /** Called after each round. */
+  onRound?: (r: SchedulerRound, task: TaskOutcome) => void;
+}
+
+/** A task at the end of a session. */
+export interface TaskOutcome {
+  /** `name(shape)`. */
+  key: string;
+  workload: Workload;
+  weight: number;
+  /** Strategy that tuned it (may differ from the one asked: see {@link taskStrategy}). */
+  strategy: string;
+  /** Run of this session in the records database (undefined: never tuned this session). */
+  runId?: number;
+  /** Trials measured this session. */
+  trials: number;
+  /** Trials recorded before this session (warm start). */
+  warmTrials: number;
+  /** Best latency, this session or recorded, seconds. */
+  bestSeconds?: number;
+  /** Its trace (JSON text). */
+  bestTrace?: string;
+}
+
+/** What {@link tuneNetwork} reports. */
+export interface NetworkTuningOutcome {
+  tasks: TaskOutcome[];
+  /** Every round: trials used so far and the estimate after it. */
+  rounds: SchedulerRound[];
+  /** `sum weight * best` at the end, seconds (NaN while a task has no valid kernel). */
+  objectiveSeconds: number;
+  /** The estimate before the first round (from the warm start; NaN without one). */
+  warmObjectiveSeconds: number;
+}
+
+/**
+ * The estimate after each trial of a session (ms): after trial t, the
+ * estimate of the last round that ended by t (before any, the warm start's;
+ * NaN while a task has no latency): the points of a plot of the estimate
+ * against trials.
+ *
+ * @example
+ * ```ts
+ * import { estimateCurve } from "./network_tuning.ts";
+ * const r = { round: 1, task: 0, measured: 2, trialsUsed: 2, bestSeconds: [], objective: 1e-3 };
+ * const curve = estimateCurve({ tasks: [], rounds: [r], objectiveSeconds: 1e-3, warmObjectiveSeconds: 2e-3 });
+ * if (curve.join() !== "2,1") throw new Error();
+ * ```
+ */
+export function estimateCurve(o: NetworkTuningOutcome): number[] {
+  const curve: number[] = [];
+  let value = o.warmObjectiveSeconds * 1e3, r = 0;
+  for (let t = 1; t <= (o.rounds.at(-1)?.trialsUsed ?? 0); t++) {
+    while (r < o.rounds.length && o.rounds[r].trialsUsed <= t) {
+      value = o.rounds[r++].objective * 1e3;
+    }
+    curve.push(value);
+  }
+  return curve;
+}
+
+/**
+ * Trials per round: up to 8, small enough that every task gets two rounds of the budget.
+ *
+ * @example
+ * ```ts
+ * import { defaultPerRound } from "./network_tuning.ts";
+ * if (defaultPerRound(64, 12) !== 2 || defaultPerRound(1000, 12) !== 8) throw new Error();
+ * ```
+ */
+export function defaultPerRound(trials: number, tasks: number): number {
+  return Math.max(1, Math.min(8, Math.floor(trials / (2 * Math.max(1, tasks)))));
+}
+
+/**
+ * Which strategy a task is tuned with, and on which template: a trace-only
+ * strategy of the table (`ansor`) searches the workload's sketch space, the
+ * knob strategies the first of `templates` that schedules the workload, else
+ * its default template; a knob strategy on a workload without a template
+ * falls back to `random` on the sketches. The name says which
+ * (`xgb conv2d-packed`).
+ */
+export function taskStrategyPlan(
+  name: string,
+  w: Workload,
+  templates: string[] = [],
+): { name: string; template?: string } {
+  if (!STRATEGIES[name]?.knobs) return { name };
+  const own = templatesOf(w);
+  const template = templates.find((t) => own.includes(t)) ??
+    (own.includes(defaultTemplate(w)) ? defaultTemplate(w) : undefined);
+  if (name !== "random" && template) return { name: `${name} ${template}`, template };
+  return { name: "random" };
+}
+
+/**
+ * The strategy a task is tuned with (see {@link taskStrategyPlan}).
+ *
+ * @example
+ * ```ts
+ * import { taskStrategy } from "./network_tuning.ts";
+ * import { conv2d } from "../ir/workloads.ts";
+ * const s = await taskStrategy("ga", conv2d(1, 8, 8, 8, 8, 3, 3, 1, 1), 1, ["matmul-packed", "conv2d-packed"]);
+ * if (s.name !== "ga conv2d-packed") throw new Error(s.name);
+ * ```
+ */
+export async function taskStrategy(
+  name: string,
+  w: Workload,
+  seed: number,
+  templates: string[] = [],
+): Promise<{ name: string; strategy: Strategy }> {
+  const plan = taskStrategyPlan(name, w, templates);
+  if (plan.template === undefined) {
+    const traces = STRATEGIES[name]?.knobs ? "random" : name;
+    return { name: plan.name, strategy: createTraceStrategy(traces, defaultSpace(w), { seed }) };
+  }
+  const t = templateSpace(plan.template, w);
+  return {
+    name: plan.name,
+    strategy: await createStrategy(name, t.space, { seed, candidateOf: t.candidateOf }),
+  };
+}
+
+/** A task's run, strategy and measurer, made on its first round. */
+interface LiveTask {
+  runId: number;
+  strategy: Strategy;
+  measurer: Measurer;
+}
+
+/**
+ * Tunes the tasks of a network under one budget; see the module documentation.
+ *
+ * @example
+ * ```ts ignore
+ * import { tuneNetwork } from "./network_tuning.ts";
+ * import { extractTasks } from "../network/tasks.ts";
+ * import { builtinNetwork } from "../network/builtin.ts";
+ * const tasks = extractTasks(builtinNetwork("squeezenet1_1", { size: 64 }));
+ * const o = await tuneNetwork({ tasks, db: "sq.db", trials: 36, strategy: "xgb", scheduler: "round-robin" });
+ * console.log(o.objectiveSeconds * 1e3, "ms");
+ * ```
+ */
+export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTuningOutcome> {
+  const seed = o.seed ?? 1;
+  const perRound = o.perRound ?? defaultPerRound(o.trials, o.tasks.length);
+  const timing = { ...DEFAULTS.tune.timing, ...o.timing };
+  const timeoutSeconds = o.timeoutSeconds ?? 10;
+  const db = RecordsDB.open(o.db, { mode: "create" });
+  const builder = createBuilder({ cacheDir: o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE") });
+  const runner = createRunner({ timing, timeoutSeconds });
+  const store = sqliteRecordStore(db, { close: false });
+  const live = new Map<number, LiveTask>();
+  try {
+    const warm: RecordedStart[] = Array.isArray(o.warm)
+      ? o.warm
+      : o.warm === false
+      ? o.tasks.map(() => ({ trials: 0 }))
+      : warmStart(db, o.tasks.map((t) => t.workload));
+    const outcomes: TaskOutcome[] = o.tasks.map((t, i) => ({
+      key: taskKey(t.workload),
+      workload: t.workload,
+      weight: t.weight,
+      strategy: taskStrategyPlan(o.strategy, t.workload, o.templates).name,
+      trials: 0,
+      warmTrials: warm[i].trials,
+      ...(warm[i].bestSeconds !== undefined
+        ? { bestSeconds: warm[i].bestSeconds, bestTrace: warm[i].bestTrace }
+        : {}),
+    }));
+    const compiler = await builder.describe();
+    const version = await tunebookVersion();
+    const liveTask = async (i: number): Promise<LiveTask> => {
+      let t = live.get(i);
+      if (t) return t;
+      const w = o.tasks[i].workload;
+      const { name, strategy } = await taskStrategy(o.strategy, w, seed + i, o.templates);
+      const runId = db.startRun({
+        strategy: name,
+        seed: seed + i,
+        trials: o.trials,
+        target: "cpu",
+        workloadId: db.upsertWorkload({ name: w.name, shape: w.shape, flops: w.flops }),
+        config: {
+          workload: w.name,
+          shape: w.shape,
+          strategy: name,
+          seed: seed + i,
+          network: { task: i, weight: o.tasks[i].weight, scheduler: o.scheduler ?? "gradient" },
+          timing,
+          timeoutSeconds,
+        },
+        machine: describeMachine(),
+        compiler,
+        tunebookVersion: version,
+      });
+      // One runner (worker pool) for every task; each task's measurer holds its reference.
+      const measurer = createNativeMeasurer({ workload: w, builder, runner, closeRunner: false });
+      t = { runId, strategy, measurer };
+      live.set(i, t);
+      outcomes[i].runId = runId;
+      return t;
+    };
+    const tuneRound = async (i: number, trials: number) => {
+      const t = await liveTask(i);
+      const before = db.counts(t.runId).measured;
+      const r = await tune({
+        strategy: t.strategy,
+        measurer: t.measurer,
+        store,
+        runId: t.runId,
+        trials,
+        flops: o.tasks[i].workload.flops,
+        batchSize: trials,
+      });
+      const measured = db.counts(t.runId).measured - before;
+      const best = db.best(t.runId);
+      const out = outcomes[i];
+      out.trials += measured;
+      const s = best?.result.seconds ?? undefined;
+      if (best && s !== undefined && !(out.bestSeconds! <= s)) {
+        out.bestSeconds = s;
+        out.bestTrace = best.trace;
+      }
+      return { measured, bestSeconds: s, exhausted: r.stop === "exhausted" };
+    };
+    const schedule = await scheduleTasks({
+      tasks: o.tasks.map((t) => ({
+        weight: t.weight,
+        flops: t.workload.flops,
+        group: t.workload.name,
+      })),
+      trials: o.trials,
+      perRound,
+      scheduler: o.scheduler ?? "gradient",
+      warm,
+      seed,
+      tuneTask: tuneRound,
+      onRound: (r) => o.onRound?.(r, outcomes[r.task]),
+    });
+    for (const t of live.values()) db.finishRun(t.runId);
+    return {
+      tasks: outcomes,
+      rounds: schedule.rounds,
+      objectiveSeconds: schedule.objective,
+      warmObjectiveSeconds: o.tasks.reduce(
+        (a, t, i) => a + t.weight * (warm[i].bestSeconds ?? NaN),
+        0,
+      ),
+    };
+  } finally {
+    for (const t of live.values()) await t.measurer.close?.();
+    await runner.close();
+    db.close();
+  }
+}
