@@ -219,6 +219,13 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
   if (!(TARGETS as readonly string[]).includes(args.target)) {
     throw new UsageError(`Unknown target "${args.target}"; known: ${TARGETS.join(", ")}`);
   }
+  // nvcc builds one candidate per process and the CUDA runner times every repeat.
+  if (args.target === "cuda" && args.unity > 1) {
+    throw new UsageError("--unity: target cuda builds one candidate per nvcc process");
+  }
+  if (args.target === "cuda" && args.race !== undefined) {
+    throw new UsageError("--race: target cuda times every repeat (no racing on the GPU)");
+  }
   if (!STRATEGY_NAMES.includes(args.strategy)) {
     throw new UsageError(
       `Unknown strategy "${args.strategy}"; known: ${STRATEGY_NAMES.join(", ")}`,
@@ -247,9 +254,21 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     return args;
   }
   if (v.space !== undefined) {
-    const clash = ["workload", "shape", "trace", "template", "target"].find((f) =>
-      (given as string[]).includes(f)
-    );
+    // A replay measures nothing: what only a measurement honours is refused, not ignored.
+    const clash = [
+      "workload",
+      "shape",
+      "trace",
+      "template",
+      "target",
+      "timeout",
+      "number",
+      "repeat",
+      "min-repeat-ms",
+      "overlap",
+      "unity",
+      "race",
+    ].find((f) => (given as string[]).includes(f));
     if (clash) throw new UsageError(`--${clash} cannot be given with --space (a replayed cache)`);
     if (v.space.trim() === "") throw new UsageError("--space must name a Kernel Tuner cache");
     args.space = v.space;

@@ -125,6 +125,14 @@ export async function main(argv: string[]): Promise<number> {
     if (traces && new Set(traces.map((t) => JSON.stringify(t.workload))).size > 1) {
       throw new TraceError(`Trace file "${args.trace}" mixes workloads`);
     }
+    if (!args.resume && args.space !== undefined) {
+      const problem = strategyProblem({
+        strategy: args.strategy,
+        replay: true,
+        target: "replay",
+      });
+      if (problem) throw new UsageError(problem);
+    }
     if (!args.resume && !traces && args.workload && args.shape) {
       // A strategy, template or target that cannot go together is refused before anything is built.
       const problem = strategyProblem({

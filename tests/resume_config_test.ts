@@ -105,3 +105,24 @@ Deno.test("--trials gets its default from tuner/defaults.ts alone", async () => 
   }
   assert.deepEqual(spelled, []);
 });
+
+Deno.test("a run recorded as evolutionary over traces (before ansor had its name) resumes on the traces", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = withRun(join(dir, "old.db"), { ...GOOD, strategy: "evolutionary", trials: 3 });
+    const db = RecordsDB.open(path);
+    const c = db.addCandidate(1, { trial: 0, trace: '{"old": 1}', traceHash: "old" });
+    db.addResult(c, { errorKind: "runtime_error", times: [], buildSeconds: 0, runSeconds: 0 });
+    db.close();
+    const r = await runScript("cli/tune.ts", ["--resume", "--db", path, "--quiet"], dir);
+    assert.equal(r.code, 0, r.stderr);
+    const after = RecordsDB.open(path, { mode: "read" });
+    const added = after.candidates(1).slice(1);
+    after.close();
+    assert.ok(added.length >= 2, `${added.length} added`);
+    // The knob-space evolutionary search would have recorded knob vectors.
+    assert.ok(added.every((c) => c.knobs === null && c.result), JSON.stringify(added));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

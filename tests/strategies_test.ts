@@ -172,3 +172,22 @@ async function runAbsolute(path: string, cwd: string) {
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
+
+Deno.test("what a replay or the GPU cannot honour is refused with status 2", async () => {
+  const dir = await Deno.makeTempDir();
+  const db = ["--db", join(dir, "r.db"), "--quiet"];
+  const cases: [string[], RegExp][] = [
+    [["--space", "pnpoly_RTX_3090", "--repeat", "5"], /--repeat cannot be given with --space/],
+    [["--space", "pnpoly_RTX_3090", "--unity", "2"], /--unity cannot be given with --space/],
+    [["--space", "pnpoly_RTX_3090", "--strategy", "ansor"], /--space: strategy ansor searches/],
+    [[...MATMUL, "--target", "cuda", "--unity", "2"], /--unity: target cuda builds one/],
+    [[...MATMUL, "--target", "cuda", "--race", "2"], /--race: target cuda times every repeat/],
+  ];
+  for (const [args, message] of cases) {
+    const r = await runScript("cli/tune.ts", [...args, ...db], dir);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+    assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+  }
+  await Deno.remove(dir, { recursive: true });
+});

@@ -137,6 +137,14 @@ export async function runSession(
       runId = run.id;
       config = storedConfig(o.db, run.id, run.config);
       checkResume(config, o, run.id);
+      // Before the strategy table named Ansor's trace search `ansor`, tune stored it as
+      // `evolutionary`: a run whose candidates are all traces without knobs continues with it.
+      if (config.strategy === "evolutionary" && config.space === undefined) {
+        const cs = db.candidates(run.id);
+        if (cs.length > 0 && cs.every((c) => c.knobs === null)) {
+          config = { ...config, strategy: "ansor" };
+        }
+      }
       if (run.status === "finished") {
         remeasure = transientTraces(db, o.db, run.id);
         if (remeasure.length === 0) {

@@ -43,8 +43,11 @@ export interface StrategyRequest {
   strategy: string;
   /** The workload measured (absent when `replay` is given). */
   workload?: Workload;
-  /** A replayed cache's knob space (`tune --space`), searched instead of a workload's. */
-  replay?: { space: KnobSpace; candidateOf: CandidateOf };
+  /**
+   * A replayed cache's knob space (`tune --space`), searched instead of a
+   * workload's; `true` for one not opened yet ({@link strategyProblem} only).
+   */
+  replay?: { space: KnobSpace; candidateOf: CandidateOf } | true;
   /** `cpu` or `cuda`. */
   target: string;
   /** Knob template (CPU or GPU by target); default the workload's. */
@@ -78,6 +81,7 @@ function plan(r: StrategyRequest): Plan {
     if (r.template !== undefined) {
       return { problem: `--template ${r.template}: a replayed cache (--space) has no templates` };
     }
+    if (r.replay === true) return { problem: "" };
     return { template: r.replay };
   }
   if (!r.workload) return { problem: "A strategy needs a workload or a replayed space" };
@@ -118,13 +122,13 @@ function plan(r: StrategyRequest): Plan {
  */
 export function strategyProblem(r: StrategyRequest): string | undefined {
   const p = plan(r);
-  return "problem" in p ? p.problem : undefined;
+  return "problem" in p && p.problem !== "" ? p.problem : undefined;
 }
 
 /** The strategy of a run; a request {@link strategyProblem} refuses is a RangeError. */
 export async function strategyFor(r: StrategyRequest & { seed: number }): Promise<Strategy> {
   const p = plan(r);
-  if ("problem" in p) throw new RangeError(p.problem);
+  if ("problem" in p) throw new RangeError(p.problem || "The replayed space is not open");
   if ("sketches" in p) {
     const space = r.target === "cuda" ? gpuSpace(p.sketches) : defaultSpace(p.sketches);
     return createTraceStrategy(r.strategy, space, { seed: r.seed });
