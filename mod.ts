@@ -34,7 +34,7 @@ export * from "./measure/mod.ts";
 export * from "./datasets/mod.ts";
 export { tune, type TuneOptions, type TuneOutcome } from "./tuner/loop.ts";
 export { runSession, type SessionOptions, type Summary } from "./tuner/session.ts";
-export { kernelSource, referenceSource, signatureOf } from "./tuner/kernel.ts";
+export { kernelSource, referenceSource, signatureOf } from "./measure/kernel_source.ts";
 export { type Progress, progressLine } from "./tuner/progress.ts";
 export * from "./search/knobs.ts";
 export {
@@ -47,13 +47,18 @@ export { mutate, verify } from "./search/mutators.ts";
 export { evolutionaryTraceSearch } from "./search/evolutionary_traces.ts";
 export { createStrategy, STRATEGY_NAMES, type StrategyContext } from "./search/registry.ts";
 export { type ReplaySpace, replaySpace, replaySpaceFromFile } from "./search/replay.ts";
+export { type CompareRow, compareRows, compareTable } from "./search/compare.ts";
 export {
-  type CompareRow,
-  compareRows,
-  compareTable,
+  evaluatorMeasurer,
+  type RunOptions,
   runStrategy,
   type RunTrace,
-} from "./search/compare.ts";
+} from "./tuner/run_strategy.ts";
+export { createNativeMeasurer, type NativeMeasurer } from "./measure/native.ts";
+export { createReplayMeasurer, recordTable, type ReplayTable } from "./measure/replay.ts";
+export type { Measurer, MeasureResult } from "./measure/measurer.ts";
+export { type RecordStore, sqliteRecordStore } from "./datasets/record_store.ts";
+export { createMemoryRecordStore } from "./datasets/memory_store.ts";
 export { modelBasedTuner } from "./search/model_based.ts";
 export type { CostModel, Sample } from "./costmodel/model.ts";
 export type { Matrix, Regressor } from "./costmodel/regressor.ts";

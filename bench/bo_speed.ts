@@ -10,7 +10,8 @@
  * ```
  * @module
  */
-import { fractionAt, runStrategy } from "../search/compare.ts";
+import { fractionAt } from "../search/compare.ts";
+import { runStrategy } from "../tuner/run_strategy.ts";
 import { type Acquisition, bayesianOptimization } from "../search/bo.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
 

@@ -14,7 +14,7 @@
  * @module
  */
 import process from "node:process";
-import { runStrategy } from "../search/compare.ts";
+import { runStrategy } from "../tuner/run_strategy.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
 import type { Strategy } from "../search/strategy.ts";
 import { RL_STRATEGY_NAMES, rlStrategy } from "../rl/presets.ts";

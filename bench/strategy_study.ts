@@ -1,6 +1,7 @@
 /**
  * Tables of a strategy study from the JSON lines of `deno task compare`
- * (one or more runs, e.g. one per group of strategies): per space, each
+ * (one or more runs, e.g. one per group of strategies; a strategy in several
+ * runs takes its row from the last): per space, each
  * strategy's mean fraction of optimum at every budget and its
  * budget-aggregated score (search/score.ts); then the ranking of all
  * strategies across spaces by mean rank of that score. Markdown on stdout.
@@ -34,17 +35,19 @@ export function studyTables(outputs: (CompareOutput | CompareManyOutput)[]): str
     parts.push(`| strategy | ${budgets.join(" | ")} | score |`);
     parts.push(`| --- | ${budgets.map(() => "---").join(" | ")} | --- |`);
     scores[key] = {};
-    for (const o of list) {
-      for (const [name, score] of Object.entries(o.scores)) {
-        const cells = budgets.map((b) =>
-          o.results.find((r) => r.strategy === name && r.budget === b)?.mean_fraction.toFixed(3) ??
-            ""
-        );
-        parts.push(
-          `| ${name} | ${cells.join(" | ")} | ${score === null ? "n/a" : score.toFixed(3)} |`,
-        );
-        if (score !== null) scores[key][name] = score;
-      }
+    // A strategy in several runs: the later run's row (in the place of its first).
+    const from = new Map<string, CompareOutput>();
+    for (const o of list) for (const name of Object.keys(o.scores)) from.set(name, o);
+    for (const [name, o] of from) {
+      const score = o.scores[name];
+      const cells = budgets.map((b) =>
+        o.results.find((r) => r.strategy === name && r.budget === b)?.mean_fraction.toFixed(3) ??
+          ""
+      );
+      parts.push(
+        `| ${name} | ${cells.join(" | ")} | ${score === null ? "n/a" : score.toFixed(3)} |`,
+      );
+      if (score !== null) scores[key][name] = score;
     }
     parts.push("");
   }

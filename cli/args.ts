@@ -103,6 +103,8 @@ export interface TuneArgs {
   /** Flags given on the command line (without `--`), so `--resume` can check them against the run. */
   given: string[];
   trace?: string;
+  /** A Kernel Tuner cache (name or path) replayed instead of measuring a workload (`--space`). */
+  space?: string;
   template?: string;
   batch: number;
   timeout: number;
@@ -144,6 +146,8 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
                       transient results (worker_lost, run_timeout_transient) measured again
   --run ID            with --resume: continue run ID instead
   --trace FILE        measure the trace(s) in FILE (one trace or a JSON list) instead of searching
+  --space CACHE       replay a Kernel Tuner cache (a name from data/kerneltuner such as
+                      pnpoly_RTX_3090, or a path) instead of measuring a workload
   --batch N           candidates per round (default 8)
   --timeout S         seconds one measurement may take (default 10)
   --number N --repeat N --min-repeat-ms MS   timing (default 1, 3, 40)
@@ -180,6 +184,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
         resume: { type: "boolean", default: false },
         run: { type: "string" },
         trace: { type: "string" },
+        space: { type: "string" },
         template: { type: "string" },
         batch: { type: "string", default: "8" },
         timeout: { type: "string", default: "10" },
@@ -243,6 +248,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     args.run = integer(v.run, "--run", 1, Number.MAX_SAFE_INTEGER);
   }
   if (args.resume) {
+    if (v.space !== undefined) args.space = v.space;
     if (v.workload !== undefined) args.workload = v.workload;
     if (v.shape !== undefined) args.shape = parseShape(v.shape);
     if (args.trace !== undefined) {
@@ -250,11 +256,20 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     }
     return args;
   }
+  if (v.space !== undefined) {
+    const clash = ["workload", "shape", "trace", "template", "target"].find((f) =>
+      (given as string[]).includes(f)
+    );
+    if (clash) throw new UsageError(`--${clash} cannot be given with --space (a replayed cache)`);
+    if (v.space.trim() === "") throw new UsageError("--space must name a Kernel Tuner cache");
+    args.space = v.space;
+    return args;
+  }
   if (v.workload !== undefined) args.workload = v.workload;
   if (v.shape !== undefined) args.shape = parseShape(v.shape);
   if (args.trace === undefined) {
     if (args.workload === undefined) {
-      throw new UsageError("Missing --workload (or --resume, --trace)");
+      throw new UsageError("Missing --workload (or --resume, --trace, --space)");
     }
     if (args.shape === undefined) throw new UsageError("Missing --shape");
   }

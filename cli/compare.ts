@@ -8,6 +8,11 @@
  * `matmul:256,256,256`, measured live on this CPU through its knob template
  * (each configuration is measured once and shared by all strategies, and the
  * optimum is the best measured in the comparison).
+ *
+ * Every run (strategy x seed) goes through the tuning loop of `tuner/` and
+ * keeps its records: in memory by default, in a SQLite records database with
+ * `--db F`, where `--resume` continues the comparison (finished runs are read
+ * back, an unfinished one continues, missing ones start).
  * @module
  */
 import { basename, join } from "node:path";
@@ -15,19 +20,23 @@ import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
 import { checkWorkloadMemory, limitMessage, LIMITS } from "../ir/limits.ts";
 import { createBuilder } from "../measure/builder.ts";
 import { createRunner } from "../measure/runner.ts";
-import { median } from "../datasets/db.ts";
+import { median, RecordsDB } from "../datasets/db.ts";
+import { createMemoryRecordStore } from "../datasets/memory_store.ts";
+import { type RecordStore, sqliteRecordStore } from "../datasets/record_store.ts";
+import type { Measurer } from "../measure/measurer.ts";
+import { memoMeasurer } from "../measure/memo.ts";
+import { createNativeMeasurer } from "../measure/native.ts";
 import {
   type CompareManyOutput,
   type CompareOutput,
   compareRows,
   compareTable,
-  type Evaluator,
   fractionOverWall,
   reachRows,
   reachTable,
-  runStrategy,
   type RunTrace,
 } from "../search/compare.ts";
+import { knobKey, runStrategy, runTrace } from "../tuner/run_strategy.ts";
 import { createStrategy, STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../search/registry.ts";
 import type { Sample } from "../costmodel/model.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
@@ -40,9 +49,8 @@ import {
 } from "../search/score.ts";
 import { KERNELTUNER_CACHE_NAMES } from "../datasets/kerneltuner.ts";
 import type { KnobSpace } from "../search/knobs.ts";
-import type { Candidate, CandidateOf, Observation } from "../search/strategy.ts";
+import type { CandidateOf } from "../search/strategy.ts";
 import { defaultTemplate, templateSpace } from "../search/templates.ts";
-import { kernelSource, referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { bandCurveSVG, svgToPNG } from "../plots/tuning_curve.ts";
 import { bandCurveSpec } from "../plots/vegalite.ts";
@@ -65,6 +73,10 @@ export const COMPARE_USAGE = `usage: deno task compare --space SPACE [options]
   --transfer-from CACHE  records of the same kernel on another device (transfer strategies)
   --plan-size N          plan size of the planning strategies (default 64)
   --out DIR              directory of the tuning curves (default runs/compare)
+  --db FILE              keep the records of every run in this SQLite records database
+                         (default: in memory, lost at exit)
+  --resume               with --db: continue the comparison recorded there (finished runs
+                         are read back, an unfinished one continues, missing ones start)
   --quiet                no progress bar
   --help                 this text`;
 
@@ -73,7 +85,10 @@ interface CompareSpace {
   name: string;
   space: KnobSpace;
   candidateOf: CandidateOf;
-  evaluate: Evaluator;
+  /** Measures candidates: the replay's lookup, or the native measurer (each knob point once). */
+  measurer: Measurer;
+  /** How a run's workload is recorded. */
+  workload: { name: string; shape: number[]; flops: number };
   /** Best known seconds (replay); undefined for live spaces until measured. */
   optimum?: number;
   close(): Promise<void>;
@@ -118,8 +133,9 @@ async function openSpace(
     } catch (e) {
       throw new UsageError(`--template ${template}: ${(e as Error).message}`);
     }
-    return liveSpace(spec, t);
+    return nativeSpace(spec, t);
   }
+  const stem = basename(spec).replace(/\.json(\.gz)?$/, "");
   try {
     const r = await replaySpaceFromFile(spec, { absent });
     return {
@@ -128,7 +144,8 @@ async function openSpace(
       candidateOf: r.candidateOf,
       optimum: r.optimum,
       nonPositiveTimes: r.nonPositiveTimes,
-      evaluate: (cs) => cs.map((c) => ({ candidate: c, ...r.evaluate(c.knobs!) })),
+      measurer: r.measurer,
+      workload: { name: stem, shape: [], flops: 0 },
       randomCurve: (lo, hi) => {
         const times: number[] = [];
         for (let i = 0; i < r.space.size; i++) {
@@ -147,55 +164,27 @@ async function openSpace(
   }
 }
 
-function liveSpace(name: string, t: ReturnType<typeof templateSpace>): CompareSpace {
-  const builder = createBuilder({ cacheDir: Deno.env.get("TUNEBOOK_CACHE") });
-  const runner = createRunner({ timing: { number: 1, repeat: 3, minRepeatMs: 20, warmup: 1 } });
-  const measured = new Map<number, Observation>();
-  let reference: string | undefined;
-  let best = Infinity;
-  const signature = signatureOf(t.workload);
-  const tol = toleranceOf(t.workload);
-  const evaluate: Evaluator = async (cs: Candidate[]) => {
-    const todo = cs.filter((c) => !measured.has(t.space.index(c.knobs!)));
-    if (!reference) {
-      const [r] = await builder.build([{ source: referenceSource(t.workload) }]);
-      if (!r.artifact) throw new Error(`reference kernel did not build: ${r.error}`);
-      reference = r.artifact;
-    }
-    const sources = todo.map((c) => kernelSource(c.trace!));
-    const built = await builder.build(
-      sources.map((s) => ({ source: "source" in s ? s.source : "#error schedule" })),
-    );
-    const runs = todo.map((_, i) => i).filter((i) => "source" in sources[i] && built[i].artifact);
-    const results = await runner.run(runs.map((i) => ({
-      artifact: built[i].artifact!,
-      reference: reference!,
-      signature,
-      seed: 0,
-      ...tol,
-    })));
-    todo.forEach((c, i) => {
-      const s = sources[i];
-      const j = runs.indexOf(i);
-      const ob: Observation = "error" in s
-        ? { candidate: c, errorKind: "instantiation_error" }
-        : j < 0
-        ? { candidate: c, errorKind: built[i].errorKind }
-        : results[j].errorKind === "none"
-        ? { candidate: c, errorKind: "none", seconds: median(results[j].times) }
-        : { candidate: c, errorKind: results[j].errorKind };
-      if (ob.seconds !== undefined) best = Math.min(best, ob.seconds);
-      measured.set(t.space.index(c.knobs!), ob);
-    });
-    return cs.map((c) => ({ ...measured.get(t.space.index(c.knobs!))!, candidate: c }));
-  };
+function nativeSpace(name: string, t: ReturnType<typeof templateSpace>): CompareSpace {
+  const native = createNativeMeasurer({
+    workload: t.workload,
+    builder: createBuilder({ cacheDir: Deno.env.get("TUNEBOOK_CACHE") }),
+    runner: createRunner({ timing: { number: 1, repeat: 3, minRepeatMs: 20, warmup: 1 } }),
+  });
+  // Each configuration is measured once, whichever strategy and seed proposes it.
+  const measurer = memoMeasurer(native, (c) => String(t.space.index(c.knobs!)));
   return {
     name: `${name} (template ${t.name})`,
     space: t.space,
     candidateOf: t.candidateOf,
-    evaluate,
-    close: () => runner.close(),
-    bestMeasured: () => best,
+    measurer,
+    workload: { name: t.workload.name, shape: t.workload.shape, flops: t.workload.flops },
+    close: () => measurer.close(),
+    bestMeasured: () =>
+      Math.min(
+        ...[...measurer.results.values()].flatMap((r) =>
+          r.errorKind === "none" && r.times.length ? [median(r.times)] : []
+        ),
+      ),
   };
 }
 
@@ -250,10 +239,18 @@ export async function compare(
       "transfer-from": { type: "string" },
       "plan-size": { type: "string" },
       out: { type: "string", default: "runs/compare" },
+      db: { type: "string" },
+      resume: { type: "boolean", default: false },
       quiet: { type: "boolean", default: false },
     },
     COMPARE_USAGE,
   );
+  if (v.resume && !v.db) {
+    throw new UsageError("--resume needs --db (the records database of the comparison)");
+  }
+  if (v.db !== undefined && v.db.trim() === "") {
+    throw new UsageError("--db must name a records database file");
+  }
   if (!v.space) {
     throw new UsageError("Missing --space (a Kernel Tuner cache name or path, or workload:shape)");
   }
@@ -284,6 +281,9 @@ export async function compare(
   if (seeds > LIMITS.seeds.value) {
     throw new UsageError(`--seeds: ${limitMessage(`${seeds} seeds`, LIMITS.seeds)}`);
   }
+  const store: RecordStore = v.db
+    ? sqliteRecordStore(RecordsDB.open(v.db, { mode: v.resume ? "write" : "create" }))
+    : createMemoryRecordStore();
   const flags: CompareFlags = {
     ...v,
     absent: v.absent,
@@ -291,6 +291,8 @@ export async function compare(
     budgets,
     planSize,
     seeds,
+    store,
+    resume: v.resume,
   };
   // A workload (`matmul:24,16,8`) is one space; otherwise commas separate caches.
   const specs = v.space === "all"
@@ -300,12 +302,15 @@ export async function compare(
     : v.space.split(",").map((x) => x.trim()).filter(Boolean);
   // Ctrl-C / SIGTERM: stop at the next evaluation (a second one: at once), say what was written.
   const outputs: CompareOutput[] = [];
+  const records = v.db
+    ? `the records are in ${v.db}: the same command with --resume continues it`
+    : "its records were in memory (--db F keeps them, and --resume continues)";
   const kept = () =>
     outputs.length === 0
-      ? "compare keeps no records: nothing was written (a live space's built kernels stay in the kernel cache)"
-      : `compare keeps no records: the curves of the ${outputs.length} space(s) done are in ${v.out} (${
+      ? `nothing was written to ${v.out}; ${records}`
+      : `the curves of the ${outputs.length} space(s) done are in ${v.out} (${
         outputs.map((o) => o.space).join(", ")
-      }); the space in progress is lost`;
+      }); ${records}`;
   const stop = watchStop({
     onStop: (why) =>
       console.error(`\ncompare: ${why}: stopping at the next evaluation (again: at once)`),
@@ -326,6 +331,7 @@ export async function compare(
     Deno.exit(stop.exitCode());
   } finally {
     stop.dispose();
+    await store.close();
   }
   const ranking = rankAcrossSpaces(Object.fromEntries(
     outputs.map((o, k) => [
@@ -360,6 +366,10 @@ interface CompareFlags {
   several?: boolean;
   /** Throws `StopRequested` once a stop was asked (see cli/stop.ts `stopPoints`). */
   checkStop?: () => Promise<void>;
+  /** Where every run's records go. */
+  store: RecordStore;
+  /** Continue the runs recorded in `store` (see `--resume`). */
+  resume?: boolean;
 }
 
 /** Compares the strategies on one space: tables on stderr, curves in files, the summary returned. */
@@ -402,21 +412,57 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
   const total = strategies.length * seeds;
   const started = performance.now();
   const check = v.checkStop ?? (() => Promise.resolve());
-  const evaluate: Evaluator = async (cs) => {
-    await check();
-    return await space.evaluate(cs);
+  // A stop asked for is seen before the next batch is measured (the run stays resumable).
+  const measurer: Measurer = {
+    name: space.measurer.name,
+    measure: async (batch, options) => {
+      await check();
+      return await space.measurer.measure(batch, options);
+    },
   };
+  const recorded = v.resume ? await v.store.runs() : [];
   try {
     for (const name of strategies) {
       const list: RunTrace[] = [];
       for (let seed = 0; seed < seeds; seed++) {
-        const strategy = createStrategy(name, space.space, {
-          seed,
-          candidateOf: space.candidateOf,
-          pretrain,
-          planSize,
-        });
-        list.push(await runStrategy(strategy, evaluate, { budget: maxBudget }));
+        const config = {
+          compare: spec,
+          absent: v.absent,
+          ...(v.template ? { template: v.template } : {}),
+          ...(v["transfer-from"] ? { transferFrom: v["transfer-from"] } : {}),
+          ...(planSize !== undefined ? { planSize } : {}),
+          budget: maxBudget,
+        };
+        const same = recorded.findLast((r) =>
+          r.strategy === name && r.seed === seed &&
+          JSON.stringify(r.config) === JSON.stringify(config)
+        );
+        if (same?.status === "finished") {
+          list.push(await runTrace(v.store, same.id));
+        } else {
+          const strategy = createStrategy(name, space.space, {
+            seed,
+            candidateOf: space.candidateOf,
+            pretrain,
+            planSize,
+          });
+          list.push(
+            await runStrategy(strategy, measurer, {
+              budget: maxBudget,
+              store: v.store,
+              keyOf: knobKey,
+              ...(same ? { runId: same.id } : {}),
+              run: {
+                strategy: name,
+                seed,
+                trials: maxBudget,
+                target: space.measurer.name,
+                config,
+                workload: space.workload,
+              },
+            }),
+          );
+        }
         progress?.update({
           done: runs.size * seeds + seed + 1,
           total,

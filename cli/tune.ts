@@ -12,6 +12,7 @@
  * @module
  */
 import { DatabaseError } from "../datasets/db.ts";
+import { KernelTunerError } from "../datasets/kerneltuner.ts";
 import { ScheduleError, TraceError } from "../ir/errors.ts";
 import { parseTrace, replayTrace, type Trace } from "../ir/trace.ts";
 import { checkWorkloadMemory, LIMITS, mentionsLimit } from "../ir/limits.ts";
@@ -91,6 +92,7 @@ function resumeOptions(args: TuneArgs): Partial<SessionOptions> {
     ...(args.workload !== undefined || args.shape !== undefined
       ? { workload: { name: args.workload ?? "", shape: args.shape ?? [] } }
       : {}),
+    ...(given.has("space") ? { space: args.space } : {}),
     ...(given.has("strategy") ? { strategy: args.strategy } : {}),
     ...(given.has("template") ? { template: args.template } : {}),
     ...(given.has("seed") ? { seed: args.seed } : {}),
@@ -152,6 +154,7 @@ export async function main(argv: string[]): Promise<number> {
         workload: args.workload && args.shape
           ? { name: args.workload, shape: args.shape }
           : undefined,
+        ...(args.space !== undefined ? { space: args.space } : {}),
         strategy: args.strategy,
         template: args.template,
         seed: args.seed,
@@ -180,6 +183,10 @@ export async function main(argv: string[]): Promise<number> {
     if (e instanceof HelpRequest) {
       console.log(e.message);
       return 0;
+    }
+    if (e instanceof KernelTunerError) {
+      console.error(`tune: --space: ${oneLine(e.message)}`);
+      return 2;
     }
     if (
       e instanceof UsageError || e instanceof TraceError || e instanceof DatabaseError ||

@@ -84,6 +84,7 @@ export function createMemoryRecordStore(): RecordStore {
       }),
     run: (runId) => later(() => copy(runs[runId - 1])),
     lastUnfinishedRun: () => later(() => copy(runs.findLast((r) => r.status === "running"))),
+    runs: () => later(() => copy(runs)),
     addCandidate: (runId, c) =>
       later(() => {
         const hashes = byHash.get(runId) ?? fail(`No run ${runId} in ${LOCATION}`);

@@ -61,6 +61,8 @@ export interface RecordStore {
   run(runId: number): Promise<RunRow | undefined>;
   /** The most recent run still `"running"`, if any. */
   lastUnfinishedRun(): Promise<RunRow | undefined>;
+  /** All runs, oldest first. */
+  runs(): Promise<RunRow[]>;
   /** Records a candidate; the same trace hash in the same run returns the first id. */
   addCandidate(runId: number, c: CandidateInput): Promise<number>;
   /** Records a candidate's result and returns it as stored (median `seconds`, `gflops`). */
@@ -98,6 +100,7 @@ export function sqliteRecordStore(
     finishRun: (runId) => later(() => db.finishRun(runId)),
     run: (runId) => later(() => db.run(runId)),
     lastUnfinishedRun: () => later(() => db.lastUnfinishedRun()),
+    runs: () => later(() => db.runs()),
     addCandidate: (runId, c) => later(() => db.addCandidate(runId, c)),
     addResult: (candidateId, r) => later(() => db.result(db.addResult(candidateId, r))!),
     measured: (runId) => later(() => db.measured(runId)),

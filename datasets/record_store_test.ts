@@ -34,6 +34,7 @@ for (const [name, open] of STORES) {
     await store.finishRun(run);
     assert.equal((await store.run(run))?.status, "finished");
     assert.equal(await store.lastUnfinishedRun(), undefined);
+    assert.deepEqual((await store.runs()).map((r) => [r.id, r.status]), [[run, "finished"]]);
     assert.equal(await store.run(99), undefined);
     await assert.rejects(store.finishRun(99), DatabaseError);
     await store.close();

@@ -321,6 +321,8 @@ export interface GpuCheckResult {
   message: string;
   /** The program that ran (absent when the schedule failed verification). */
   program?: OpenCLProgram;
+  /** Why not, as a kind: rejected by verification, failed to run, or a wrong output. */
+  failure?: "rejected" | "run" | "wrong";
 }
 
 /** Options of {@link checkGpuSchedules}. */
@@ -355,7 +357,7 @@ export function checkGpuSchedules(
       const tol = gemmTolerance(kernel);
       programs.push({ i, program: openclProgram(kernel, { prefix: `p${i}` }), tol });
     } catch (e) {
-      results[i] = { ok: false, message: (e as Error).message };
+      results[i] = { ok: false, message: (e as Error).message, failure: "rejected" };
     }
   });
   if (programs.length === 0) return results;
@@ -370,7 +372,7 @@ export function checkGpuSchedules(
       try {
         outs = rt.execute(built, program, inputs);
       } catch (e) {
-        results[i] = { ok: false, message: (e as Error).message, program };
+        results[i] = { ok: false, message: (e as Error).message, program, failure: "run" };
         continue;
       }
       const terms = Math.max(
@@ -386,7 +388,12 @@ export function checkGpuSchedules(
         options.atol ?? tol?.atol ?? 1e-5 * Math.sqrt(terms) + 1e-5,
         options.rtol ?? tol?.rtol ?? 1e-3,
       );
-      results[i] = { ok: report.bad === 0, message: report.message, program };
+      results[i] = {
+        ok: report.bad === 0,
+        message: report.message,
+        program,
+        ...(report.bad > 0 ? { failure: "wrong" as const } : {}),
+      };
     }
   } finally {
     rt.release(built);

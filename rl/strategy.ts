@@ -18,7 +18,7 @@
  * ```ts
  * import { agentStrategy } from "./strategy.ts";
  * import { ppoAgent } from "./ppo.ts";
- * import { runStrategy } from "../search/compare.ts";
+ * import { runStrategy } from "../tuner/run_strategy.ts";
  * import { replaySpaceFromFile } from "../search/replay.ts";
  * const r = await replaySpaceFromFile("pnpoly_RTX_3090");
  * const s = agentStrategy(r.space, { seed: 1, name: "ppo", makeAgent: (spec, seed) => ppoAgent(spec, { seed }) });

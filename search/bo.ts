@@ -1,9 +1,9 @@
 /**
  * Bayesian optimization over a knob space (Kernel Tuner's `bayes_opt`, after
  * Willemsen et al., "Bayesian optimization for auto-tuning GPU kernels",
- * PMBS 2021): a Gaussian process on the knob-index encoding (each knob's
- * option index scaled to [0, 1]) models log seconds; an acquisition function
- * picks the next point; a small random initial design starts it.
+ * PMBS 2021): a Gaussian process over the knobs' options models the order
+ * of the log seconds measured; an acquisition function picks the next point;
+ * a small random initial design starts it.
  *
  * Map:
  * - the process is a {@link PoolGP}: its posterior is kept on a pool of
@@ -19,7 +19,16 @@
  *   acquired, so evaluations are not spent on configurations that will not
  *   compile or run;
  * - length scale and nugget are refitted by marginal likelihood at
- *   geometrically spaced counts of valid observations.
+ *   geometrically spaced counts of valid observations;
+ * - coordinates (`encoding`, default `"mixed"`): each knob's option index
+ *   scaled to [0, 1] and a onehot block, so two options are near when their
+ *   indices are, and no option is ever within one length scale of the others
+ *   merely because it sits between them (tile_ow = 8, between 14 and 7, is
+ *   the narrow optimum of resnet18_conv1_cpu, where the index encoding alone
+ *   spent its evaluations on the plateau at one end of the order);
+ * - targets (`output`, default `"rank"`): the normal scores of the log
+ *   seconds ({@link normalScores}), so a few very slow points do not set the
+ *   scale. docs/strategy_study.md has the measurements behind both defaults.
  *
  * @example
  * ```ts
@@ -38,7 +47,7 @@
  * @module
  */
 import { createPrng } from "../ir/prng.ts";
-import { normalCdf, normalPdf, PoolGP } from "./gp.ts";
+import { normalCdf, normalPdf, normalScores, PoolGP } from "./gp.ts";
 import type { KnobSpace, Point } from "./knobs.ts";
 import { freshPointSampler, knobIndex, observedCost } from "./random.ts";
 import { neighbourhood } from "./stepwise.ts";
@@ -72,6 +81,32 @@ export function knobCoordinates(
   return options.map((_, i) => i / (n - 1));
 }
 
+/**
+ * The coordinate vector of each option of a knob: {@link knobCoordinates} as vectors of one, or
+ * for `"onehot"` one coordinate per option (1/√2 on the option's own), so any two different
+ * options are at distance 1 and the index order of the options means nothing; for `"mixed"`
+ * both, the index coordinate times `indexWeight` first.
+ *
+ * @example
+ * ```ts
+ * import { optionVectors } from "./bo.ts";
+ * const v = optionVectors(["a", "b", "c"], "onehot");
+ * if (v.length !== 3 || v[1].length !== 3 || v[1][1] !== Math.SQRT1_2) throw new Error();
+ * ```
+ */
+export function optionVectors(
+  options: readonly unknown[],
+  encoding: "index" | "value" | "onehot" | "mixed",
+  indexWeight = 1,
+): number[][] {
+  const index = knobCoordinates(options, encoding === "value" ? "value" : "index");
+  if (encoding === "index" || encoding === "value" || options.length < 2) {
+    return index.map((c) => [c]);
+  }
+  const hot = options.map((_, i) => options.map((_, j) => (i === j ? Math.SQRT1_2 : 0)));
+  return encoding === "onehot" ? hot : hot.map((h, i) => [indexWeight * index[i], ...h]);
+}
+
 /** An acquisition function of {@link bayesianOptimization}. */
 export type Acquisition = "ei" | "poi" | "lcb" | "multi";
 
@@ -88,8 +123,24 @@ export interface BayesOptOptions {
   clipQuantile?: number;
   /** Length scales tried at each refit, times sqrt(knobs). Default [0.1, 0.17, 0.3, 0.5, 0.8]. */
   lengthScales?: readonly number[];
-  /** Coordinates of knob options ({@link knobCoordinates}). Default `"index"` (`"value"` scored lower on resnet18_conv1_cpu, resnet18_conv2_cpu and convolution_A4000). */
-  encoding?: "index" | "value";
+  /**
+   * Coordinates of knob options ({@link optionVectors}), or `"select"`: the `"mixed"`
+   * coordinates, of which the process uses the index ones, the onehot ones or both, whichever
+   * has the best marginal likelihood at each refit. Default `"mixed"` (mean score over the ten
+   * spaces of docs/strategy_study.md, 10 seeds: 0.706 with `"rank"` output, `"index"` 0.431
+   * with `"log"`; `"value"` scored lower than `"index"` on resnet18_conv1_cpu,
+   * resnet18_conv2_cpu and convolution_A4000).
+   */
+  encoding?: "index" | "value" | "onehot" | "mixed" | "select";
+  /**
+   * What the process models: `"log"`, log seconds; `"rank"`, the normal scores of the log
+   * seconds measured ({@link normalScores}: only their order). Default `"rank"`.
+   */
+  output?: "log" | "rank";
+  /** Weight of the index coordinate in the `"mixed"` encoding ({@link optionVectors}). Default 1. */
+  indexWeight?: number;
+  /** Share of proposals after the initial design that are random points instead. Default 0. */
+  explore?: number;
   /** Acquisition function. Default `"multi"` (the strongest on Kernel Tuner's caches). */
   acquisition?: Acquisition;
   /** Exploration margin of `"ei"` and `"poi"`, in log seconds. Default 0.01. */
@@ -125,9 +176,35 @@ export function bayesianOptimization(space: KnobSpace, o: BayesOptOptions): Stra
   const xi = o.xi ?? 0.01, kappa = o.kappa ?? 2;
   const batch = Math.max(1, o.batch ?? 1);
   const active = space.knobs.flatMap((k, j) => (k.options.length > 1 ? [j] : []));
-  const coords = active.map((j) => knobCoordinates(space.knobs[j].options, o.encoding ?? "index"));
-  const encode = (p: Point) => Float64Array.from(active, (j, k) => coords[k][p[j]]);
-  const gp = new PoolGP(Math.max(1, active.length));
+  const enc = o.encoding ?? "mixed";
+  const coords = active.map((j) =>
+    optionVectors(space.knobs[j].options, enc === "select" ? "mixed" : enc, o.indexWeight)
+  );
+  const dim = coords.reduce((a, c) => a + c[0].length, 0);
+  const encode = (p: Point) => {
+    const x = new Float64Array(dim);
+    let at = 0;
+    active.forEach((j, k) => {
+      const v = coords[k][p[j]];
+      x.set(v, at);
+      at += v.length;
+    });
+    return x;
+  };
+  const gp = new PoolGP(Math.max(1, dim));
+  if ((o.output ?? "rank") === "rank") gp.transform = normalScores;
+  // "select": index, onehot and mixed coordinates of the mixed encoding, chosen by evidence.
+  const weightSets: (Float64Array | undefined)[] = [undefined];
+  if (enc === "select") {
+    const isIndex = new Float64Array(dim);
+    let at = 0;
+    for (const c of coords) {
+      isIndex[at] = 1; // each knob's block is its index coordinate, then its onehot ones
+      at += c[0].length;
+    }
+    const onehot = isIndex.map((v) => 1 - v);
+    weightSets.push(isIndex, onehot);
+  }
   const validity: ValidityModel | undefined = o.avoidInvalid === false
     ? undefined
     : validityClassifier(space);
@@ -199,7 +276,7 @@ export function bayesianOptimization(space: KnobSpace, o: BayesOptOptions): Stra
     }
     const kinds: Acquisition[] = ["ei", "poi", "lcb"];
     const kind = (o.acquisition ?? "multi") === "multi" ? kinds[step % 3] : o.acquisition!;
-    const yBest = Math.log(bestCost);
+    const yBest = Math.min(...gp.targets());
     const scored: { s: number; v: number }[] = [];
     for (let s = 0; s < m; s++) {
       if (seen.has(slotIndex[s])) continue;
@@ -228,7 +305,8 @@ export function bayesianOptimization(space: KnobSpace, o: BayesOptOptions): Stra
     name: o.name ?? "bo",
     propose(n: number): Candidate[] {
       const want = Math.min(n, seen.size < init ? init - seen.size : batch);
-      const out = seen.size < init ? [] : acquire(want);
+      const explore = o.explore ?? 0;
+      const out = seen.size < init || (explore > 0 && prng.next() < explore) ? [] : acquire(want);
       step++;
       for (const p of out) seen.add(space.index(p));
       while (out.length < want) {
@@ -254,7 +332,7 @@ export function bayesianOptimization(space: KnobSpace, o: BayesOptOptions): Stra
         gp.observe(encode(p), Math.log(Math.max(cost, 1e-300)));
         logCosts.push(Math.log(Math.max(cost, 1e-300)));
         nValid++;
-        if (REFIT_AT.has(nValid)) gp.fit(scales, [0.001, 0.03, 0.1]);
+        if (REFIT_AT.has(nValid)) gp.fit(scales, [0.001, 0.03, 0.1], weightSets);
         if (cost < bestCost) {
           bestCost = cost;
           if (space.size > poolCap) {

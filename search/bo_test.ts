@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { bayesianOptimization, knobCoordinates } from "./bo.ts";
+import { bayesianOptimization, knobCoordinates, optionVectors } from "./bo.ts";
 import { KnobSpace } from "./knobs.ts";
 import { randomKnobSearch } from "./random.ts";
 import type { Observation } from "./strategy.ts";
@@ -97,4 +97,51 @@ Deno.test("bo with clipQuantile is reproducible and never proposes a point twice
   const a = run(3);
   assert.deepEqual(a.keys, run(3).keys);
   assert.equal(new Set(a.keys).size, a.keys.length);
+});
+
+Deno.test("optionVectors puts any two onehot options at distance 1; mixed adds the index", () => {
+  const dist = (a: number[], b: number[]) => Math.hypot(...a.map((x, i) => x - b[i]));
+  const hot = optionVectors([1, 2, 4, 8], "onehot");
+  for (let i = 0; i < 4; i++) {
+    for (let j = 0; j < 4; j++) {
+      assert.ok(Math.abs(dist(hot[i], hot[j]) - (i === j ? 0 : 1)) < 1e-12);
+    }
+  }
+  const mixed = optionVectors([1, 2, 4, 8], "mixed");
+  assert.ok(Math.abs(dist(mixed[0], mixed[3]) - Math.SQRT2) < 1e-12);
+  assert.ok(Math.abs(dist(mixed[0], mixed[1]) - Math.hypot(1, 1 / 3)) < 1e-12);
+  assert.deepEqual(optionVectors([1, 2, 4], "index"), [[0], [0.5], [1]]);
+  assert.deepEqual(optionVectors([5], "onehot"), [[0]]);
+});
+
+Deno.test("bo with rank output proposes the same points whatever monotone map of the costs", () => {
+  const run = (map: (s: number) => number) => {
+    const s = bayesianOptimization(space, { seed: 5, output: "rank", encoding: "onehot" });
+    const keys: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const cs = s.propose(1);
+      keys.push(...cs.map((c) => c.knobs!.join()));
+      s.observe(
+        cs.map((c) => ({ candidate: c, errorKind: "none", seconds: map(costOf(c.knobs!)) })),
+      );
+    }
+    return keys;
+  };
+  const plain = run((x) => x);
+  assert.deepEqual(run((x) => x ** 4 * 1e6), plain);
+  assert.notDeepEqual(
+    plain,
+    drive(bayesianOptimization(space, { seed: 5, output: "log", encoding: "onehot" }), {
+      budget: 30,
+      batch: 1,
+    }).keys,
+    "the log output reads more than the order",
+  );
+});
+
+Deno.test("bo with explore spends that share of proposals on random points, reproducibly", () => {
+  const run = (explore: number) =>
+    drive(bayesianOptimization(space, { seed: 2, explore }), { budget: 40, batch: 1 }).keys;
+  assert.deepEqual(run(0.5), run(0.5));
+  assert.notDeepEqual(run(0.5), run(0));
 });

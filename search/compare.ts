@@ -1,17 +1,19 @@
 /**
  * Fair comparison of strategies on one space: every strategy runs with every
- * seed against the same evaluator; a budget counts distinct configurations
+ * seed against the same evaluator (`runStrategy` of `tuner/run_strategy.ts`,
+ * through the tuning loop); a budget counts distinct configurations
  * evaluated (invalid ones included) and re-proposing one costs nothing.
  * Strategies do not know the budget, so the result at budget b is the first
  * b evaluations of one run per seed (identical to a separate run with that
  * budget and seed, since every strategy is deterministic given its seed).
+ * This module tabulates the runs.
  *
  * The score is the fraction of optimum: best known time / best time found
  * (0 when nothing valid was found), as in Kernel Tuner's strategy studies.
  * @module
  */
 import type { KnobSpace, Point } from "./knobs.ts";
-import type { Candidate, Observation, Strategy } from "./strategy.ts";
+import type { Candidate, Observation } from "./strategy.ts";
 import type { RankRow } from "./score.ts";
 
 /** Measures candidates (a replay lookup or real kernels). */
@@ -25,63 +27,6 @@ export interface RunTrace {
   wall: number[];
   /** Distinct evaluations made (below the budget when the strategy ran out). */
   evals: number;
-}
-
-/** Options of {@link runStrategy}. */
-export interface RunOptions {
-  /** Distinct evaluations to make. */
-  budget: number;
-  /** Key of a candidate for deduplication (default: its knobs joined). */
-  keyOf?: (c: Candidate) => string;
-  /** Batch size asked of the strategy. Default 16. */
-  batch?: number;
-  /** Rounds in a row with nothing new before the run stops. Default 50. */
-  patience?: number;
-}
-
-/** Runs one strategy to a budget of distinct evaluations. */
-export async function runStrategy(
-  strategy: Strategy,
-  evaluate: Evaluator,
-  o: RunOptions,
-): Promise<RunTrace> {
-  const keyOf = o.keyOf ?? ((c: Candidate) => (c.knobs ?? []).join(","));
-  const seen = new Map<string, Observation>();
-  const best: number[] = [], wall: number[] = [];
-  const start = performance.now();
-  let current = Infinity, idle = 0;
-  while (seen.size < o.budget) {
-    const props = strategy.propose(Math.min(o.batch ?? 16, o.budget - seen.size));
-    const fresh: Candidate[] = [];
-    const keys = new Set<string>();
-    const again: Observation[] = [];
-    for (const c of props) {
-      const k = keyOf(c);
-      const old = seen.get(k);
-      if (old) again.push({ ...old, candidate: c });
-      else if (!keys.has(k) && seen.size + fresh.length < o.budget) {
-        keys.add(k);
-        fresh.push(c);
-      }
-    }
-    if (fresh.length === 0) {
-      await strategy.observe(again);
-      if (props.length === 0 || ++idle >= (o.patience ?? 50)) break;
-      continue;
-    }
-    idle = 0;
-    const obs = await evaluate(fresh);
-    for (const ob of obs) {
-      seen.set(keyOf(ob.candidate), ob);
-      if (ob.errorKind === "none" && ob.seconds !== undefined && ob.seconds < current) {
-        current = ob.seconds;
-      }
-      best.push(current);
-      wall.push((performance.now() - start) / 1000);
-    }
-    await strategy.observe([...again, ...obs]);
-  }
-  return { best, wall, evals: seen.size };
 }
 
 /** Quartiles and mean of a list. */

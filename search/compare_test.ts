@@ -5,56 +5,9 @@ import {
   fractionOverWall,
   reachRows,
   reachTable,
-  runStrategy,
   samplesToReach,
   summary,
 } from "./compare.ts";
-import { createStrategy, STRATEGY_NAMES, TRANSFER_STRATEGIES } from "./registry.ts";
-import { replaySpaceFromFile } from "./replay.ts";
-import type { Candidate, Observation, Strategy } from "./strategy.ts";
-
-const replay = await replaySpaceFromFile("pnpoly_RTX_3090");
-const evaluate = (cs: Candidate[]) => replay.measure(cs);
-
-Deno.test("every strategy is reproducible by seed on replayed data", async () => {
-  for (const name of STRATEGY_NAMES.filter((n) => !TRANSFER_STRATEGIES.includes(n))) {
-    const run = () =>
-      runStrategy(
-        createStrategy(name, replay.space, { seed: 4, candidateOf: replay.candidateOf }),
-        evaluate,
-        {
-          budget: 80,
-        },
-      );
-    const a = await run(), b = await run();
-    assert.deepEqual(a.best, b.best, name);
-    assert.equal(a.evals, 80, name);
-  }
-});
-
-Deno.test("a budget counts distinct evaluations, invalid ones included; re-proposals are free", async () => {
-  let calls = 0;
-  const counted = (cs: Candidate[]) => {
-    calls += cs.length;
-    return evaluate(cs);
-  };
-  // A strategy that proposes the same two points forever, then new ones.
-  let round = 0;
-  const stubborn: Strategy = {
-    name: "stubborn",
-    propose: () => {
-      round++;
-      const fixed = [replay.space.point(0), replay.space.point(1)];
-      return (round % 3 === 0 ? [replay.space.point(round)] : fixed).map((knobs) => ({ knobs }));
-    },
-    observe: (_: Observation[]) => {},
-  };
-  const r = await runStrategy(stubborn, counted, { budget: 10 });
-  assert.equal(r.evals, 10);
-  assert.equal(calls, 10, "each configuration evaluated once");
-  assert.equal(r.best.length, 10);
-});
-
 Deno.test("fraction of optimum and quartiles", () => {
   const run = { best: [4, 2, 2, 1], wall: [0, 0, 0, 0], evals: 4 };
   assert.equal(fractionAt(run, 1, 1), 0.25);

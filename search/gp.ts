@@ -45,6 +45,12 @@ export class PoolGP {
   lengthScale: number;
   /** Noise variance in use. */
   noise: number;
+  /**
+   * Weight of each coordinate in the squared distance (all 1 when undefined): a weight of 0
+   * ignores a coordinate, so one process can hold several encodings of a point and
+   * {@link PoolGP.fit} choose among them. Default undefined.
+   */
+  weights?: Float64Array;
   private xs: Float64Array[] = [];
   private ys: number[] = [];
   /** Rows of the Cholesky factor (row i has i + 1 entries). */
@@ -74,7 +80,9 @@ export class PoolGP {
   /** The kernel between two points. */
   k(a: Float64Array, b: Float64Array): number {
     let d = 0;
-    for (let i = 0; i < a.length; i++) d += (a[i] - b[i]) ** 2;
+    const w = this.weights;
+    if (w) { for (let i = 0; i < a.length; i++) d += w[i] * (a[i] - b[i]) ** 2; }
+    else for (let i = 0; i < a.length; i++) d += (a[i] - b[i]) ** 2;
     return matern52(Math.sqrt(d) / this.lengthScale);
   }
 
@@ -139,10 +147,17 @@ export class PoolGP {
    */
   clipAbove = Infinity;
 
-  /** The targets as the posterior reads them (clipped at {@link PoolGP.clipAbove}). */
-  private targets(): number[] {
+  /**
+   * A monotone map of all targets applied before the posterior (and the likelihood) reads them,
+   * after {@link PoolGP.clipAbove}: e.g. {@link normalScores}. Default none.
+   */
+  transform?: (ys: readonly number[]) => number[];
+
+  /** The targets as the posterior reads them (clipped, then transformed). */
+  targets(): number[] {
     const c = this.clipAbove;
-    return Number.isFinite(c) ? this.ys.map((y) => Math.min(y, c)) : this.ys;
+    const ys = Number.isFinite(c) ? this.ys.map((y) => Math.min(y, c)) : this.ys;
+    return this.transform ? this.transform(ys) : ys;
   }
 
   /** Mean and standard deviation of the targets (standardization). */
@@ -223,26 +238,37 @@ export class PoolGP {
     });
   }
 
-  /** Picks the length scale and noise of the grid with the best marginal likelihood, then rebuilds. */
-  fit(lengthScales: readonly number[], noises: readonly number[]): void {
+  /**
+   * Picks the length scale, noise and coordinate weights (each of `weightSets`; default the
+   * current weights only) of the grid with the best marginal likelihood, then rebuilds.
+   */
+  fit(
+    lengthScales: readonly number[],
+    noises: readonly number[],
+    weightSets: readonly (Float64Array | undefined)[] = [this.weights],
+  ): void {
     if (this.xs.length < 2) return;
     const pool = this.pool, cols = this.cols;
     this.pool = [];
     this.cols = [];
-    let best = -Infinity, bestL = this.lengthScale, bestN = this.noise;
-    for (const ls of lengthScales) {
-      for (const nz of noises) {
-        this.lengthScale = ls;
-        this.noise = nz;
-        this.rebuild();
-        const ll = this.logLikelihood();
-        if (ll > best) [best, bestL, bestN] = [ll, ls, nz];
+    let best = -Infinity, bestL = this.lengthScale, bestN = this.noise, bestW = this.weights;
+    for (const w of weightSets) {
+      this.weights = w;
+      for (const ls of lengthScales) {
+        for (const nz of noises) {
+          this.lengthScale = ls;
+          this.noise = nz;
+          this.rebuild();
+          const ll = this.logLikelihood();
+          if (ll > best) [best, bestL, bestN, bestW] = [ll, ls, nz, w];
+        }
       }
     }
     this.pool = pool;
     this.cols = cols;
     this.lengthScale = bestL;
     this.noise = bestN;
+    this.weights = bestW;
     this.rebuild();
   }
 }
@@ -260,4 +286,72 @@ export function normalCdf(z: number): number {
     (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t +
         0.254829592) * t * Math.exp(-x * x);
   return z >= 0 ? 0.5 * (1 + y) : 0.5 * (1 - y);
+}
+
+/**
+ * Normal scores of values (a rank, or copula, transform): the i-th smallest of n becomes the
+ * standard normal quantile of (i + 0.5) / n, ties share their mean rank. A Gaussian process on
+ * these reads only the order of the costs, so a few very slow configurations cannot stretch its
+ * scale (as SMAC's log-rank and HEBO's output warping do).
+ *
+ * @example
+ * ```ts
+ * import { normalScores } from "./gp.ts";
+ * const z = normalScores([10, 1, 1000]);
+ * if (!(z[1] < 0 && z[0] === 0 && z[2] === -z[1])) throw new Error();
+ * ```
+ */
+export function normalScores(ys: readonly number[]): number[] {
+  const n = ys.length;
+  const order = [...ys.keys()].sort((a, b) => ys[a] - ys[b]);
+  const out = new Array<number>(n);
+  for (let i = 0; i < n;) {
+    let j = i;
+    while (j + 1 < n && ys[order[j + 1]] === ys[order[i]]) j++;
+    const z = normalQuantile(((i + j) / 2 + 0.5) / n);
+    for (let k = i; k <= j; k++) out[order[k]] = z;
+    i = j + 1;
+  }
+  return out;
+}
+
+/** Standard normal quantile (Acklam's rational approximation, relative error < 1.2e-9). */
+export function normalQuantile(p: number): number {
+  const a = [
+    -39.69683028665376,
+    220.9460984245205,
+    -275.9285104469687,
+    138.357751867269,
+    -30.66479806614716,
+    2.506628277459239,
+  ];
+  const b = [
+    -54.47609879822406,
+    161.5858368580409,
+    -155.6989798598866,
+    66.80131188771972,
+    -13.28068155288572,
+  ];
+  const c = [
+    -0.007784894002430293,
+    -0.3223964580411365,
+    -2.400758277161838,
+    -2.549732539343734,
+    4.374664141464968,
+    2.938163982698783,
+  ];
+  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+  if (p <= 0) return -Infinity;
+  if (p >= 1) return Infinity;
+  if (p === 0.5) return 0;
+  const lo = 0.02425;
+  if (p < lo || p > 1 - lo) {
+    const q = Math.sqrt(-2 * Math.log(p < lo ? p : 1 - p));
+    const x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+      ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    return p < lo ? x : -x;
+  }
+  const q = p - 0.5, r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }

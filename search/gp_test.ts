@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createPrng } from "../ir/prng.ts";
-import { normalCdf, PoolGP } from "./gp.ts";
+import { normalCdf, normalQuantile, normalScores, PoolGP } from "./gp.ts";
 
 const rand = (prng: ReturnType<typeof createPrng>, d: number) =>
   Float64Array.from({ length: d }, () => prng.next());
@@ -60,4 +60,55 @@ Deno.test("clipAbove reads targets above it as it: a far-off bad point no longer
   const after = gp.posterior().mean[1];
   assert.ok(after < before, `${after} < ${before}`);
   assert.ok(Math.abs(gp.posterior().mean[0]) < 1e-3, "an observed target below the clip is kept");
+});
+
+Deno.test("normalScores keeps the order, gives ties one score and ignores monotone maps", () => {
+  const ys = [3, -1, 10, 3, 0.5];
+  const z = normalScores(ys);
+  assert.ok(z[1] < z[4] && z[4] < z[0] && z[0] < z[2]);
+  assert.equal(z[0], z[3]);
+  assert.equal(z[0], normalQuantile(0.6), "ties at ranks 2 and 3 of 0..4 share rank 2.5");
+  assert.ok(Math.abs(z[1] + z[2]) < 1e-12, "symmetric about the median");
+  assert.deepEqual(normalScores(ys.map((y) => Math.exp(5 * y))), z);
+});
+
+Deno.test("normalQuantile inverts normalCdf", () => {
+  assert.ok(Math.abs(normalQuantile(0.975) - 1.959963985) < 1e-6);
+  for (const p of [1e-4, 0.01, 0.2, 0.5, 0.7, 0.99, 0.9999]) {
+    assert.ok(Math.abs(normalCdf(normalQuantile(p)) - p) < 1e-6, `p = ${p}`);
+  }
+  assert.equal(normalQuantile(0), -Infinity);
+  assert.equal(normalQuantile(1), Infinity);
+});
+
+Deno.test("PoolGP with a transform reads the transformed targets", () => {
+  const prng = createPrng(2);
+  const pool = Array.from({ length: 10 }, () => rand(prng, 2));
+  const xs = Array.from({ length: 8 }, () => rand(prng, 2));
+  const ys = xs.map((x) => Math.exp(6 * x[0]) + x[1]);
+  const a = new PoolGP(2, { lengthScale: 0.3 });
+  a.transform = normalScores;
+  const b = new PoolGP(2, { lengthScale: 0.3 });
+  a.addPool(pool);
+  b.addPool(pool);
+  xs.forEach((x, i) => a.observe(x, ys[i]));
+  const zs = normalScores(ys);
+  xs.forEach((x, i) => b.observe(x, zs[i]));
+  assert.deepEqual(a.targets(), zs);
+  const pa = a.posterior(), pb = b.posterior();
+  for (let i = 0; i < pool.length; i++) assert.ok(Math.abs(pa.mean[i] - pb.mean[i]) < 1e-12);
+  assert.ok(Math.abs(a.logLikelihood() - b.logLikelihood()) < 1e-12);
+});
+
+Deno.test("PoolGP.fit chooses the coordinate weights with the best marginal likelihood", () => {
+  // y depends on x0 only; x1 is a scrambled copy that a process reading it would have to explain.
+  const prng = createPrng(3);
+  const xs = Array.from({ length: 30 }, () => Float64Array.of(prng.next(), prng.next()));
+  const gp = new PoolGP(2);
+  for (const x of xs) gp.observe(x, Math.sin(6 * x[0]));
+  const both = Float64Array.of(1, 1), first = Float64Array.of(1, 0), second = Float64Array.of(0, 1);
+  gp.fit([0.1, 0.3, 1], [0.001, 0.03], [both, second, first]);
+  assert.equal(gp.weights, first);
+  // Distances read only the weighted coordinates.
+  assert.equal(gp.k(Float64Array.of(0.2, 0), Float64Array.of(0.2, 1)), 1);
 });

@@ -1,12 +1,9 @@
 import assert from "node:assert/strict";
 import type { CostModel, Sample } from "../costmodel/model.ts";
 import { randomModel } from "../costmodel/random_model.ts";
-import { runStrategy } from "./compare.ts";
 import { KnobSpace } from "./knobs.ts";
 import { modelBasedTuner } from "./model_based.ts";
-import { randomKnobSearch } from "./random.ts";
 import type { Candidate } from "./strategy.ts";
-import { validityClassifier } from "./validity.ts";
 
 const space = new KnobSpace(
   [0, 1, 2, 3].map((i) => ({
@@ -37,20 +34,6 @@ function oracle(): CostModel {
   };
 }
 
-Deno.test("the model-based tuner follows its model and beats random search with a good one", async () => {
-  const budget = 40;
-  let tuned = 0, random = 0;
-  for (let seed = 0; seed < 5; seed++) {
-    const s = modelBasedTuner(space, { seed, model: oracle(), planSize: 16, saIters: 100 });
-    tuned += Math.min(...(await runStrategy(s, evaluate, { budget })).best);
-    random += Math.min(
-      ...(await runStrategy(randomKnobSearch(space, { seed }), evaluate, { budget })).best,
-    );
-  }
-  assert.ok(tuned < random, `model ${tuned / 5} vs random ${random / 5}`);
-  assert.equal(tuned / 5, 1, "a perfect model finds the optimum");
-});
-
 Deno.test("the model-based tuner is reproducible, never repeats a point and survives failures", async () => {
   const run = async () => {
     const s = modelBasedTuner(space, { seed: 3, model: randomModel(3), planSize: 8, saIters: 20 });
@@ -65,17 +48,6 @@ Deno.test("the model-based tuner is reproducible, never repeats a point and surv
   const a = await run();
   assert.deepEqual(a, await run());
   assert.equal(new Set(a).size, a.length);
-});
-
-Deno.test("the model-based tuner stops when a small space is exhausted", async () => {
-  const tiny = new KnobSpace([{ name: "a", kind: "other", options: [1, 2, 3] }]);
-  const s = modelBasedTuner(tiny, { seed: 1, model: randomModel(1), planSize: 2 });
-  const r = await runStrategy(
-    s,
-    (cs) => cs.map((c) => ({ candidate: c, errorKind: "none" as const, seconds: 1 })),
-    { budget: 10 },
-  );
-  assert.equal(r.evals, 3);
 });
 
 Deno.test("the model-based tuner's annealing builds candidates only for what it proposes", async () => {
@@ -97,32 +69,4 @@ Deno.test("the model-based tuner's annealing builds candidates only for what it 
   const t = modelBasedTuner(space, { seed: 2, model: traceModel, planSize: 8, candidateOf });
   for (let round = 0; round < 2; round++) await t.observe(evaluate(t.propose(8)));
   assert.ok(tracesRead > 0);
-});
-
-Deno.test("with a validity classifier the model-based tuner spends fewer evaluations on failures", async () => {
-  // k1 >= 5 never runs; a random model would pick such points as often as any.
-  const failing = (p: number[]) => p[1] >= 5;
-  const failures = async (withValidity: boolean) => {
-    let n = 0;
-    for (let seed = 0; seed < 5; seed++) {
-      const s = modelBasedTuner(space, {
-        seed,
-        model: randomModel(seed),
-        planSize: 16,
-        saIters: 20,
-        validity: withValidity ? validityClassifier(space) : undefined,
-      });
-      await runStrategy(s, (cs) =>
-        cs.map((c) => {
-          if (!failing(c.knobs!)) {
-            return { candidate: c, errorKind: "none" as const, seconds: cost(c.knobs!) };
-          }
-          n++;
-          return { candidate: c, errorKind: "runtime_error" as const };
-        }), { budget: 96, batch: 16 });
-    }
-    return n;
-  };
-  const blind = await failures(false), learned = await failures(true);
-  assert.ok(learned < 0.7 * blind, `failures: ${learned} with the classifier vs ${blind} without`);
 });

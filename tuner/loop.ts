@@ -205,9 +205,10 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
   const pending = new Set<string>();
   let valid = 0, errors = 0, bestSeconds = Infinity;
   const count = (r: { errorKind: ErrorKind; seconds: number | null }) => {
-    if (r.errorKind === "none" && r.seconds) {
+    // As the records count: "none" is valid, timed or not (a checker such as OpenCL does not time).
+    if (r.errorKind === "none") {
       valid++;
-      bestSeconds = Math.min(bestSeconds, r.seconds);
+      if (r.seconds) bestSeconds = Math.min(bestSeconds, r.seconds);
     } else errors++;
   };
   const report = () =>

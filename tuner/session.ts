@@ -20,6 +20,9 @@ import { sqliteRecordStore } from "../datasets/record_store.ts";
 import { createCudaMeasurer, cudaKernelSource } from "../measure/cuda.ts";
 import { type KernelSource, kernelSource } from "../measure/kernel_source.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
+import type { Measurer } from "../measure/measurer.ts";
+import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
+import { basename } from "node:path";
 import { cudaStrategy } from "./cuda.ts";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "./machine.ts";
@@ -45,6 +48,12 @@ export interface SessionOptions {
   /** Called with the run id once the run is opened or created. */
   onStart?: (runId: number) => void;
   workload?: { name: string; shape: number[] };
+  /**
+   * A Kernel Tuner cache (a name from data/kerneltuner or a path) replayed
+   * instead of measuring a workload: knob strategies search its space and
+   * every record is a lookup (`target` "replay").
+   */
+  space?: string;
   strategy?: string;
   /** Knob template for the knob strategies (grid, sa, ga, ...). */
   template?: string;
@@ -142,15 +151,18 @@ export async function runSession(
         }
       }
     } else {
-      const w = o.workload ?? o.traces?.[0]?.workload;
-      if (!w) throw new RangeError("A session needs a workload or traces");
+      const w = o.space !== undefined
+        ? { name: basename(o.space).replace(/\.json(\.gz)?$/, ""), shape: [] }
+        : o.workload ?? o.traces?.[0]?.workload;
+      if (!w) throw new RangeError("A session needs a workload, traces or a space");
       config = {
         workload: w.name,
         shape: w.shape,
+        ...(o.space !== undefined ? { space: o.space } : {}),
         strategy: o.traces ? "trace-file" : o.strategy ?? "random",
         seed: o.seed ?? 1,
         trials: o.trials ?? o.traces?.length ?? 64,
-        target: o.target ?? "cpu",
+        target: o.space !== undefined ? "replay" : o.target ?? "cpu",
         batch: o.batch ?? 8,
         ...(o.overlap ? { overlap: true } : {}),
         ...(o.race !== undefined ? { race: o.race } : {}),
@@ -161,15 +173,19 @@ export async function runSession(
         ...(o.template ? { template: o.template } : {}),
       };
     }
-    let workload: Workload;
-    try {
-      workload = createWorkload(config.workload, config.shape);
-    } catch (e) {
-      if (!o.resume) throw e;
-      throw new DatabaseError(
-        o.db,
-        `Records database "${o.db}": run ${runId!}: field config: ${(e as Error).message}`,
-      );
+    let workload: Workload | undefined;
+    let replay: ReplaySpace | undefined;
+    if (config.space !== undefined) replay = await replaySpaceFromFile(config.space);
+    else {
+      try {
+        workload = createWorkload(config.workload, config.shape);
+      } catch (e) {
+        if (!o.resume) throw e;
+        throw new DatabaseError(
+          o.db,
+          `Records database "${o.db}": run ${runId!}: field config: ${(e as Error).message}`,
+        );
+      }
     }
     const builder = createBuilder({
       cacheDir: o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE"),
@@ -183,7 +199,7 @@ export async function runSession(
     );
     const cuda = config.target === "cuda"
       ? createCudaMeasurer({
-        workload,
+        workload: workload!,
         referenceBuilder: builder,
         source,
         cacheDir: cudaCacheDir(o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE")),
@@ -198,20 +214,21 @@ export async function runSession(
         seed: config.seed,
         trials: config.trials,
         target: config.target,
-        workloadId: db.upsertWorkload({
-          name: workload.name,
-          shape: workload.shape,
-          flops: workload.flops,
-        }),
+        workloadId: db.upsertWorkload(
+          workload
+            ? { name: workload.name, shape: workload.shape, flops: workload.flops }
+            // A replayed cache: no flops known (its records have no GFLOP/s).
+            : { name: config.workload, shape: [], flops: 0 },
+        ),
         config: config as unknown as Record<string, unknown>,
         machine: describeMachine(),
-        compiler: await (cuda ?? builder).describe(),
+        compiler: replay ? `none (replay of ${replay.name})` : await (cuda ?? builder).describe(),
         tunebookVersion: await tunebookVersion(),
       });
     }
     o.onStart?.(runId!);
-    const measurer = cuda ?? createNativeMeasurer({
-      workload,
+    const measurer: Measurer = replay?.measurer ?? cuda ?? createNativeMeasurer({
+      workload: workload!,
       builder,
       runner: createRunner({ timing: config.timing, timeoutSeconds: config.timeoutSeconds }),
       source,
@@ -221,18 +238,23 @@ export async function runSession(
     try {
       const strategy = remeasure
         ? traceList(remeasure)
+        : replay
+        ? createStrategy(config.strategy, replay.space, {
+          seed: config.seed,
+          candidateOf: replay.candidateOf,
+        })
         : cuda
         ? (config.strategy === "trace-file"
           ? traceList(config.traces ?? [])
-          : cudaStrategy(config.strategy, workload, config.seed, config.template))
-        : makeStrategy(config, workload);
+          : cudaStrategy(config.strategy, workload!, config.seed, config.template))
+        : makeStrategy(config, workload!);
       const outcome = await tune({
         strategy: o.signal ? stoppable(strategy, o.signal) : strategy,
         measurer,
         store: sqliteRecordStore(db, { close: false }),
         runId: runId!,
         trials: remeasure?.length ?? config.trials,
-        flops: workload.flops,
+        ...(workload ? { flops: workload.flops } : {}),
         batchSize: config.batch,
         overlap: config.overlap ?? false,
         ...(config.race !== undefined ? { race: config.race } : {}),
@@ -244,7 +266,7 @@ export async function runSession(
       const device = await cuda?.device();
       if (device && !device.ok) noDevice = device.message;
     } finally {
-      await measurer.close();
+      await measurer.close?.();
     }
     return {
       ...summarize(db, runId!, o.db),
@@ -300,6 +322,8 @@ interface RunConfig {
   traces?: Trace[];
   /** Knob template of the knob strategies (default: the workload's). */
   template?: string;
+  /** The Kernel Tuner cache replayed (absent: a workload measured). */
+  space?: string;
 }
 
 /** A stored run's configuration, checked enough to resume it (a bad one is a DatabaseError). */
@@ -330,6 +354,7 @@ function resumeChecks(c: RunConfig, o: SessionOptions): [string, unknown, unknow
   return [
     ["--workload", o.workload?.name || undefined, c.workload],
     ["--shape", o.workload?.shape.join(",") || undefined, c.shape.join(",")],
+    ["--space", o.space, c.space],
     ["--strategy", o.strategy, c.strategy],
     ["--template", o.template, c.template],
     ["--seed", o.seed, c.seed],
@@ -438,11 +463,11 @@ export function summarize(
     trials: run.trials,
     valid: counts.valid,
     errors: counts.errors,
-    best_gflops: best?.result.gflops ?? null,
+    best_gflops: w.flops > 0 ? best?.result.gflops ?? null : null,
     best_seconds: best?.result.seconds ?? null,
     best_trace_id: best?.id ?? null,
     db: path,
     run_id: runId,
-    ...(best ? { bestTrace: printTrace(JSON.parse(best.trace)) } : {}),
+    ...(best && best.trace !== "null" ? { bestTrace: printTrace(JSON.parse(best.trace)) } : {}),
   };
 }

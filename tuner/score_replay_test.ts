@@ -1,9 +1,9 @@
 /** Issue 16's strategies on replayed caches: seeded runs, judged by the budget-aggregated score. */
 import assert from "node:assert/strict";
-import { budgetScore, expectedRandomFraction, meanCurve } from "./score.ts";
-import { runStrategy, type RunTrace } from "./compare.ts";
-import { createStrategy } from "./registry.ts";
-import { replaySpaceFromFile } from "./replay.ts";
+import { budgetScore, expectedRandomFraction, meanCurve } from "../search/score.ts";
+import { createStrategy } from "../search/registry.ts";
+import { replaySpaceFromFile } from "../search/replay.ts";
+import { runStrategy, type RunTrace } from "./run_strategy.ts";
 
 const LO = 25, HI = 100, SEEDS = 8;
 
@@ -23,7 +23,7 @@ for (const cache of ["pnpoly_RTX_3090", "resnet18_conv2_cpu"]) {
       const runs: RunTrace[] = [];
       for (let seed = 0; seed < SEEDS; seed++) {
         const s = createStrategy(name, r.space, { seed, candidateOf: r.candidateOf });
-        runs.push(await runStrategy(s, (cs) => r.measure(cs), { budget: HI }));
+        runs.push(await runStrategy(s, r.measurer, { budget: HI }));
       }
       const score = budgetScore(meanCurve(runs, r.optimum, LO, HI), random);
       assert.ok(score > 0, `${name} on ${cache}: score ${score.toFixed(3)}`);

@@ -1,0 +1,154 @@
+/**
+ * Variants of `bo` (search/bo.ts options) or strategies of the registry on replayed spaces, judged against the exact expectation
+ * of random search with a bootstrap over seeds: per space and budget, each variant's mean fraction
+ * of optimum, its difference from random, and whether random lies above the bootstrap's 95%
+ * interval of that mean (a cell "below random beyond noise", marked `!`); then the budget score
+ * (search/score.ts) per space and its mean. The seeds are those of `compare` (0..n−1).
+ *
+ * ```sh
+ * deno run --allow-read bench/bo_ablation.ts --space resnet18_conv1_cpu,gemm_RTX_3090 --seeds 20 \
+ *   --variant 'before={"encoding":"index","output":"log"}' --variant 'clip={"clipQuantile":0.25}'
+ * deno run --allow-read bench/bo_ablation.ts --space all --seeds 20 --strategies bo,auto
+ * ```
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { bootstrapMeanInterval } from "../search/bootstrap.ts";
+import { bayesianOptimization, type BayesOptOptions } from "../search/bo.ts";
+import { fractionAt, runStrategy, type RunTrace } from "../search/compare.ts";
+import type { KnobSpace } from "../search/knobs.ts";
+import { createStrategy, STRATEGY_NAMES } from "../search/registry.ts";
+import { type CandidateOf, replaySpaceFromFile } from "../search/replay.ts";
+import type { Strategy } from "../search/strategy.ts";
+import { budgetScore, expectedRandomFraction, meanCurve } from "../search/score.ts";
+
+if (import.meta.main) {
+  const { values: v } = parseArgs({
+    args: Deno.args,
+    options: {
+      space: { type: "string", default: "all" },
+      seeds: { type: "string", default: "10" },
+      budget: { type: "string", default: "25,50,100,200,400" },
+      variant: { type: "string", multiple: true, default: [] },
+      strategies: { type: "string", default: "" },
+    },
+  });
+  const seeds = Number(v.seeds);
+  const budgets = v.budget.split(",").map(Number);
+  if (!Number.isInteger(seeds) || seeds < 1 || budgets.some((b) => !(b > 0))) {
+    console.error("bo_ablation: --seeds must be a positive integer, --budget positive numbers");
+    Deno.exit(2);
+  }
+  type Make = (space: KnobSpace, seed: number, candidateOf: CandidateOf) => Strategy;
+  const variants: [string, Make][] = [];
+  for (const s of v.variant) {
+    const k = s.indexOf("=");
+    try {
+      const o: Omit<BayesOptOptions, "seed"> = JSON.parse(s.slice(k + 1));
+      variants.push([
+        s.slice(0, k),
+        (sp, seed, candidateOf) => bayesianOptimization(sp, { ...o, seed, candidateOf }),
+      ]);
+    } catch {
+      console.error(`bo_ablation: --variant ${s}: expected name={json options}`);
+      Deno.exit(2);
+    }
+  }
+  for (const name of v.strategies.split(",").filter((x) => x)) {
+    if (!STRATEGY_NAMES.includes(name)) {
+      console.error(`bo_ablation: --strategies: unknown strategy ${name}`);
+      Deno.exit(2);
+    }
+    variants.push([
+      name,
+      (sp, seed, candidateOf) => createStrategy(name, sp, { seed, candidateOf }),
+    ]);
+  }
+  if (variants.length === 0) {
+    variants.push([
+      "bo",
+      (sp, seed, candidateOf) => bayesianOptimization(sp, { seed, candidateOf }),
+    ]);
+  }
+  const specs = v.space === "all"
+    ? [
+      "convolution_A100",
+      "convolution_A4000",
+      "convolution_MI250X",
+      "dedispersion_A100",
+      "gemm_RTX_3090",
+      "pnpoly_RTX_3090",
+      "resnet18_conv1_cpu",
+      "resnet18_conv2_cpu",
+      "resnet18_conv3_cpu",
+      "resnet18_conv4_cpu",
+    ]
+    : v.space.split(",");
+  const totals = new Map<string, number[]>();
+  const beyond = new Map<string, number>();
+  for (const spec of specs) {
+    let r;
+    try {
+      r = await replaySpaceFromFile(spec, { absent: "invalid" });
+    } catch (e) {
+      console.error(`bo_ablation: --space ${spec}: ${(e as Error).message}`);
+      Deno.exit(2);
+    }
+    const times: number[] = [];
+    for (let i = 0; i < r.space.size; i++) {
+      const s = r.evaluateIndex(i).seconds;
+      if (s !== undefined && r.space.isValid(r.space.point(i))) times.push(s);
+    }
+    const bs = [...new Set(budgets.map((b) => Math.min(b, r.allowedCount)))];
+    const lo = bs[0], hi = bs[bs.length - 1];
+    const random = Array.from(
+      { length: hi - lo + 1 },
+      (_, k) => expectedRandomFraction(times, r.allowedCount, lo + k),
+    );
+    console.log(`\n${spec} (${seeds} seeds)`);
+    console.log(
+      "variant".padEnd(14) + bs.map((b) => `${b}`.padStart(16)).join("") + "   score    s/seed",
+    );
+    console.log(
+      "random(exact)".padEnd(14) +
+        bs.map((b) => random[b - lo].toFixed(3).padStart(16)).join(""),
+    );
+    for (const [name, make] of variants) {
+      const t0 = performance.now();
+      const runs: RunTrace[] = [];
+      for (let seed = 0; seed < seeds; seed++) {
+        const s = make(r.space, seed, r.candidateOf);
+        runs.push(
+          await runStrategy(s, (cs) => cs.map((c) => ({ candidate: c, ...r.evaluate(c.knobs!) })), {
+            budget: hi,
+          }),
+        );
+      }
+      const secs = (performance.now() - t0) / 1000 / seeds;
+      const cells = bs.map((b) => {
+        const xs = runs.map((run) => fractionAt(run, b, r.optimum));
+        const mean = xs.reduce((a, c) => a + c, 0) / xs.length;
+        const [, up] = bootstrapMeanInterval(xs);
+        const d = mean - random[b - lo];
+        const flag = up < random[b - lo] ? "!" : " ";
+        if (flag === "!") beyond.set(name, (beyond.get(name) ?? 0) + 1);
+        return `${mean.toFixed(3)}(${d >= 0 ? "+" : ""}${d.toFixed(3)})${flag}`.padStart(16);
+      });
+      const score = budgetScore(meanCurve(runs, r.optimum, lo, hi), random);
+      totals.set(name, [...(totals.get(name) ?? []), score]);
+      console.log(
+        name.padEnd(14) + cells.join("") + score.toFixed(3).padStart(8) +
+          secs.toFixed(2).padStart(10),
+      );
+    }
+  }
+  console.log("\nmean score over spaces; cells below random beyond the bootstrap interval");
+  for (const [name, s] of totals) {
+    const m = s.reduce((a, c) => a + c, 0) / s.length;
+    console.log(
+      `${name.padEnd(14)} ${m.toFixed(3)}  min ${Math.min(...s).toFixed(3)}  below ${
+        beyond.get(name) ?? 0
+      }`,
+    );
+  }
+}

@@ -1,0 +1,40 @@
+import assert from "node:assert/strict";
+import { createPrng } from "../ir/prng.ts";
+import { Schedule } from "../ir/schedule.ts";
+import { traceOf } from "../ir/trace.ts";
+import { matmul } from "../ir/workloads.ts";
+import { createOpenCLMeasurer } from "./opencl.ts";
+
+/** A GPU matmul: blocks and threads bound, accumulator in registers. */
+function tiled(M: number, N: number, K: number): Schedule {
+  const sch = new Schedule(matmul(M, N, K), { prng: createPrng(0) });
+  const local = sch.cacheWrite("C");
+  const [i0, i1, i2] = sch.split("C", "i", [null, 4, 3]);
+  const [j0, j1, j2] = sch.split("C", "j", [null, 8, 2]);
+  sch.reorder("C", [i0, j0, i1, j1, i2, j2]);
+  sch.bind("C", i0, "blockIdx.y");
+  sch.bind("C", j0, "blockIdx.x");
+  sch.bind("C", i1, "threadIdx.y");
+  sch.bind("C", j1, "threadIdx.x");
+  sch.computeAt(local, "C", j1);
+  return sch;
+}
+
+Deno.test("createOpenCLMeasurer() checks GPU schedules on PoCL: correct ones are valid, a CPU schedule is rejected", async () => {
+  const m = createOpenCLMeasurer({ seed: 3 });
+  try {
+    const arrived: number[] = [];
+    const [good, cpu] = await m.measure([
+      { trace: traceOf(tiled(37, 29, 23)) },
+      { trace: traceOf(new Schedule(matmul(8, 8, 8), { prng: createPrng(0) })) },
+    ], { onResult: (i) => arrived.push(i) });
+    assert.equal(good.errorKind, "none", good.error);
+    assert.deepEqual(good.times, [], "PoCL on the CPU is not timed");
+    assert.equal(cpu.errorKind, "instantiation_error");
+    assert.match(cpu.error!, /binds no loop to a GPU thread axis/);
+    assert.deepEqual(arrived.sort(), [0, 1]);
+    await assert.rejects(m.measure([{ knobs: [1] }]), /has no trace/);
+  } finally {
+    await m.close();
+  }
+});
