@@ -80,6 +80,11 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
       first.stderr,
       /\[gradient random\] 1\/6 trials: task 0 conv2d\(1,3,12,12,8,3,3,1,1\)/,
     );
+    // Both warm-ups try the same candidates (same seeds), measured once: the same estimate.
+    const afterWarmUp = (label: string) =>
+      first.stderr.match(new RegExp(`\\[${label}\\] 3/6 trials: .*estimate ([\\d.]+) ms`))?.[1];
+    assert.ok(afterWarmUp("gradient random"), first.stderr);
+    assert.equal(afterWarmUp("gradient random"), afterWarmUp("round-robin random"));
     const svg = await Deno.readTextFile(join(dir, "curve.svg"));
     assert.match(svg, /^<svg/);
     assert.match(svg, /gradient random/);
