@@ -127,10 +127,10 @@ export {
   type EpisodeOptions,
   type EpisodeStats,
   runEpisode,
-  trainAgent,
   type TrainOptions,
   type TuningTrace,
 } from "./rl/train.ts";
+export { trainAgent, type TrainRecords } from "./tuner/train.ts";
 export { type AgentStrategy, agentStrategy, type AgentStrategyOptions } from "./rl/strategy.ts";
 export { RL_STRATEGY_NAMES, rlStrategy } from "./rl/presets.ts";
 export {
@@ -139,7 +139,7 @@ export {
   replayLayer,
   trainAcrossSpaces,
   type TransferOptions,
-} from "./rl/transfer.ts";
+} from "./tuner/transfer.ts";
 export { type LearningCurve, learningCurveSVG } from "./plots/rl_curve.ts";
 export { BUILTIN_NETWORKS, builtinNetwork } from "./network/builtin.ts";
 export { extractTasks, type Task, taskKey } from "./network/tasks.ts";

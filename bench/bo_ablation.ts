@@ -15,7 +15,8 @@
 import { parseArgs } from "node:util";
 import { bootstrapMeanInterval } from "../search/bootstrap.ts";
 import { bayesianOptimization, type BayesOptOptions } from "../search/bo.ts";
-import { fractionAt, runStrategy, type RunTrace } from "../search/compare.ts";
+import { fractionAt, type RunTrace } from "../search/compare.ts";
+import { runStrategy } from "../tuner/run_strategy.ts";
 import type { KnobSpace } from "../search/knobs.ts";
 import { createStrategy, STRATEGY_NAMES } from "../search/registry.ts";
 import { type CandidateOf, replaySpaceFromFile } from "../search/replay.ts";

@@ -20,10 +20,10 @@ import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
 import { checkWorkloadMemory, limitMessage, LIMITS } from "../ir/limits.ts";
 import { createBuilder } from "../measure/builder.ts";
 import { createRunner } from "../measure/runner.ts";
-import { median, RecordsDB } from "../datasets/db.ts";
+import { RecordsDB } from "../datasets/db.ts";
 import { createMemoryRecordStore } from "../datasets/memory_store.ts";
 import { type RecordStore, sqliteRecordStore } from "../datasets/record_store.ts";
-import type { Measurer } from "../measure/measurer.ts";
+import type { Measurer, MeasureResult } from "../measure/measurer.ts";
 import { memoMeasurer } from "../measure/memo.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
 import {
@@ -89,11 +89,11 @@ interface CompareSpace {
   measurer: Measurer;
   /** How a run's workload is recorded. */
   workload: { name: string; shape: number[]; flops: number };
-  /** Best known seconds (replay); undefined for live spaces until measured. */
+  /** Best known seconds (replay); undefined for live spaces: the best measured in the runs. */
   optimum?: number;
   close(): Promise<void>;
-  /** Best seconds measured so far (live spaces). */
-  bestMeasured?(): number;
+  /** Live spaces: takes a configuration's recorded result, so that it is not measured again. */
+  remember?(knobs: number[], r: MeasureResult): void;
   /** Cache entries with time 0 ms, replayed as invalid (replay). */
   nonPositiveTimes?: number;
   /** Exact expected fraction of optimum of random search at budgets lo..hi (replay). */
@@ -179,12 +179,7 @@ function nativeSpace(name: string, t: ReturnType<typeof templateSpace>): Compare
     measurer,
     workload: { name: t.workload.name, shape: t.workload.shape, flops: t.workload.flops },
     close: () => measurer.close(),
-    bestMeasured: () =>
-      Math.min(
-        ...[...measurer.results.values()].flatMap((r) =>
-          r.errorKind === "none" && r.times.length ? [median(r.times)] : []
-        ),
-      ),
+    remember: (knobs, r) => measurer.remember(String(t.space.index(knobs)), r),
   };
 }
 
@@ -421,6 +416,16 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
     },
   };
   const recorded = v.resume ? await v.store.runs() : [];
+  if (space.remember) {
+    // A resumed live comparison measures no configuration its records already hold.
+    for (const run of recorded.filter((r) => r.config.compare === spec)) {
+      for (const c of await v.store.candidates(run.id)) {
+        if (!c.knobs || !c.result) continue;
+        const { errorKind, times, buildSeconds, runSeconds } = c.result;
+        space.remember(c.knobs, { errorKind, times, buildSeconds, runSeconds });
+      }
+    }
+  }
   try {
     for (const name of strategies) {
       const list: RunTrace[] = [];
@@ -476,7 +481,9 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
     progress?.done();
     await space.close();
   }
-  const optimum = space.optimum ?? space.bestMeasured!();
+  // Live: the best measured in any run (every measurement is some run's evaluation).
+  const optimum = space.optimum ??
+    Math.min(...[...runs.values()].flat().map((r) => r.best.at(-1) ?? Infinity));
   const rows = compareRows(runs, budgets, optimum);
   console.error(`\n${space.name}: optimum ${(optimum * 1e3).toPrecision(4)} ms, ${seeds} seeds\n`);
   console.error(compareTable(rows));

@@ -189,7 +189,9 @@ export function createNativeMeasurer(o: NativeMeasurerOptions): NativeMeasurer {
       return results;
     } finally {
       releaseSlot();
-      release();
+      // Never before the previous call's runs: a call that failed early must not let the next
+      // one run beside them.
+      previous.then(release, release);
     }
   }
 

@@ -28,7 +28,7 @@ Deno.test("createOpenCLMeasurer() checks GPU schedules on PoCL: correct ones are
       { trace: traceOf(tiled(37, 29, 23)) },
       { trace: traceOf(new Schedule(matmul(8, 8, 8), { prng: createPrng(0) })) },
     ], { onResult: (i) => arrived.push(i) });
-    assert.equal(good.errorKind, "none", good.error);
+    assert.equal(good.errorKind, "none", good.error ?? "");
     assert.deepEqual(good.times, [], "PoCL on the CPU is not timed");
     assert.equal(cpu.errorKind, "instantiation_error");
     assert.match(cpu.error!, /binds no loop to a GPU thread axis/);

@@ -227,6 +227,11 @@ export class ScheduleEnv {
       : { sizes: space.knobs.map((k) => k.options.length), start: 0 };
   }
 
+  /** What measures this environment's configurations (the tuning loop's driver measures through it). */
+  get evaluator(): Evaluator {
+    return this.#evaluate;
+  }
+
   /** The current configuration (undefined before the first reset). */
   get point(): Point | undefined {
     return this.#point && [...this.#point];

@@ -1,20 +1,20 @@
 /**
- * The interaction loop: run an agent on a {@link ScheduleEnv} for episodes,
- * learning from every transition, and collect the learning curve (mean and
- * max reward of each episode) and the tuning curve (best time after each
- * distinct measurement).
+ * One episode of an agent on a {@link ScheduleEnv} ({@link runEpisode}, for
+ * notebooks stepping by hand), and the types of a training run's curves.
+ * Training over many episodes runs through the tuning loop: `trainAgent` of
+ * `tuner/train.ts`.
  *
  * @example
  * ```ts
- * import { trainAgent } from "./train.ts";
+ * import { runEpisode } from "./train.ts";
  * import { ScheduleEnv } from "./env.ts";
  * import { ppoAgent } from "./ppo.ts";
  * import { KnobSpace } from "../search/knobs.ts";
  * const space = new KnobSpace([{ name: "x", kind: "other", options: [1, 2, 3, 4, 5] }]);
  * const env = new ScheduleEnv(space, (cs) => cs.map((c) => ({ candidate: c, errorKind: "none", seconds: 1 + Math.abs(c.knobs![0] - 3) })), { reward: "log-speedup" });
  * const agent = ppoAgent({ observationSize: env.observationSize, actionSizes: env.actionSpace.sizes }, { seed: 1 });
- * const { episodes, tuning } = await trainAgent(env, agent, { episodes: 3 });
- * console.log(episodes.map((e) => e.meanReward), tuning.best.at(-1));
+ * const { rewards } = await runEpisode(env, agent);
+ * console.log(rewards.length); // the horizon, 20
  * agent.dispose();
  * ```
  * @module
@@ -47,16 +47,8 @@ export async function runEpisode(
   agent: Agent,
   options: EpisodeOptions = {},
 ): Promise<Episode> {
-  const { sizes, start } = env.actionSpace;
-  if (
-    agent.spec.observationSize !== env.observationSize || !sameSizes(agent.spec.actionSizes, sizes)
-  ) {
-    throw new RangeError(
-      `Agent "${agent.name}" was built for observations of ${agent.spec.observationSize} and actions ${
-        JSON.stringify(agent.spec.actionSizes)
-      }; the environment has ${env.observationSize} and ${JSON.stringify(sizes)}`,
-    );
-  }
+  checkAgentFits(env, agent);
+  const { start } = env.actionSpace;
   let obs = env.reset(options.start);
   const rewards: number[] = [], infos: StepInfo[] = [];
   for (let done = false; !done;) {
@@ -97,7 +89,7 @@ export interface TuningTrace {
   best: number[];
 }
 
-/** Options of {@link trainAgent}. */
+/** Options of `trainAgent` (tuner/train.ts). */
 export interface TrainOptions extends Omit<EpisodeOptions, "start"> {
   /** Episodes to run. */
   episodes: number;
@@ -105,33 +97,21 @@ export interface TrainOptions extends Omit<EpisodeOptions, "start"> {
   maxSamples?: number;
 }
 
-/** Runs episodes; returns the learning curve and the tuning curve. */
-export async function trainAgent(
-  env: ScheduleEnv,
-  agent: Agent,
-  options: TrainOptions,
-): Promise<{ episodes: EpisodeStats[]; tuning: TuningTrace }> {
-  const episodes: EpisodeStats[] = [];
-  const tuning: TuningTrace = { samples: [], best: [] };
-  let seen = env.samples;
-  for (let e = 0; e < options.episodes && env.samples < (options.maxSamples ?? Infinity); e++) {
-    const { rewards, infos } = await runEpisode(env, agent, options);
-    for (const info of infos) {
-      if (info.samples > seen) {
-        seen = info.samples;
-        tuning.samples.push(info.samples);
-        tuning.best.push(info.best);
-      }
-    }
-    episodes.push({
-      episode: e,
-      meanReward: rewards.reduce((a, b) => a + b, 0) / rewards.length,
-      maxReward: Math.max(...rewards),
-      samples: env.samples,
-      best: env.best.seconds,
-    });
+/**
+ * Throws a RangeError naming both shapes when `agent` was built for other
+ * observations or actions than `env` has.
+ */
+export function checkAgentFits(env: ScheduleEnv, agent: Agent): void {
+  const { sizes } = env.actionSpace;
+  if (
+    agent.spec.observationSize !== env.observationSize || !sameSizes(agent.spec.actionSizes, sizes)
+  ) {
+    throw new RangeError(
+      `Agent "${agent.name}" was built for observations of ${agent.spec.observationSize} and actions ${
+        JSON.stringify(agent.spec.actionSizes)
+      }; the environment has ${env.observationSize} and ${JSON.stringify(sizes)}`,
+    );
   }
-  return { episodes, tuning };
 }
 
 function sameSizes(a: readonly number[], b: readonly number[]): boolean {

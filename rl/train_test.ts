@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { randomAgent } from "./agent.ts";
 import { ScheduleEnv } from "./env.ts";
-import { ppoAgent } from "./ppo.ts";
-import { runEpisode, trainAgent } from "./train.ts";
+import { runEpisode } from "./train.ts";
 import { KnobSpace } from "../search/knobs.ts";
 import type { Candidate } from "../search/strategy.ts";
 
@@ -23,28 +22,4 @@ Deno.test("runEpisode drives an agent for one horizon and checks its shapes", as
   assert.deepEqual(infos.map((i) => i.t), [1, 2, 3, 4, 5]);
   const wrong = randomAgent({ observationSize: 3, actionSizes: [3] });
   await assert.rejects(() => runEpisode(env, wrong), RangeError);
-});
-
-Deno.test("trainAgent returns learning and tuning curves, and PPO learns to walk to the optimum", async () => {
-  const env = new ScheduleEnv(space, evaluate, { start: "zeros", reward: "log-speedup" });
-  const agent = ppoAgent({ observationSize: 2, actionSizes: [3] }, { seed: 2, rolloutSteps: 20 });
-  const { episodes, tuning } = await trainAgent(env, agent, { episodes: 30 });
-  assert.equal(episodes.length, 30);
-  assert.deepEqual(episodes.map((e) => e.episode).slice(0, 3), [0, 1, 2]);
-  assert.ok(episodes.every((e) => e.maxReward >= e.meanReward));
-  assert.deepEqual(tuning.samples, tuning.samples.map((_, i) => i + 1));
-  assert.equal(tuning.best.at(-1), 1);
-  const first = episodes.slice(0, 5).reduce((a, e) => a + e.meanReward, 0);
-  const last = episodes.slice(-5).reduce((a, e) => a + e.meanReward, 0);
-  assert.ok(last > first, `mean reward ${first / 5} -> ${last / 5}`);
-  const { rewards } = await runEpisode(env, agent, { start: "zeros", greedy: true, learn: false });
-  assert.ok(rewards.slice(-5).every((r) => r === rewards.at(-1)), "the greedy walk settles");
-  agent.dispose();
-});
-
-Deno.test("trainAgent stops at maxSamples", async () => {
-  const env = new ScheduleEnv(space, evaluate, { horizon: 3 });
-  const agent = randomAgent({ observationSize: 2, actionSizes: [3] }, { seed: 3 });
-  const { episodes } = await trainAgent(env, agent, { episodes: 100, maxSamples: 4 });
-  assert.ok(episodes.at(-1)!.samples >= 4 && episodes.length < 100);
 });

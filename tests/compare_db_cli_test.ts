@@ -89,6 +89,21 @@ Deno.test("compare --space matmul:64,64,64 --db F writes records and --resume co
     ["grid", 1, "finished", 3],
   ]);
   assert.equal(JSON.parse(resumed.stdout).results[0].seeds, 2);
+  // Each configuration was measured once: every record of it holds the same times.
+  const sqlite = new DatabaseSync(db, { readOnly: true });
+  const timesOf = new Map<string, Set<string>>();
+  for (
+    const r of sqlite.prepare(
+      "SELECT c.knobs, x.times FROM candidates c JOIN results x ON x.candidate_id = c.id",
+    ).all()
+  ) {
+    const k = String(r.knobs);
+    if (!timesOf.has(k)) timesOf.set(k, new Set());
+    timesOf.get(k)!.add(String(r.times));
+  }
+  sqlite.close();
+  assert.ok([...timesOf.values()].every((t) => t.size === 1), "a configuration measured twice");
+  assert.ok(timesOf.size < 12, "runs share configurations (grid's are the same for every seed)");
   await Deno.remove(dir, { recursive: true });
 });
 

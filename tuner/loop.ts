@@ -332,6 +332,8 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
         });
         report();
       });
+      // A failed write rejects where the round is awaited, not as an unhandled rejection before.
+      writes.catch(() => {});
     };
     const cutoff = o.race !== undefined && Number.isFinite(bestSeconds)
       ? { cutoffSeconds: o.race * bestSeconds }

@@ -228,3 +228,16 @@ Deno.test("tune() calls onMeasured with every new result in record order and the
   assert.equal(seen[1][2], 2e-3);
   assert.equal(seen[7][2], 1e-3);
 });
+
+Deno.test("a store that fails to write stops the run with its error, the results before it kept", async () => {
+  const store = createMemoryRecordStore();
+  const runId = await newRun(store);
+  let writes = 0;
+  const failing: RecordStore = {
+    ...store,
+    addResult: (id, r) =>
+      ++writes === 6 ? Promise.reject(new Error("disk full")) : store.addResult(id, r),
+  };
+  await assert.rejects(tune(await options(failing, runId)), /disk full/);
+  assert.equal((await store.counts(runId)).measured, 5);
+});

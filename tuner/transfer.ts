@@ -19,7 +19,7 @@
  * @example
  * ```ts
  * import { replayLayer, trainAcrossSpaces } from "./transfer.ts";
- * import { dqnAgent } from "./dqn.ts";
+ * import { dqnAgent } from "../rl/dqn.ts";
  * const layers = await Promise.all(["convolution_A100", "convolution_A4000"].map((n) => replayLayer(n)));
  * const { agent, curves } = await trainAcrossSpaces(layers, (spec, seed) => dqnAgent(spec, { seed }), { episodes: 5 });
  * for (const c of curves) console.log(c.name, c.episodes.map((e) => e.meanReward.toFixed(2)).join(" "));
@@ -30,8 +30,8 @@
 import type { KnobSpace } from "../search/knobs.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
 import type { CandidateOf } from "../search/strategy.ts";
-import type { Agent, AgentSpec } from "./agent.ts";
-import { type Evaluator, ScheduleEnv, type ScheduleEnvOptions } from "./env.ts";
+import type { Agent, AgentSpec } from "../rl/agent.ts";
+import { type Evaluator, ScheduleEnv, type ScheduleEnvOptions } from "../rl/env.ts";
 import { type EpisodeStats, trainAgent, type TuningTrace } from "./train.ts";
 
 /** One layer: a space and how to measure it. */

@@ -1,10 +1,11 @@
 /** bo on a recorded space whose optimum is a narrow peak in the middle of a knob's option order. */
 import assert from "node:assert/strict";
-import { bayesianOptimization, type BayesOptOptions } from "./bo.ts";
-import { bootstrapMeanInterval } from "./bootstrap.ts";
-import { fractionAt, runStrategy } from "./compare.ts";
-import { replaySpaceFromFile } from "./replay.ts";
-import { expectedRandomFraction } from "./score.ts";
+import { bayesianOptimization, type BayesOptOptions } from "../search/bo.ts";
+import { bootstrapMeanInterval } from "../search/bootstrap.ts";
+import { fractionAt } from "../search/compare.ts";
+import { replaySpaceFromFile } from "../search/replay.ts";
+import { expectedRandomFraction } from "../search/score.ts";
+import { runStrategy } from "./run_strategy.ts";
 
 const SEEDS = 10, BUDGETS = [25, 50, 100];
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { replayLayer, trainAcrossSpaces } from "./transfer.ts";
-import { dqnAgent } from "./dqn.ts";
-import { randomAgent } from "./agent.ts";
+import { dqnAgent } from "../rl/dqn.ts";
+import { randomAgent } from "../rl/agent.ts";
 
 Deno.test("trainAcrossSpaces trains one agent over replayed layers, with curves per layer", async () => {
   const layers = [
