@@ -64,11 +64,12 @@ import type { ResultRow } from "../datasets/db.ts";
 import type { Measurer, MeasureResult } from "../measure/measurer.ts";
 import type { Strategy } from "../search/strategy.ts";
 import type { Progress } from "./progress.ts";
+import { DEFAULTS } from "./defaults.ts";
 
-/** Defaults of {@link TuneOptions}. */
+/** Defaults of {@link TuneOptions} (tune's, from tuner/defaults.ts). */
 export const LOOP_DEFAULTS: Readonly<{ batchSize: number; patience: number }> = Object.freeze({
-  batchSize: 8,
-  patience: 20,
+  batchSize: DEFAULTS.tune.batch,
+  patience: DEFAULTS.tune.patience,
 });
 
 /** One result as the loop recorded it (for {@link TuneOptions.onMeasured}). */
