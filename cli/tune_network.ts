@@ -30,6 +30,7 @@ import { TASK_SCHEDULERS, type TaskSchedulerName, warmStart } from "../tuner/tas
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { checkOutputFile } from "./output.ts";
+import type { MeasureResult } from "../measure/measurer.ts";
 import { TEMPLATE_NAMES } from "../search/templates.ts";
 import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
 import { STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../tuner/strategies.ts";
@@ -237,6 +238,8 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
     `tune-network: ${net.name}, ${tasks.length} tasks, ${a.trials} trials per session, ${perRound} per round`,
   );
   const sessions: Record<string, unknown>[] = [];
+  // Sessions share their measurements: a candidate two sessions try has one time.
+  const shared = new Map<string, Map<string, MeasureResult>>();
   const series: { label: string; values: number[] }[] = [];
   for (const scheduler of a.schedulers) {
     for (const strategy of a.strategies) {
@@ -251,6 +254,7 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
         perRound,
         seed: a.seed,
         warm,
+        shared,
         onRound: (r, t) =>
           console.error(
             `[${label}] ${r.trialsUsed}/${a.trials} trials: task ${r.task} ${t.key} x${t.weight} +${r.measured} (${t.trials} in all), best ${

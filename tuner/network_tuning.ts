@@ -25,7 +25,8 @@ import { RecordsDB } from "../datasets/db.ts";
 import { sqliteRecordStore } from "../datasets/record_store.ts";
 import type { Workload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
-import type { Measurer } from "../measure/measurer.ts";
+import type { MeasureResult } from "../measure/measurer.ts";
+import { type MemoMeasurer, memoMeasurer } from "../measure/memo.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
 import { createRunner } from "../measure/runner.ts";
 import type { TimingOptions } from "../measure/types.ts";
@@ -81,6 +82,14 @@ export interface NetworkTuningOptions {
   timeoutSeconds?: number;
   /** Called after each round. */
   onRound?: (r: SchedulerRound, task: TaskOutcome) => void;
+  /**
+   * Measurements shared among sessions, by task key then candidate key (its
+   * trace as JSON): a candidate found here is answered from it instead of
+   * measured again, and this session's measurements are added. Sessions
+   * compared in one command share one, so the same candidate has the same
+   * time in each (as in a replay) and only the choices differ.
+   */
+  shared?: Map<string, Map<string, MeasureResult>>;
 }
 
 /** A task at the end of a session. */
@@ -207,7 +216,7 @@ export async function taskStrategy(
 interface LiveTask {
   runId: number;
   strategy: Strategy;
-  measurer: Measurer;
+  measurer: MemoMeasurer;
 }
 
 /**
@@ -277,7 +286,9 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
         tunebookVersion: version,
       });
       // One runner (worker pool) for every task; each task's measurer holds its reference.
-      const measurer = createNativeMeasurer({ workload: w, builder, runner, closeRunner: false });
+      const native = createNativeMeasurer({ workload: w, builder, runner, closeRunner: false });
+      const measurer = memoMeasurer(native, (c) => JSON.stringify(c.trace));
+      for (const [k, r] of o.shared?.get(outcomes[i].key) ?? []) measurer.remember(k, r);
       t = { runId, strategy, measurer };
       live.set(i, t);
       outcomes[i].runId = runId;
@@ -320,7 +331,13 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
       tuneTask: tuneRound,
       onRound: (r) => o.onRound?.(r, outcomes[r.task]),
     });
-    for (const t of live.values()) db.finishRun(t.runId);
+    for (const [i, t] of live) {
+      db.finishRun(t.runId);
+      if (!o.shared) continue;
+      const key = outcomes[i].key;
+      const known = o.shared.get(key) ?? o.shared.set(key, new Map()).get(key)!;
+      for (const [k, r] of t.measurer.results) known.set(k, r);
+    }
     return {
       tasks: outcomes,
       rounds: schedule.rounds,
