@@ -96,6 +96,15 @@ export interface TuneOptions {
   runId: number;
   /** Distinct candidates to measure (failures count). */
   trials: number;
+  /**
+   * Trial number of this call's first new candidate. Default 0, as for a new
+   * or resumed run (a resumed strategy re-proposes the recorded candidates,
+   * which keep their numbers). A driver that calls `tune` again on the same
+   * run with a strategy that goes on from where it stopped (the task
+   * scheduler's rounds) passes the run's candidate count, so trial numbers
+   * stay distinct.
+   */
+  firstTrial?: number;
   /** Candidates proposed per round. Default {@link LOOP_DEFAULTS}.batchSize (8). */
   batchSize?: number;
   /** Stop after this many wall seconds (the run stays resumable). */
@@ -298,7 +307,7 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
       for (const [i, { candidate, key }] of fresh.entries()) {
         out.push(
           await o.store.addCandidate(o.runId, {
-            trial: seen.size + pending.size + i,
+            trial: (o.firstTrial ?? 0) + seen.size + pending.size + i,
             trace: JSON.stringify(candidate.trace ?? null),
             traceHash: key,
             ...(candidate.knobs ? { knobs: candidate.knobs } : {}),

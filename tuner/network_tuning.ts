@@ -303,6 +303,7 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
         store,
         runId: t.runId,
         trials,
+        firstTrial: (await store.candidates(t.runId)).length,
         flops: o.tasks[i].workload.flops,
         batchSize: trials,
       });
