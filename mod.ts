@@ -32,6 +32,9 @@ export { defaultSpace, sketchesOf, type SketchOptions } from "./search/sketch.ts
 export { randomSearch, type RandomSearchOptions } from "./search/random.ts";
 export * from "./measure/mod.ts";
 export * from "./datasets/mod.ts";
+// The export with features and template knob spaces shadows the plain one of datasets/.
+export { exportRecords, exportRows, TRAINING_EXPORT } from "./tuner/export.ts";
+export { featureDescriber, PARQUET_FEATURE_COLUMNS } from "./costmodel/export.ts";
 export { tune, type TuneOptions, type TuneOutcome } from "./tuner/loop.ts";
 export { runSession, type SessionOptions, type Summary } from "./tuner/session.ts";
 export { kernelSource, referenceSource, signatureOf } from "./measure/kernel_source.ts";
@@ -45,7 +48,17 @@ export {
 } from "./search/templates.ts";
 export { mutate, verify } from "./search/mutators.ts";
 export { evolutionaryTraceSearch } from "./search/evolutionary_traces.ts";
-export { createStrategy, STRATEGY_NAMES, type StrategyContext } from "./search/registry.ts";
+export {
+  createStrategy,
+  createTraceStrategy,
+  KNOB_STRATEGY_NAMES,
+  STRATEGIES,
+  STRATEGY_NAMES,
+  type StrategyContext,
+  type StrategyEntry,
+  strategyHelp,
+  TRACE_STRATEGY_NAMES,
+} from "./tuner/strategies.ts";
 export { type ReplaySpace, replaySpace, replaySpaceFromFile } from "./search/replay.ts";
 export { type CompareRow, compareRows, compareTable } from "./search/compare.ts";
 export {
@@ -59,6 +72,11 @@ export { createReplayMeasurer, recordTable, type ReplayTable } from "./measure/r
 export type { Measurer, MeasureResult } from "./measure/measurer.ts";
 export { type RecordStore, sqliteRecordStore } from "./datasets/record_store.ts";
 export { createMemoryRecordStore } from "./datasets/memory_store.ts";
+export { type FractionBand, fractionBand } from "./search/compare.ts";
+export { mean, median, quantile, type Summary as StatsSummary, summary } from "./ir/stats.ts";
+export { compareFrame, runsFrame } from "./search/compare_frame.ts";
+/** Arquero, the data-frame library of tunebook's tables (`aq.from`, `aq.op`, `aq.desc`, ...). */
+export * as aq from "arquero";
 export { modelBasedTuner } from "./search/model_based.ts";
 export type { CostModel, Sample } from "./costmodel/model.ts";
 export type { Matrix, Regressor } from "./costmodel/regressor.ts";

@@ -18,7 +18,7 @@ import { bayesianOptimization, type BayesOptOptions } from "../search/bo.ts";
 import { fractionAt, type RunTrace } from "../search/compare.ts";
 import { runStrategy } from "../tuner/run_strategy.ts";
 import type { KnobSpace } from "../search/knobs.ts";
-import { createStrategy, STRATEGY_NAMES } from "../search/registry.ts";
+import { createStrategy, STRATEGY_NAMES } from "../tuner/strategies.ts";
 import { type CandidateOf, replaySpaceFromFile } from "../search/replay.ts";
 import type { Strategy } from "../search/strategy.ts";
 import { budgetScore, expectedRandomFraction, meanCurve } from "../search/score.ts";
@@ -40,7 +40,11 @@ if (import.meta.main) {
     console.error("bo_ablation: --seeds must be a positive integer, --budget positive numbers");
     Deno.exit(2);
   }
-  type Make = (space: KnobSpace, seed: number, candidateOf: CandidateOf) => Strategy;
+  type Make = (
+    space: KnobSpace,
+    seed: number,
+    candidateOf: CandidateOf,
+  ) => Strategy | Promise<Strategy>;
   const variants: [string, Make][] = [];
   for (const s of v.variant) {
     const k = s.indexOf("=");
@@ -118,7 +122,7 @@ if (import.meta.main) {
       const t0 = performance.now();
       const runs: RunTrace[] = [];
       for (let seed = 0; seed < seeds; seed++) {
-        const s = make(r.space, seed, r.candidateOf);
+        const s = await make(r.space, seed, r.candidateOf);
         runs.push(
           await runStrategy(s, (cs) => cs.map((c) => ({ candidate: c, ...r.evaluate(c.knobs!) })), {
             budget: hi,

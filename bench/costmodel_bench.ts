@@ -13,6 +13,7 @@
  * OpenMP threads then wait for each other at every barrier).
  * @module
  */
+import { median } from "../ir/stats.ts";
 import { createPrng } from "../ir/prng.ts";
 import type { Matrix } from "../costmodel/regressor.ts";
 import { type XGBoostObjective, XGBoostRegressor } from "../costmodel/xgboost.ts";
@@ -51,7 +52,7 @@ export interface Timing {
 
 function timing(xs: number[]): Timing {
   const s = [...xs].sort((a, b) => a - b);
-  return { median: s[Math.floor(s.length / 2)], min: s[0], max: s[s.length - 1] };
+  return { median: median(s), min: s[0], max: s[s.length - 1] };
 }
 
 /**

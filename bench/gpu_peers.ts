@@ -14,6 +14,7 @@
  * ```
  * @module
  */
+import { median } from "../ir/stats.ts";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -46,11 +47,6 @@ export function bestCudaGflops(db: string): Map<string, number> {
   } finally {
     sql.close();
   }
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
 /** Runs the bench; returns the exit status. */

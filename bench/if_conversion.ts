@@ -19,6 +19,7 @@
  * Prints one line per database and kernel, then one line of JSON.
  * @module
  */
+import { median } from "../ir/stats.ts";
 import { parseArgs } from "node:util";
 import { RecordsDB } from "../datasets/db.ts";
 import type { Trace } from "../ir/trace.ts";
@@ -68,11 +69,6 @@ async function assembly(source: string, flags: readonly string[]): Promise<strin
     await Deno.remove(dir, { recursive: true });
   }
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 if (import.meta.main) {
   const { values } = parseArgs({

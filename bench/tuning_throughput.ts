@@ -33,7 +33,7 @@ import { createNativeMeasurer } from "../measure/native.ts";
 import { createRunner } from "../measure/runner.ts";
 import type { TimingOptions } from "../measure/types.ts";
 import { randomSearch } from "../search/random.ts";
-import { createStrategy } from "../search/registry.ts";
+import { createStrategy } from "../tuner/strategies.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import type { Strategy } from "../search/strategy.ts";
 import { defaultTemplate, templateSpace } from "../search/templates.ts";
@@ -96,10 +96,10 @@ export interface ThroughputOptions {
   dir: string;
 }
 
-function strategyOf(name: string, w: Workload, seed: number): Strategy {
+async function strategyOf(name: string, w: Workload, seed: number): Promise<Strategy> {
   if (name === "random") return randomSearch(defaultSpace(w), { seed });
   const t = templateSpace(defaultTemplate(w), w);
-  return createStrategy(name, t.space, { seed, candidateOf: t.candidateOf });
+  return await createStrategy(name, t.space, { seed, candidateOf: t.candidateOf });
 }
 
 /** Runs one tuning loop from an empty cache and reports its throughput. */
@@ -132,7 +132,7 @@ export async function measureThroughput(o: ThroughputOptions): Promise<Throughpu
       tunebookVersion: "bench",
     });
     const out = await tune({
-      strategy: strategyOf(o.strategy, w, o.seed),
+      strategy: await strategyOf(o.strategy, w, o.seed),
       measurer,
       store: sqliteRecordStore(db, { close: false }),
       runId,

@@ -9,6 +9,10 @@ import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
 import { checkWorkloadMemory } from "../ir/limits.ts";
 import { TEMPLATE_NAMES } from "../search/templates.ts";
 import { GPU_TEMPLATE_NAMES } from "../search/templates_gpu.ts";
+import { STRATEGY_NAMES, strategyHelp } from "../tuner/strategies.ts";
+import { DEFAULTS, RANGES } from "../tuner/defaults.ts";
+
+const TUNE = DEFAULTS.tune;
 
 /** A bad command line; the CLI prints the message and exits with status 2. */
 export class UsageError extends Error {
@@ -66,25 +70,6 @@ export function parseFlags<const O extends ParseArgsOptionsConfig>(
   >["values"];
 }
 
-/** Strategies `tune` knows. */
-export const STRATEGIES = [
-  "random",
-  "evolutionary",
-  "grid",
-  "grid-shuffled",
-  "sa",
-  "ga",
-  "xgb",
-  "xgb-rank",
-  // Knob strategies of search/registry.ts added by issue 16.
-  "bo",
-  "auto",
-  "greedy_ils",
-  "basin_hopping",
-  "dual_annealing",
-  "diff_evo",
-  "pso",
-] as const;
 /** Targets `tune` knows. */
 export const TARGETS = ["cpu", "cuda"] as const;
 
@@ -124,8 +109,8 @@ export interface TuneArgs {
   quiet: boolean;
 }
 
-/** Default of `--unity`: candidates compiled together per compiler process. */
-export const UNITY_DEFAULT = 1;
+/** Default of `--unity`: candidates compiled together per compiler process (tuner/defaults.ts). */
+export const UNITY_DEFAULT: number = TUNE.unity;
 
 /** Usage text of `tune`. */
 export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,... [options]
@@ -134,17 +119,17 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
   --shape D1,D2,...   ${
   Object.entries(WORKLOADS).map(([n, d]) => `${n}: ${d.params.join(",")}`).join("; ")
 }
-  --target cpu|cuda   target (default cpu); cuda builds with nvcc (sm_90) and, without a
+  --target cpu|cuda   target (default ${TUNE.target}); cuda builds with nvcc (sm_90) and, without a
                       GPU, stops after building with a "no CUDA device/driver" error (exit 3)
-  --strategy NAME     ${STRATEGIES.join(" | ")} (default random); random and evolutionary
-                      search the sketch space (random: the template's knobs when --template
-                      is given), the others the knob template
-  --template NAME     knob template of grid/sa/ga (default the workload's: ${
+  --strategy NAME     search strategy (default ${TUNE.strategy}), one of the table below; random
+                      and ansor search the sketch space (random: the template's knobs when
+                      --template is given), the others the knob template
+  --template NAME     knob template of the knob strategies (default the workload's: ${
   TEMPLATE_NAMES.join(", ")
 }; cuda: ${GPU_TEMPLATE_NAMES.join(", ")})
-  --trials N          distinct candidates to measure (default 64)
-  --seed N            seed of the search (default 1)
-  --db PATH           records database (default runs.db)
+  --trials N          distinct candidates to measure (default ${TUNE.trials})
+  --seed N            seed of the search (default ${TUNE.seed})
+  --db PATH           records database (default ${TUNE.db})
   --resume            continue the last unfinished run in --db with its stored options
                       (a flag that contradicts them is an error); a finished run has its
                       transient results (worker_lost, run_timeout_transient) measured again
@@ -152,9 +137,9 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
   --trace FILE        measure the trace(s) in FILE (one trace or a JSON list) instead of searching
   --space CACHE       replay a Kernel Tuner cache (a name from data/kerneltuner such as
                       pnpoly_RTX_3090, or a path) instead of measuring a workload
-  --batch N           candidates per round (default 8)
-  --timeout S         seconds one measurement may take (default 10)
-  --number N --repeat N --min-repeat-ms MS   timing (default 1, 3, 40)
+  --batch N           candidates per round (default ${TUNE.batch})
+  --timeout S         seconds one measurement may take (default ${TUNE.timeoutSeconds})
+  --number N --repeat N --min-repeat-ms MS   timing (default ${TUNE.timing.number}, ${TUNE.timing.repeat}, ${TUNE.timing.minRepeatMs})
   --overlap           build the next round while this one is measured, the compilers at the
                       lowest CPU priority (nice 19 and their session's autogroup at 19)
   --unity N           compile up to N of a round's candidates in one file and compiler
@@ -167,6 +152,9 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
                       several machines are announced
   --quiet             no progress bar
   --help              this text
+
+Strategies (tuner/strategies.ts; compare takes the same names but ansor):
+${strategyHelp(2)}
 
 Ctrl-C or SIGTERM stops after the round in flight (a second one at once) and prints the
 command that resumes the run. Exit status: 0 done; 2 bad arguments, file or database;
@@ -185,21 +173,21 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
       options: {
         workload: { type: "string" },
         shape: { type: "string" },
-        target: { type: "string", default: "cpu" },
-        strategy: { type: "string", default: "random" },
+        target: { type: "string", default: TUNE.target },
+        strategy: { type: "string", default: TUNE.strategy },
         trials: { type: "string" },
-        seed: { type: "string", default: "1" },
-        db: { type: "string", default: "runs.db" },
+        seed: { type: "string", default: String(TUNE.seed) },
+        db: { type: "string", default: TUNE.db },
         resume: { type: "boolean", default: false },
         run: { type: "string" },
         trace: { type: "string" },
         space: { type: "string" },
         template: { type: "string" },
-        batch: { type: "string", default: "8" },
-        timeout: { type: "string", default: "10" },
-        number: { type: "string", default: "1" },
-        repeat: { type: "string", default: "3" },
-        "min-repeat-ms": { type: "string", default: "40" },
+        batch: { type: "string", default: String(TUNE.batch) },
+        timeout: { type: "string", default: String(TUNE.timeoutSeconds) },
+        number: { type: "string", default: String(TUNE.timing.number) },
+        repeat: { type: "string", default: String(TUNE.timing.repeat) },
+        "min-repeat-ms": { type: "string", default: String(TUNE.timing.minRepeatMs) },
         overlap: { type: "boolean", default: false },
         unity: { type: "string", default: String(UNITY_DEFAULT) },
         race: { type: "string" },
@@ -220,21 +208,21 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     given,
     target: v.target!,
     strategy: v.strategy!,
-    seed: integer(v.seed!, "--seed", -(2 ** 31), 2 ** 32),
+    seed: integer(v.seed!, "--seed", RANGES.seed),
     db: v.db!,
     resume: v.resume!,
     trace: v.trace,
     template: v.template,
-    batch: integer(v.batch!, "--batch", 1, 1024),
+    batch: integer(v.batch!, "--batch", RANGES.batch),
     timeout: positive(v.timeout!, "--timeout"),
-    number: integer(v.number!, "--number", 1, 1e9),
-    repeat: integer(v.repeat!, "--repeat", 1, 1000),
+    number: integer(v.number!, "--number", RANGES.number),
+    repeat: integer(v.repeat!, "--repeat", RANGES.repeat),
     minRepeatMs: nonNegative(v["min-repeat-ms"]!, "--min-repeat-ms"),
     overlap: v.overlap!,
-    unity: integer(v.unity!, "--unity", 1, 1024),
+    unity: integer(v.unity!, "--unity", RANGES.unity),
     quiet: v.quiet!,
   };
-  if (v.trials !== undefined) args.trials = integer(v.trials, "--trials", 1, 1e7);
+  if (v.trials !== undefined) args.trials = integer(v.trials, "--trials", RANGES.trials);
   if (v.queue !== undefined) args.queue = v.queue;
   if (v.machine !== undefined) {
     if (v.queue === undefined) throw new UsageError("--machine needs --queue");
@@ -250,8 +238,17 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
   if (!(TARGETS as readonly string[]).includes(args.target)) {
     throw new UsageError(`Unknown target "${args.target}"; known: ${TARGETS.join(", ")}`);
   }
-  if (!(STRATEGIES as readonly string[]).includes(args.strategy)) {
-    throw new UsageError(`Unknown strategy "${args.strategy}"; known: ${STRATEGIES.join(", ")}`);
+  // nvcc builds one candidate per process and the CUDA runner times every repeat.
+  if (args.target === "cuda" && args.unity > 1) {
+    throw new UsageError("--unity: target cuda builds one candidate per nvcc process");
+  }
+  if (args.target === "cuda" && args.race !== undefined) {
+    throw new UsageError("--race: target cuda times every repeat (no racing on the GPU)");
+  }
+  if (!STRATEGY_NAMES.includes(args.strategy)) {
+    throw new UsageError(
+      `Unknown strategy "${args.strategy}"; known: ${STRATEGY_NAMES.join(", ")}`,
+    );
   }
   const templates = args.target === "cuda" ? GPU_TEMPLATE_NAMES : TEMPLATE_NAMES;
   if (args.template !== undefined && !templates.includes(args.template)) {
@@ -264,7 +261,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
   if (args.db.trim() === "") throw new UsageError("--db must name a records database file");
   if (v.run !== undefined) {
     if (!args.resume) throw new UsageError("--run needs --resume (the run to continue)");
-    args.run = integer(v.run, "--run", 1, Number.MAX_SAFE_INTEGER);
+    args.run = integer(v.run, "--run", { min: 1, max: Number.MAX_SAFE_INTEGER });
   }
   if (args.resume) {
     if (v.space !== undefined) args.space = v.space;
@@ -276,9 +273,22 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     return args;
   }
   if (v.space !== undefined) {
-    const clash = ["workload", "shape", "trace", "template", "target", "queue"].find((f) =>
-      (given as string[]).includes(f)
-    );
+    // A replay measures nothing: what only a measurement honours is refused, not ignored.
+    const clash = [
+      "workload",
+      "shape",
+      "trace",
+      "template",
+      "target",
+      "timeout",
+      "number",
+      "repeat",
+      "min-repeat-ms",
+      "overlap",
+      "unity",
+      "race",
+      "queue",
+    ].find((f) => (given as string[]).includes(f));
     if (clash) throw new UsageError(`--${clash} cannot be given with --space (a replayed cache)`);
     if (v.space.trim() === "") throw new UsageError("--space must name a Kernel Tuner cache");
     args.space = v.space;
@@ -286,6 +296,13 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
   }
   if (v.workload !== undefined) args.workload = v.workload;
   if (v.shape !== undefined) args.shape = parseShape(v.shape);
+  for (const flag of ["strategy", "template", "seed"] as const) {
+    if (args.trace !== undefined && given.includes(flag)) {
+      throw new UsageError(
+        `--${flag} cannot be given with --trace: the run measures the file's traces`,
+      );
+    }
+  }
   if (args.trace === undefined) {
     if (args.workload === undefined) {
       throw new UsageError("Missing --workload (or --resume, --trace, --space)");
@@ -321,7 +338,7 @@ export function parseShape(text: string): number[] {
   });
 }
 
-function integer(text: string, flag: string, min: number, max: number): number {
+function integer(text: string, flag: string, { min, max }: { min: number; max: number }): number {
   if (!/^-?\d+$/.test(text.trim())) {
     throw new UsageError(`${flag} must be an integer, got "${text}"`);
   }

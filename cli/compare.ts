@@ -31,13 +31,22 @@ import {
   type CompareOutput,
   compareRows,
   compareTable,
+  fractionBand,
   fractionOverWall,
   reachRows,
   reachTable,
   type RunTrace,
 } from "../search/compare.ts";
 import { knobKey, runStrategy, runTrace } from "../tuner/run_strategy.ts";
-import { createStrategy, STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../search/registry.ts";
+import {
+  createStrategy,
+  KNOB_STRATEGY_NAMES,
+  STRATEGIES,
+  STRATEGY_NAMES,
+  strategyHelp,
+  TRANSFER_STRATEGIES,
+} from "../tuner/strategies.ts";
+import { DEFAULTS } from "../tuner/defaults.ts";
 import type { Sample } from "../costmodel/model.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
 import {
@@ -62,22 +71,24 @@ import { parseQueueUrl, QueueLostError } from "../remote/connection.ts";
 import { createRemoteMeasurer, NoWorkerError } from "../remote/remote_measurer.ts";
 import { createRunQueue, RunJobFailed } from "../remote/run_queue.ts";
 import { recordRun } from "../remote/run_job.ts";
-import { tunebookVersion } from "../tuner/machine.ts";
+import { tunebookVersion } from "../datasets/machine.ts";
 import { stopPoints, StopRequested, watchStop } from "./stop.ts";
+
+const C = DEFAULTS.compare;
 
 /** Usage text of `compare`. */
 export const COMPARE_USAGE = `usage: deno task compare --space SPACE [options]
 
   --space SPACE          a Kernel Tuner cache (name from data/kerneltuner, or a path), or a
                          workload measured live, e.g. matmul:256,256,256
-  --strategies A,B,...   strategies to compare (default random,grid,sa,ga,evolutionary)
-  --budget N,N,...       evaluations at which to compare (default 25,100,400)
-  --seeds N              seeds per strategy (default 20)
-  --absent KIND          invalid | restricted: configurations a cache lacks (default invalid)
+  --strategies A,B,...   strategies to compare (default ${C.strategies.join(",")})
+  --budget N,N,...       evaluations at which to compare (default ${C.budgets.join(",")})
+  --seeds N              seeds per strategy (default ${C.seeds})
+  --absent KIND          invalid | restricted: configurations a cache lacks (default ${C.absent})
   --template NAME        knob template of a live workload space
   --transfer-from CACHE  records of the same kernel on another device (transfer strategies)
-  --plan-size N          plan size of the planning strategies (default 64)
-  --out DIR              directory of the tuning curves (default runs/compare)
+  --plan-size N          plan size of the planning strategies (default ${DEFAULTS.planSize})
+  --out DIR              directory of the tuning curves (default ${C.out})
   --db FILE              keep the records of every run in this SQLite records database
                          (default: in memory, lost at exit)
   --resume               with --db: continue the comparison recorded there (finished runs
@@ -86,7 +97,10 @@ export const COMPARE_USAGE = `usage: deno task compare --space SPACE [options]
                          (by name) sends whole strategy x seed runs, a live workload its
                          measurements; the records stay here
   --quiet                no progress bar
-  --help                 this text`;
+  --help                 this text
+
+Strategies (tuner/strategies.ts; tune takes the same names, and ansor):
+${strategyHelp(2, KNOB_STRATEGY_NAMES)}`;
 
 /** A space to compare on. */
 interface CompareSpace {
@@ -149,6 +163,11 @@ async function openSpace(
       `--space ${spec}: with --queue, a cache is named (from data/kerneltuner), never a path`,
     );
   }
+  if (template !== undefined) {
+    throw new UsageError(
+      `--template ${template}: ${spec} is a recorded space; --template applies to a live workload space (e.g. matmul:256,256,256)`,
+    );
+  }
   const stem = basename(spec).replace(/\.json(\.gz)?$/, "");
   try {
     const r = await replaySpaceFromFile(spec, { absent });
@@ -183,7 +202,7 @@ async function nativeSpace(
   t: ReturnType<typeof templateSpace>,
   queue?: string,
 ): Promise<CompareSpace> {
-  const timing = { number: 1, repeat: 3, minRepeatMs: 20, warmup: 1 };
+  const timing = C.liveTiming;
   const native = queue !== undefined
     ? await queued(() =>
       createRemoteMeasurer({ url: queue, options: { timing, timeoutSeconds: 10, inputSeed: 0 } })
@@ -249,14 +268,14 @@ export async function compare(
     argv,
     {
       space: { type: "string" },
-      strategies: { type: "string", default: "random,grid,sa,ga,evolutionary" },
-      budget: { type: "string", default: "25,100,400" },
-      seeds: { type: "string", default: "20" },
-      absent: { type: "string", default: "invalid" },
+      strategies: { type: "string", default: C.strategies.join(",") },
+      budget: { type: "string", default: C.budgets.join(",") },
+      seeds: { type: "string", default: String(C.seeds) },
+      absent: { type: "string", default: C.absent },
       template: { type: "string" },
       "transfer-from": { type: "string" },
       "plan-size": { type: "string" },
-      out: { type: "string", default: "runs/compare" },
+      out: { type: "string", default: C.out },
       db: { type: "string" },
       resume: { type: "boolean", default: false },
       queue: { type: "string" },
@@ -290,7 +309,12 @@ export async function compare(
   }
   for (const s of strategies) {
     if (!STRATEGY_NAMES.includes(s)) {
-      throw new UsageError(`Unknown strategy "${s}"; known: ${STRATEGY_NAMES.join(", ")}`);
+      throw new UsageError(`Unknown strategy "${s}"; known: ${KNOB_STRATEGY_NAMES.join(", ")}`);
+    }
+    if (!KNOB_STRATEGY_NAMES.includes(s)) {
+      throw new UsageError(
+        `--strategies: ${s} searches sketches (traces), and compare's spaces are knob spaces (tune --strategy ${s} searches a workload's sketches)`,
+      );
     }
   }
   if (strategies.some((s) => TRANSFER_STRATEGIES.includes(s)) && !v["transfer-from"]) {
@@ -304,6 +328,20 @@ export async function compare(
   const planSize = v["plan-size"] === undefined
     ? undefined
     : list(v["plan-size"], "--plan-size")[0];
+  if (v["transfer-from"] && !strategies.some((s) => TRANSFER_STRATEGIES.includes(s))) {
+    throw new UsageError(
+      `--transfer-from: none of ${strategies.join(", ")} pretrains; it serves ${
+        TRANSFER_STRATEGIES.join(" and ")
+      }`,
+    );
+  }
+  if (planSize !== undefined && !strategies.some((s) => STRATEGIES[s].plans)) {
+    throw new UsageError(
+      `--plan-size: none of ${strategies.join(", ")} plans; it sets the plan of ${
+        KNOB_STRATEGY_NAMES.filter((s) => STRATEGIES[s].plans).join(", ")
+      }`,
+    );
+  }
   const [seeds] = list(v.seeds!, "--seeds");
   if (seeds > LIMITS.seeds.value) {
     throw new UsageError(`--seeds: ${limitMessage(`${seeds} seeds`, LIMITS.seeds)}`);
@@ -556,7 +594,7 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
         if (same?.status === "finished") {
           list.push(await runTrace(v.store, same.id));
         } else {
-          const strategy = createStrategy(name, space.space, {
+          const strategy = await createStrategy(name, space.space, {
             seed,
             candidateOf: space.candidateOf,
             pretrain,
@@ -602,26 +640,12 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
   const reach = reachRows(runs, optimum, 0.95);
   console.error(`\nSamples to reach 95% of the optimum (within ${maxBudget} evaluations):\n`);
   console.error(reachTable(reach));
-  const series = [...runs].map(([label, rs]) => {
-    const x = Array.from({ length: maxBudget }, (_, i) => i + 1);
-    const at = (i: number) =>
-      rs.map((
-        r,
-      ) => (r.best.length > i && Number.isFinite(r.best[i])
-        ? optimum / r.best[i]
-        : r.best.length > i
-        ? 0
-        : NaN)
-      ).filter((f) => !Number.isNaN(f)).sort((a, b) => a - b);
-    const q = (xs: number[], p: number) => xs.length ? xs[Math.floor((xs.length - 1) * p)] : NaN;
-    return {
-      label,
-      x,
-      median: x.map((_, i) => q(at(i), 0.5)),
-      p25: x.map((_, i) => q(at(i), 0.25)),
-      p75: x.map((_, i) => q(at(i), 0.75)),
-    };
-  });
+  // The band reads the same statistics as the table (fractionBand), so they agree at each budget.
+  const evaluations = Array.from({ length: maxBudget }, (_, i) => i + 1);
+  const series = [...runs].map(([label, rs]) => ({
+    label,
+    ...fractionBand(rs, optimum, evaluations),
+  }));
   const svg = bandCurveSVG(series, {
     title: `${space.name}: median and quartiles over ${seeds} seeds`,
   });

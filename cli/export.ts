@@ -18,8 +18,8 @@ import {
   ExportError,
   type ExportFormat,
   type ExportOptions,
-  exportRecords,
 } from "../datasets/export.ts";
+import { exportRecords } from "../tuner/export.ts";
 import { HelpRequest, oneLine, parseFlags, UsageError } from "./args.ts";
 import { checkOutputFile } from "./output.ts";
 

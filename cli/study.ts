@@ -5,26 +5,27 @@
  * space, measured in the same run, recorded in a database, and reported as
  * a table with the best schedule printed as code.
  *
- * Options: `--sizes 512,1024` `--trials 64` `--seed 1` `--db runs/study.db`.
+ * Options: `--sizes 512,1024` `--trials N` (tune's default) `--seed 1` `--db runs/study.db`.
  * @module
  */
 import { createWorkload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
 import { createRunner } from "../measure/runner.ts";
-import { median } from "../datasets/db.ts";
+import { median } from "../ir/stats.ts";
 import { referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { runSession } from "../tuner/session.ts";
+import { DEFAULTS } from "../tuner/defaults.ts";
 import { HelpRequest, oneLine, parseFlags, UsageError } from "./args.ts";
 import { watchRuns } from "./stop.ts";
 import { DatabaseError, RecordsDB } from "../datasets/db.ts";
 
 /** Usage text of `study`. */
 export const STUDY_USAGE =
-  `usage: deno task study [--sizes 512,1024] [--trials 64] [--seed 1] [--db runs/study.db]
+  `usage: deno task study [--sizes 512,1024] [--trials N] [--seed 1] [--db runs/study.db]
 
   --sizes N,N,...   matmul sizes (default 512,1024)
-  --trials N        random trials per size (default 64)
+  --trials N        random trials per size (default ${DEFAULTS.tune.trials}, as tune)
   --seed N          seed of the search (default 1)
   --db PATH         records database (default runs/study.db); curves beside it
   --help            this text`;
@@ -49,7 +50,7 @@ export async function measureNaive(name: string, shape: number[]): Promise<numbe
   const [b] = await builder.build([{ source: referenceSource(w) }]);
   if (b.errorKind !== "none") throw new Error(`naive kernel did not build: ${b.error}`);
   const runner = createRunner({
-    timing: { number: 1, repeat: 3, minRepeatMs: 40, warmup: 1 },
+    timing: DEFAULTS.tune.timing,
     timeoutSeconds: 120,
   });
   try {
@@ -73,7 +74,7 @@ export async function study(argv: string[]): Promise<StudyRow[]> {
     argv,
     {
       sizes: { type: "string", default: "512,1024" },
-      trials: { type: "string", default: "64" },
+      trials: { type: "string", default: String(DEFAULTS.tune.trials) },
       seed: { type: "string", default: "1" },
       db: { type: "string", default: "runs/study.db" },
     },

@@ -22,9 +22,8 @@ import { readBoundedText } from "../datasets/read_bounded.ts";
 import { HelpRequest, oneLine, parseTuneArgs, type TuneArgs, UsageError } from "./args.ts";
 import { watchRuns } from "./stop.ts";
 import { createWorkload } from "../ir/workloads.ts";
-import { templateSpace } from "../search/templates.ts";
-import { gpuTemplateSpace } from "../search/templates_gpu.ts";
 import { stderrProgress } from "../tuner/progress.ts";
+import { strategyProblem } from "../tuner/tune_strategy.ts";
 import {
   NoWorkerError,
   parseQueueUrl,
@@ -134,14 +133,23 @@ export async function main(argv: string[]): Promise<number> {
     if (traces && new Set(traces.map((t) => JSON.stringify(t.workload))).size > 1) {
       throw new TraceError(`Trace file "${args.trace}" mixes workloads`);
     }
-    if (args.template && args.workload && args.shape) {
-      try {
-        const w = createWorkload(args.workload, args.shape);
-        if (args.target === "cuda") gpuTemplateSpace(args.template, w);
-        else templateSpace(args.template, w);
-      } catch (e) {
-        throw new UsageError((e as Error).message);
-      }
+    if (!args.resume && args.space !== undefined) {
+      const problem = strategyProblem({
+        strategy: args.strategy,
+        replay: true,
+        target: "replay",
+      });
+      if (problem) throw new UsageError(problem);
+    }
+    if (!args.resume && !traces && args.workload && args.shape) {
+      // A strategy, template or target that cannot go together is refused before anything is built.
+      const problem = strategyProblem({
+        strategy: args.strategy,
+        workload: createWorkload(args.workload, args.shape),
+        target: args.target,
+        template: args.template,
+      });
+      if (problem) throw new UsageError(problem);
     }
     if (args.queue !== undefined) parseQueueUrl(args.queue);
     const progress = args.quiet ? undefined : stderrProgress();

@@ -30,14 +30,20 @@ import { TASK_SCHEDULERS, type TaskSchedulerName, warmStart } from "../tuner/tas
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { checkOutputFile } from "./output.ts";
+import type { MeasureResult } from "../measure/measurer.ts";
 import { TEMPLATE_NAMES } from "../search/templates.ts";
-import { parseFlags, runJsonCommand, STRATEGIES, UsageError } from "./args.ts";
+import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
+import { STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../tuner/strategies.ts";
+import { DEFAULTS } from "../tuner/defaults.ts";
+
+/** Strategies a network's tasks can be tuned with: the table's, but those that need records to pretrain on. */
+const STRATEGIES = STRATEGY_NAMES.filter((s) => !TRANSFER_STRATEGIES.includes(s));
 
 /** Usage text of `tune-network`. */
 export const TUNE_NETWORK_USAGE =
   `usage: deno task tune-network --network NAME|FILE.json|FILE.onnx [options]
   --network N         resnet18, mobilenet_v2, squeezenet1_1, a FILE.json of layers or a FILE.onnx
-  --trials N          trial budget over all tasks, per scheduler and strategy (default 64)
+  --trials N          trial budget over all tasks, per scheduler and strategy (default ${DEFAULTS.tune.trials})
   --strategy S[,S]    strategy of every task (default random); several: one session each
   --template T[,T]    knob templates of the knob strategies: a task takes the first that
                       schedules it (e.g. conv2d-packed,matmul-packed), else its default one
@@ -122,7 +128,7 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
   }
   return {
     network: v.network,
-    trials: positive("trials", v.trials, 64)!,
+    trials: positive("trials", v.trials, DEFAULTS.tune.trials)!,
     strategies: list("strategy", v.strategy!, STRATEGIES),
     templates: v.template === undefined ? [] : list("template", v.template, TEMPLATE_NAMES),
     schedulers: list("scheduler", v.scheduler!, TASK_SCHEDULERS),
@@ -232,6 +238,8 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
     `tune-network: ${net.name}, ${tasks.length} tasks, ${a.trials} trials per session, ${perRound} per round`,
   );
   const sessions: Record<string, unknown>[] = [];
+  // Sessions share their measurements: a candidate two sessions try has one time.
+  const shared = new Map<string, Map<string, MeasureResult>>();
   const series: { label: string; values: number[] }[] = [];
   for (const scheduler of a.schedulers) {
     for (const strategy of a.strategies) {
@@ -246,6 +254,7 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
         perRound,
         seed: a.seed,
         warm,
+        shared,
         onRound: (r, t) =>
           console.error(
             `[${label}] ${r.trialsUsed}/${a.trials} trials: task ${r.task} ${t.key} x${t.weight} +${r.measured} (${t.trials} in all), best ${

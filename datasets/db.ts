@@ -10,6 +10,7 @@
  * @module
  */
 
+import { median } from "../ir/stats.ts";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -188,13 +189,8 @@ export interface RunCounts {
   errors: number;
 }
 
-/** Median of a non-empty list (mean of the middle two for even lengths). */
-export function median(values: readonly number[]): number {
-  if (values.length === 0) throw new RangeError("median of an empty list");
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
+/** Median of a non-empty list (ir/stats.ts, re-exported where the records use it). */
+export { median };
 
 /** Key of a workload in the `workloads` table: `name:d0,d1,...`. */
 export function workloadKey(name: string, shape: readonly number[]): string {

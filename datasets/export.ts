@@ -26,8 +26,8 @@
  * | `trace` | json | the candidate's schedule trace, as stored |
  * | `trace_hash` | string | hex SHA-256 of the canonical trace (unique within a run) |
  * | `knobs` | json? | knob vector (one option index per knob), null when the strategy had none |
- * | `feature_version` | string | {@link FEATURE_VERSION} of `features` |
- * | `features` | json? | `fixedFeatures(trace)` as a JSON array in {@link FIXED_FEATURE_NAMES} order; null when the trace does not replay or lower (or is not a tunebook trace, e.g. a Kernel Tuner import) |
+ * | `feature_version` | string | version of `features` (`FEATURE_VERSION` of costmodel/features.ts; `none` in a plain export) |
+ * | `features` | json? | `fixedFeatures(trace)` as a JSON array in `FIXED_FEATURE_NAMES` order; null when the trace does not replay or lower (or is not a tunebook trace, e.g. a Kernel Tuner import), and in a plain export (see {@link RowDescriber}: `deno task export` and the public `exportRecords` of mod.ts compute them) |
  * | `error_kind` | string | `none` or why the candidate failed (see `ir/error_kind.ts`) |
  * | `error` | string? | failure message |
  * | `times` | json | seconds per call, one per repeat (may be `[]` on error) |
@@ -50,7 +50,7 @@
  * - **JSON Lines**: one object per row with the keys above in order.
  * - **Parquet** (zstd): the columns above, except that `features` is replaced
  *   by one float64 column per feature, named `feature.<name>` for each name
- *   of {@link FIXED_FEATURE_NAMES} (null when the features are unavailable).
+ *   of the describer's feature names (null when the features are unavailable).
  *   Integers are int64, numbers float64, the rest UTF-8 strings.
  * - **AutoTVM** (`autotvm`): one JSON line per row, as AutoTVM's
  *   `record.encode` writes: `{"input": [target, task_name, args, kwargs],
@@ -95,12 +95,8 @@
  */
 import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { FEATURE_VERSION, FIXED_FEATURE_NAMES, fixedFeatures } from "../costmodel/features.ts";
 import { createPrng } from "../ir/prng.ts";
-import { parseTrace } from "../ir/trace.ts";
-import { createWorkload } from "../ir/workloads.ts";
 import { type Knob, KnobSpace } from "../ir/knobs.ts";
-import { defaultTemplate, templateSpace } from "../search/templates.ts";
 import type { ErrorKind, RunRow, WorkloadRow } from "./db.ts";
 import type { RecordsReader } from "./records_reader.ts";
 
@@ -119,12 +115,39 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
 /** How rows are split: named workloads held out, or a seeded fraction of the workloads. */
 export type SplitOptions = { holdout: string[] } | { holdoutFraction: number; seed: number };
 
+/**
+ * What an export adds to the records: the features of each candidate and the
+ * knob space of a run that declares none. The records sit at the bottom of
+ * the layers, so this comes from above: `costmodel/export.ts`
+ * (`featureDescriber`) computes tunebook's fixed features, and
+ * `tuner/export.ts` adds the knob spaces of the templates.
+ */
+export interface RowDescriber {
+  /** Value of the `feature_version` column. */
+  featureVersion: string;
+  /** Feature names in order (Parquet: one `feature.<name>` column each). */
+  featureNames: readonly string[];
+  /** Features of a stored trace (JSON text), or null when it has none. */
+  features(trace: string): number[] | null;
+  /** Knob space of a run whose config declares none (e.g. its knob template). */
+  knobSpace?(run: RunRow, workload: WorkloadRow): KnobSpace | undefined;
+}
+
+/** The describer of a plain export: no features (`feature_version` `"none"`), declared knob spaces only. */
+export const NO_FEATURES: RowDescriber = Object.freeze({
+  featureVersion: "none",
+  featureNames: [],
+  features: () => null,
+});
+
 /** Options of {@link exportRecords}. */
 export interface ExportOptions {
   /** Export only these runs (default: every run). */
   runs?: number[];
   /** Train/test split by workload (default: every row is `train`). */
   split?: SplitOptions;
+  /** Features and knob spaces beyond the records (default {@link NO_FEATURES}). */
+  describe?: RowDescriber;
 }
 
 /** What {@link exportRecords} wrote. */
@@ -251,7 +274,12 @@ export const EXPORT_SCHEMA: readonly ColumnSpec[] = Object.freeze([
   col("trace", "json", false, "the candidate's schedule trace, as stored"),
   col("trace_hash", "string", false, "hex SHA-256 of the canonical trace (unique within a run)"),
   col("knobs", "json", true, "knob vector (option index per knob); null when there is none"),
-  col("feature_version", "string", false, "feature version (FEATURE_VERSION) of features"),
+  col(
+    "feature_version",
+    "string",
+    false,
+    "feature version (FEATURE_VERSION) of features; none without features",
+  ),
   col(
     "features",
     "json",
@@ -277,10 +305,10 @@ function col(name: keyof ExportRow, type: ColumnType, nullable: boolean, meaning
   return Object.freeze({ name, type, nullable, meaning });
 }
 
-/** Names of the Parquet feature columns: `feature.<name>` per fixed feature. */
-export const PARQUET_FEATURE_COLUMNS: readonly string[] = Object.freeze(
-  FIXED_FEATURE_NAMES.map((n) => `feature.${n}`),
-);
+/** Names of the Parquet feature columns of a describer: `feature.<name>` per feature. */
+export function parquetFeatureColumns(describe: RowDescriber = NO_FEATURES): string[] {
+  return describe.featureNames.map((n) => `feature.${n}`);
+}
 
 /** A row with what the AutoTVM writer needs beyond the flat columns. */
 interface RowContext {
@@ -301,6 +329,7 @@ export function exportRows(db: RecordsReader, options: ExportOptions = {}): Expo
 }
 
 function collect(db: RecordsReader, options: ExportOptions): RowContext[] {
+  const describe = options.describe ?? NO_FEATURES;
   const all = db.runs();
   let runs: RunRow[] = all;
   if (options.runs !== undefined) {
@@ -328,7 +357,7 @@ function collect(db: RecordsReader, options: ExportOptions): RowContext[] {
     for (const c of db.candidates(run.id)) {
       const r = c.result;
       if (!r) continue;
-      if (c.knobs && space === null) space = knobSpaceOf(run, w);
+      if (c.knobs && space === null) space = knobSpaceOf(run, w, describe);
       out.push({
         knobs: c.knobs,
         space: space ?? undefined,
@@ -346,8 +375,8 @@ function collect(db: RecordsReader, options: ExportOptions): RowContext[] {
           trace: c.trace,
           trace_hash: c.traceHash,
           knobs: c.knobs === null ? null : JSON.stringify(c.knobs),
-          feature_version: FEATURE_VERSION,
-          features: featuresOf(c.trace),
+          feature_version: describe.featureVersion,
+          features: featuresOf(c.trace, describe),
           error_kind: r.errorKind,
           error: r.error,
           times: JSON.stringify(r.times),
@@ -369,9 +398,10 @@ function collect(db: RecordsReader, options: ExportOptions): RowContext[] {
   return out;
 }
 
-function featuresOf(trace: string): string | null {
+function featuresOf(trace: string, describe: RowDescriber): string | null {
   try {
-    return JSON.stringify(fixedFeatures(parseTrace(trace)));
+    const f = describe.features(trace);
+    return f === null ? null : JSON.stringify(f);
   } catch {
     return null;
   }
@@ -380,17 +410,14 @@ function featuresOf(trace: string): string | null {
 /**
  * The knob space of a run's candidates: the run config's `knobSpace` (a list
  * of `{name, kind, options}`, as a Kernel Tuner import stores), else the
- * run's knob template on its workload; undefined when neither works.
+ * describer's (the run's knob template on its workload); undefined when
+ * neither works.
  */
-function knobSpaceOf(run: RunRow, w: WorkloadRow): KnobSpace | undefined {
+function knobSpaceOf(run: RunRow, w: WorkloadRow, describe: RowDescriber): KnobSpace | undefined {
   const declared = run.config.knobSpace;
   try {
     if (Array.isArray(declared)) return new KnobSpace(declared as Knob[]);
-    const workload = createWorkload(w.name, w.shape);
-    const template = typeof run.config.template === "string"
-      ? run.config.template
-      : defaultTemplate(workload);
-    return templateSpace(template, workload).space;
+    return describe.knobSpace?.(run, w);
   } catch {
     return undefined;
   }
@@ -575,7 +602,10 @@ export function autotvmRecord(
 // ---------------------------------------------------------------------------
 // Parquet
 
-async function parquetBytes(rows: readonly ExportRow[]): Promise<Uint8Array> {
+async function parquetBytes(
+  rows: readonly ExportRow[],
+  describe: RowDescriber,
+): Promise<Uint8Array> {
   const fl = await import("@uwdata/flechette");
   const pq = await import("parquet-wasm");
   const columns: [string, unknown[]][] = [];
@@ -583,7 +613,7 @@ async function parquetBytes(rows: readonly ExportRow[]): Promise<Uint8Array> {
   for (const c of EXPORT_SCHEMA) {
     if (c.name === "features") {
       const parsed = rows.map((r) => (r.features === null ? null : JSON.parse(r.features)));
-      PARQUET_FEATURE_COLUMNS.forEach((name, i) => {
+      parquetFeatureColumns(describe).forEach((name, i) => {
         columns.push([name, parsed.map((f) => (f === null ? null : f[i] ?? null))]);
         types[name] = fl.float64();
       });
@@ -638,7 +668,7 @@ export async function exportRecords(
   const ctx = collect(db, options);
   const rows = ctx.map((c) => c.row);
   let data: Uint8Array | string;
-  if (format === "parquet") data = await parquetBytes(rows);
+  if (format === "parquet") data = await parquetBytes(rows, options.describe ?? NO_FEATURES);
   else if (format === "csv") data = [csvHeader(), ...rows.map(csvLine)].join("\n") + "\n";
   else if (format === "jsonl") data = rows.map((r) => jsonLine(r) + "\n").join("");
   else if (format === "kerneltuner") data = JSON.stringify(kernelTunerCacheOf(ctx), null, 1) + "\n";

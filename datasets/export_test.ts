@@ -14,12 +14,13 @@ import {
   csvField,
   EXPORT_SCHEMA,
   ExportError,
-  exportRecords,
+  exportRecords as exportPlain,
   type ExportRow,
-  exportRows,
-  PARQUET_FEATURE_COLUMNS,
+  NO_FEATURES,
   testWorkloads,
 } from "./export.ts";
+import { PARQUET_FEATURE_COLUMNS } from "../costmodel/export.ts";
+import { exportRecords, exportRows } from "../tuner/export.ts";
 import { ImportError, importKernelTunerCache, importRecords, parseCSV } from "./import.ts";
 import { cacheStats, KERNELTUNER_DIR, readKernelTunerCache } from "./kerneltuner.ts";
 
@@ -190,6 +191,21 @@ Deno.test("each format writes one row per measured candidate", async () => {
       () => exportRecords(db, "jsonl", join(dir, "x.jsonl"), { runs: [99] }),
       (e) => e instanceof ExportError && /No run 99/.test(e.message),
     );
+  });
+});
+
+Deno.test("a plain export of datasets/ carries no features and only declared knob spaces", async () => {
+  await withFixture(async (db, dir) => {
+    const rows = (await import("./export.ts")).exportRows(db);
+    assert.ok(
+      rows.every((r) => r.features === null && r.feature_version === NO_FEATURES.featureVersion),
+    );
+    const out = join(dir, "plain.autotvm");
+    await exportPlain(db, "autotvm", out);
+    const records = lines(await Deno.readTextFile(out)).map((l) => JSON.parse(l) as AutoTVMRecord);
+    // A template run stores only the template's name: without tuner/export.ts its space is unknown.
+    const dense = records.filter((r) => r.tunebook.workload_key === DENSE);
+    assert.ok(dense.length > 0 && dense.every((r) => r.config.index === -1));
   });
 });
 

@@ -34,11 +34,12 @@
  * ```
  * @module
  */
+import { median } from "../ir/stats.ts";
 import { DatabaseSync } from "node:sqlite";
 import { basename } from "node:path";
 import { ERROR_KINDS } from "../ir/error_kind.ts";
 import { canonicalJSON } from "../ir/trace.ts";
-import { tunebookVersion } from "../tuner/machine.ts";
+import { tunebookVersion } from "./machine.ts";
 import type { ErrorKind, RecordsDB } from "./db.ts";
 import { EXPORT_SCHEMA, type ExportRow } from "./export.ts";
 import {
@@ -487,12 +488,6 @@ function isoTime(x: unknown): string | undefined {
   const m = x.trim().replace(" ", "T").replace(/(\.\d{3})\d+/, "$1");
   const t = Date.parse(m);
   return Number.isNaN(t) ? undefined : new Date(t).toISOString();
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 async function sha256(text: string): Promise<string> {

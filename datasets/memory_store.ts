@@ -48,6 +48,13 @@ export function createMemoryRecordStore(): RecordStore {
     throw new DatabaseError(LOCATION, message);
   };
   const copy = <T>(x: T): T => structuredClone(x);
+  // The hot path (a result per trial, a run's candidates) copies by hand: structuredClone is slow.
+  const copyResult = (r: ResultRow): ResultRow => ({ ...r, times: [...r.times] });
+  const copyCandidate = (c: CandidateRow): CandidateRow => ({
+    ...c,
+    knobs: c.knobs && [...c.knobs],
+    result: c.result && copyResult(c.result),
+  });
   const ofRun = (runId: number) =>
     [...(byHash.get(runId)?.values() ?? [])].sort((a, b) => a.trial - b.trial || a.id - b.id);
   const later = <T>(f: () => T): Promise<T> => Promise.resolve().then(f);
@@ -126,15 +133,17 @@ export function createMemoryRecordStore(): RecordStore {
           runSeconds: r.runSeconds,
           timestamp: now(),
         };
-        return copy(c.result);
+        return copyResult(c.result);
       }),
     measured: (runId) =>
       later(() =>
         new Map(
-          ofRun(runId).flatMap((c) => c.result ? [[c.traceHash, copy(c.result)] as const] : []),
+          ofRun(runId).flatMap((c) =>
+            c.result ? [[c.traceHash, copyResult(c.result)] as const] : []
+          ),
         )
       ),
-    candidates: (runId) => later(() => copy(ofRun(runId))),
+    candidates: (runId) => later(() => ofRun(runId).map(copyCandidate)),
     counts: (runId) =>
       later(() => {
         const measured = ofRun(runId).filter((c) => c.result);
@@ -150,7 +159,7 @@ export function createMemoryRecordStore(): RecordStore {
             best = c as CandidateRow & { result: ResultRow };
           }
         }
-        return copy(best);
+        return best && (copyCandidate(best) as CandidateRow & { result: ResultRow });
       }),
     close: () => Promise.resolve(),
   };

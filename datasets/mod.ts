@@ -25,3 +25,4 @@ export {
 export * from "./export.ts";
 export * from "./import.ts";
 export * from "./kerneltuner.ts";
+export * from "./tables.ts";

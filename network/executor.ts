@@ -20,6 +20,7 @@
  * ```
  * @module
  */
+import { median } from "../ir/stats.ts";
 import { avgPool2d, biasAct, concat, eltwise, globalAvgPool2d, maxPool2d } from "../ir/nn.ts";
 import { createPrng } from "../ir/prng.ts";
 import { Schedule } from "../ir/schedule.ts";
@@ -205,9 +206,7 @@ export async function createExecutor(
         forward();
         timesMs.push(performance.now() - t0);
       }
-      const sorted = [...timesMs].sort((a, b) => a - b), m = sorted.length >> 1;
-      const medianMs = sorted.length % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
-      return { medianMs, timesMs };
+      return { medianMs: median(timesMs), timesMs };
     },
     close: () => kernels.forEach((k) => k.close()),
   };

@@ -1,7 +1,7 @@
 /**
  * What a live progress display shows ({@link progressHTML} while a run
  * goes, {@link progressCardSVG} once it is done) and its small line chart
- * ({@link sparklineSVG}): pure renderers of a `Progress` (tuner/progress.ts)
+ * ({@link sparklineSVG}): pure renderers of a {@link Progress} (defined here, re-exported by tuner/progress.ts)
  * and of the series `liveProgress` (tuner/jupyter.ts) keeps.
  *
  * @example
@@ -13,7 +13,23 @@
  * ```
  * @module
  */
-import type { Progress } from "../tuner/progress.ts";
+/** What a tuning run reports as it goes. */
+export interface Progress {
+  /** Distinct candidates measured so far. */
+  done: number;
+  /** Trials requested. */
+  total: number;
+  /** Measured with a correct result (omitted for progress that is not measurement). */
+  valid?: number;
+  /** Failed, any error kind (omitted with `valid`). */
+  errors?: number;
+  /** What is counted, when not trials (e.g. `"runs"`). */
+  unit?: string;
+  /** Best GFLOP/s so far, if any candidate was valid. */
+  bestGflops?: number;
+  /** Seconds since the run (or resume) started. */
+  elapsed: number;
+}
 
 function escapeHTML(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(

@@ -17,7 +17,7 @@
  * ```
  * @module
  */
-import { cpuModel, tunebookVersion } from "../tuner/machine.ts";
+import { cpuModel, tunebookVersion } from "../datasets/machine.ts";
 import { sha256Hex } from "../measure/builder.ts";
 
 /** Redis hash of the workers' announcements. */

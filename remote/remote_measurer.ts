@@ -31,7 +31,7 @@ import { Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
 import type { Candidate } from "../ir/candidate.ts";
 import type { MeasureBatchOptions, MeasureResult } from "../measure/measurer.ts";
-import { tunebookVersion } from "../tuner/machine.ts";
+import { tunebookVersion } from "../datasets/machine.ts";
 import { NoWorkerError, parseQueueUrl, QueueLostError } from "./connection.ts";
 export { NoWorkerError, QueueLostError };
 import { type MeasureJob, parseResult } from "./job.ts";

@@ -24,7 +24,7 @@ import type { CandidateRow, RunInfo, WorkloadInput } from "../datasets/db.ts";
 import { createMemoryRecordStore } from "../datasets/memory_store.ts";
 import type { RecordStore } from "../datasets/record_store.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
-import { createStrategy } from "../search/registry.ts";
+import { createStrategy } from "../tuner/strategies.ts";
 import { knobKey, runStrategy } from "../tuner/run_strategy.ts";
 import { JobError } from "./job.ts";
 
@@ -97,7 +97,7 @@ export function parseRunJob(data: unknown): RunJob {
 /** Runs a run job (in the worker's subprocess). */
 export async function executeRunJob(spec: RunSpec): Promise<RunJobResult> {
   const r = await replaySpaceFromFile(spec.space, { absent: spec.absent });
-  const strategy = createStrategy(spec.strategy, r.space, {
+  const strategy = await createStrategy(spec.strategy, r.space, {
     seed: spec.seed,
     candidateOf: r.candidateOf,
     ...(spec.planSize !== undefined ? { planSize: spec.planSize } : {}),

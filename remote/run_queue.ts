@@ -19,7 +19,7 @@
  */
 import { Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
-import { tunebookVersion } from "../tuner/machine.ts";
+import { tunebookVersion } from "../datasets/machine.ts";
 import { parseQueueUrl, QueueLostError } from "./connection.ts";
 import { type Announcement, MACHINES_KEY, runQueueName } from "./machine.ts";
 import { NoWorkerError } from "./remote_measurer.ts";

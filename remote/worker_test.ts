@@ -3,7 +3,7 @@ import { Queue, QueueEvents } from "bullmq";
 import { redisMissing, startRedis } from "./testing.ts";
 import { startWorker } from "./worker.ts";
 import { createRemoteMeasurer } from "./remote_measurer.ts";
-import { tunebookVersion } from "../tuner/machine.ts";
+import { tunebookVersion } from "../datasets/machine.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { randomSearch } from "../search/random.ts";
 import { defaultSpace } from "../search/sketch.ts";

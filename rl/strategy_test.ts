@@ -3,7 +3,7 @@ import { agentStrategy } from "./strategy.ts";
 import { RL_STRATEGY_NAMES, rlStrategy } from "./presets.ts";
 import { randomAgent } from "./agent.ts";
 import { drive, OPTIMUM, single, small, smallValid, space } from "../search/_testing.ts";
-import { createStrategy, STRATEGY_NAMES } from "../search/registry.ts";
+import { createStrategy, STRATEGY_NAMES } from "../tuner/strategies.ts";
 
 Deno.test("every RL strategy proposes valid, fresh points within the budget", () => {
   for (const name of RL_STRATEGY_NAMES) {
@@ -16,11 +16,12 @@ Deno.test("every RL strategy proposes valid, fresh points within the budget", ()
   }
 });
 
-Deno.test("RL strategies are registered for compare and reproducible by seed", () => {
+Deno.test("RL strategies are in the strategy table and reproducible by seed", async () => {
   for (const name of ["ppo", "dqn", "bandit", "bandit-linucb"]) {
     assert.ok(STRATEGY_NAMES.includes(name), name);
-    const run = () => drive(createStrategy(name, space, { seed: 3 }), { budget: 40 }).keys;
-    assert.deepEqual(run(), run(), name);
+    const run = async () =>
+      drive(await createStrategy(name, space, { seed: 3 }), { budget: 40 }).keys;
+    assert.deepEqual(await run(), await run(), name);
   }
 });
 

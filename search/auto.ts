@@ -12,8 +12,8 @@
  * one random design shared by all members (each would otherwise spend its own
  * random start: below random search at 25 evaluations on 4 of 10 spaces).
  *
- * The registry's `auto` has members `bo`, `sa`, `diff_evo` and `greedy_ils`
- * (search/registry.ts, `AUTO_MEMBERS`).
+ * The strategy table's `auto` has members `bo`, `sa`, `diff_evo` and `greedy_ils`
+ * (tuner/strategies.ts, `AUTO_MEMBERS`).
  *
  * @example
  * ```ts

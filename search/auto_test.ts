@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { aucBandit, aucCredit } from "./auto.ts";
 import type { KnobSpace, Point } from "./knobs.ts";
-import { createStrategy } from "./registry.ts";
+import { createStrategy } from "../tuner/strategies.ts";
 import type { Candidate, Observation, Strategy } from "./strategy.ts";
 import { costOf, drive, fails, small, smallValid, space } from "./_testing.ts";
 
@@ -42,11 +42,11 @@ Deno.test("the AUC bandit gives most evaluations to the member that keeps improv
   assert.ok(fromFailing < 16, `${fromFailing} of 80 evaluations went to the failing member`);
 });
 
-Deno.test("auto (the registry's portfolio) is reproducible and exhausts a small space", () => {
-  const run = (seed: number, sp: KnobSpace = space, budget = 60) =>
-    drive(createStrategy("auto", sp, { seed }), { budget, batch: 1, sp });
-  assert.deepEqual(run(2).keys, run(2).keys);
-  const r = run(1, small, 1000);
+Deno.test("auto (the table's portfolio) is reproducible and exhausts a small space", async () => {
+  const run = async (seed: number, sp: KnobSpace = space, budget = 60) =>
+    drive(await createStrategy("auto", sp, { seed }), { budget, batch: 1, sp });
+  assert.deepEqual((await run(2)).keys, (await run(2)).keys);
+  const r = await run(1, small, 1000);
   assert.equal(r.keys.length, smallValid.length);
 });
 
@@ -80,7 +80,7 @@ Deno.test("sa and greedy_ils count points measured before their first proposal a
     seconds: costOf(knobs),
   }));
   for (const name of ["sa", "greedy_ils"]) {
-    const st = createStrategy(name, space, { seed: 4 });
+    const st = await createStrategy(name, space, { seed: 4 });
     await st.observe(obs);
     const [c] = st.propose(1);
     const differ = c.knobs!.filter((x, j) => x !== best[j]).length;

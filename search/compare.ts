@@ -15,6 +15,10 @@
 import type { KnobSpace, Point } from "./knobs.ts";
 import type { Candidate, Observation } from "./strategy.ts";
 import type { RankRow } from "./score.ts";
+import { mean, summary } from "../ir/stats.ts";
+
+/** Quartiles and mean of a list (ir/stats.ts, the one statistics module). */
+export { summary };
 
 /** Measures candidates (a replay lookup or real kernels). */
 export type Evaluator = (candidates: Candidate[]) => Promise<Observation[]> | Observation[];
@@ -27,22 +31,6 @@ export interface RunTrace {
   wall: number[];
   /** Distinct evaluations made (below the budget when the strategy ran out). */
   evals: number;
-}
-
-/** Quartiles and mean of a list. */
-export function summary(xs: number[]): { mean: number; median: number; p25: number; p75: number } {
-  const s = [...xs].sort((a, b) => a - b);
-  const q = (p: number) => {
-    if (s.length === 0) return NaN;
-    const i = (s.length - 1) * p, lo = Math.floor(i), hi = Math.ceil(i);
-    return s[lo] + (s[hi] - s[lo]) * (i - lo);
-  };
-  return {
-    mean: s.reduce((a, b) => a + b, 0) / s.length,
-    median: q(0.5),
-    p25: q(0.25),
-    p75: q(0.75),
-  };
 }
 
 /** One row of a comparison. */
@@ -86,8 +74,8 @@ export function compareRows(
         median_fraction: f.median,
         p25: f.p25,
         p75: f.p75,
-        mean_evals: evals.reduce((a, c) => a + c, 0) / evals.length,
-        wall_seconds: wall.reduce((a, c) => a + c, 0) / wall.length,
+        mean_evals: mean(evals),
+        wall_seconds: mean(wall),
       });
     }
   }
@@ -186,6 +174,39 @@ export interface FractionBand {
   median: number[];
   p25: number[];
   p75: number[];
+}
+
+/**
+ * The fraction of optimum of runs (one per seed) after each of `budgets`
+ * evaluations, summarised over the runs exactly as {@link compareRows}
+ * tables it ({@link fractionAt}: a run that ended earlier keeps its final
+ * value), so the plotted band and the tabled median agree at every budget.
+ *
+ * @example
+ * ```ts
+ * import { compareRows, fractionBand } from "./compare.ts";
+ * const runs = [
+ *   { best: [4, 2, 1], wall: [0, 0, 0], evals: 3 },
+ *   { best: [Infinity, 2], wall: [0, 0], evals: 2 },
+ * ];
+ * const band = fractionBand(runs, 1, [1, 2, 3]);
+ * const row = compareRows(new Map([["s", runs]]), [3], 1)[0];
+ * if (band.median[2] !== row.median_fraction) throw new Error();
+ * ```
+ */
+export function fractionBand(
+  runs: readonly RunTrace[],
+  optimum: number,
+  budgets: readonly number[],
+): FractionBand {
+  const band: FractionBand = { x: [...budgets], median: [], p25: [], p75: [] };
+  for (const b of budgets) {
+    const s = summary(runs.map((r) => fractionAt(r, b, optimum)));
+    band.median.push(s.median);
+    band.p25.push(s.p25);
+    band.p75.push(s.p75);
+  }
+  return band;
 }
 
 /**

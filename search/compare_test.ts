@@ -2,12 +2,18 @@ import assert from "node:assert/strict";
 import {
   compareRows,
   fractionAt,
+  fractionBand,
   fractionOverWall,
   reachRows,
   reachTable,
+  type RunTrace,
   samplesToReach,
   summary,
 } from "./compare.ts";
+import { replaySpaceFromFile } from "./replay.ts";
+import { runStrategy } from "../tuner/run_strategy.ts";
+import { createStrategy } from "../tuner/strategies.ts";
+
 Deno.test("fraction of optimum and quartiles", () => {
   const run = { best: [4, 2, 2, 1], wall: [0, 0, 0, 0], evals: 4 };
   assert.equal(fractionAt(run, 1, 1), 0.25);
@@ -41,4 +47,37 @@ Deno.test("fraction of optimum against wall seconds uses only evaluations finish
   assert.deepEqual(band.x, [1, 2, 3]);
   // a: 1/4, 1/2, 1 at t = 1, 2, 3; b: 1 from t = 0.5.
   assert.deepEqual(band.median, [0.625, 0.75, 1]);
+});
+
+Deno.test("the plotted band and the table agree: same median and quartiles at every budget", async () => {
+  // Replayed runs of two strategies, and runs that ended after 1 or 2 evaluations (the plot used
+  // to drop those; the table keeps a run's final value, and now so does the band).
+  const small = await replaySpaceFromFile("pnpoly_RTX_3090");
+  const runs = new Map<string, RunTrace[]>();
+  for (const name of ["random", "sa"]) {
+    const list: RunTrace[] = [];
+    for (let seed = 0; seed < 6; seed++) {
+      const st = await createStrategy(name, small.space, {
+        seed,
+        candidateOf: small.candidateOf,
+      });
+      list.push(await runStrategy(st, (cs) => small.measure(cs), { budget: 40 }));
+    }
+    runs.set(name, list);
+  }
+  const ended: RunTrace = { best: [2 * small.optimum, small.optimum], wall: [0, 0], evals: 2 };
+  runs.set("ended", [ended, { best: [Infinity], wall: [0], evals: 1 }, ended]);
+  const budgets = [1, 5, 10, 25, 40];
+  const rows = compareRows(runs, budgets, small.optimum);
+  for (const [name, list] of runs) {
+    const band = fractionBand(list, small.optimum, budgets);
+    budgets.forEach((b, i) => {
+      const row = rows.find((r) => r.strategy === name && r.budget === b)!;
+      assert.equal(band.median[i], row.median_fraction, `${name} at ${b}`);
+      assert.equal(band.p25[i], row.p25, `${name} at ${b}`);
+      assert.equal(band.p75[i], row.p75, `${name} at ${b}`);
+    });
+  }
+  // The ended runs: at 40 evaluations the median is the final 1.0 of the two that found the optimum.
+  assert.equal(fractionBand(runs.get("ended")!, small.optimum, [40]).median[0], 1);
 });

@@ -101,7 +101,7 @@ export function evolutionaryTraceSearch(
   };
 
   return {
-    name: "evolutionary",
+    name: "ansor",
     propose(n: number): Candidate[] {
       const pop = evolve(initial());
       const unique = new Map<string, Trace>();

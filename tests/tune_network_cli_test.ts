@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
+import onnxProto from "onnx-proto";
 import { estimateCurve } from "../tuner/network_tuning.ts";
 
 const TINY = {
@@ -79,6 +80,11 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
       first.stderr,
       /\[gradient random\] 1\/6 trials: task 0 conv2d\(1,3,12,12,8,3,3,1,1\)/,
     );
+    // Both warm-ups try the same candidates (same seeds), measured once: the same estimate.
+    const afterWarmUp = (label: string) =>
+      first.stderr.match(new RegExp(`\\[${label}\\] 3/6 trials: .*estimate ([\\d.]+) ms`))?.[1];
+    assert.ok(afterWarmUp("gradient random"), first.stderr);
+    assert.equal(afterWarmUp("gradient random"), afterWarmUp("round-robin random"));
     const svg = await Deno.readTextFile(join(dir, "curve.svg"));
     assert.match(svg, /^<svg/);
     assert.match(svg, /gradient random/);
@@ -96,6 +102,79 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
     assert.equal(w.measured, undefined);
     const png = await Deno.readFile(join(dir, "c.png"));
     assert.equal(png[1], 80); // "\x89PNG"
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** A one-convolution ONNX model (1x3x8x8 in, 4 filters of 3x3 with bias, then ReLU), as bytes. */
+function oneConvOnnx(): Uint8Array {
+  const { onnx } = onnxProto;
+  const FLOAT = onnx.TensorProto.DataType.FLOAT;
+  const floats = (name: string, dims: number[]) =>
+    onnx.TensorProto.create({
+      name,
+      dims,
+      dataType: FLOAT,
+      floatData: Array.from(
+        { length: dims.reduce((a, b) => a * b, 1) },
+        (_, i) => (i % 7) / 7 - 0.4,
+      ),
+    });
+  const info = (name: string, dims: number[]) =>
+    onnx.ValueInfoProto.create({
+      name,
+      type: { tensorType: { elemType: FLOAT, shape: { dim: dims.map((d) => ({ dimValue: d })) } } },
+    });
+  const graph = onnx.GraphProto.create({
+    name: "oneconv",
+    node: [
+      onnx.NodeProto.create({
+        opType: "Conv",
+        input: ["x", "w", "b"],
+        output: ["c"],
+        name: "c",
+        attribute: [
+          onnx.AttributeProto.create({
+            name: "kernel_shape",
+            ints: [3, 3],
+            type: onnx.AttributeProto.AttributeType.INTS,
+          }),
+          onnx.AttributeProto.create({
+            name: "pads",
+            ints: [1, 1, 1, 1],
+            type: onnx.AttributeProto.AttributeType.INTS,
+          }),
+        ],
+      }),
+      onnx.NodeProto.create({ opType: "Relu", input: ["c"], output: ["y"], name: "y" }),
+    ] as never,
+    input: [info("x", [1, 3, 8, 8])],
+    output: [info("y", [1, 4, 8, 8])],
+    initializer: [floats("w", [4, 3, 3, 3]), floats("b", [4])],
+  });
+  const model = onnx.ModelProto.create({ irVersion: 7, graph, opsetImport: [{ version: 13 }] });
+  return onnx.ModelProto.encode(model).finish();
+}
+
+Deno.test("tune-network tunes an ONNX model and runs it with the model's own weights", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tb-tune-network-" });
+  try {
+    await Deno.writeFile(join(dir, "oneconv.onnx"), oneConvOnnx());
+    const r = await runScript(
+      "cli/tune_network.ts",
+      ["--network", "oneconv.onnx", "--trials", "2", "--db", "o.db", "--repeat", "1"],
+      dir,
+      SHARED_KERNEL_CACHE,
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const s = JSON.parse(r.stdout);
+    assert.equal(s.network, "oneconv");
+    assert.equal(s.tasks, 1);
+    const [x]: Session[] = s.sessions;
+    assert.equal(x.tasks[0].task, "conv2d(1,3,8,8,4,3,3,1,1)");
+    assert.equal(x.tasks[0].trials, 2);
+    assert.equal(x.measured.matchesReference, true);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -1,16 +1,10 @@
 /**
- * What `tune --target cuda` plugs into the tuning loop besides the CUDA
- * measurer (`measure/cuda.ts`, re-exported here): the GPU design spaces.
+ * What `tune --target cuda` plugs into the tuning loop: the CUDA measurer
+ * (`measure/cuda.ts`, re-exported here). The GPU design spaces each strategy
+ * searches are chosen by `tuner/tune_strategy.ts` (sketches for `random` and
+ * `ansor`, the GPU knob template for the others).
  * @module
  */
-import type { Workload } from "../ir/workloads.ts";
-import { randomSearch } from "../search/random.ts";
-import { createStrategy } from "../search/registry.ts";
-import { gpuSpace } from "../search/sketch_gpu.ts";
-import type { Strategy } from "../search/strategy.ts";
-import { evolutionaryTraceSearch } from "../search/evolutionary_traces.ts";
-import { defaultGpuTemplate, gpuTemplateSpace } from "../search/templates_gpu.ts";
-
 export {
   createCudaMeasurer,
   cudaKernelSource,
@@ -19,21 +13,3 @@ export {
   type CudaMeasurer,
   type CudaMeasurerOptions,
 } from "../measure/cuda.ts";
-
-/**
- * The strategy of a CUDA run: `random` and `evolutionary` search the GPU
- * sketch space; knob strategies search the GPU template (`matmul-gpu`, …).
- */
-export function cudaStrategy(
-  strategy: string,
-  w: Workload,
-  seed: number,
-  template?: string,
-): Strategy {
-  if (strategy === "random") return randomSearch(gpuSpace(w), { seed });
-  if (strategy === "evolutionary") return evolutionaryTraceSearch(gpuSpace(w), { seed });
-  const name = template ?? defaultGpuTemplate(w);
-  if (!name) throw new RangeError(`No GPU knob template for ${w.name}; use --strategy random`);
-  const t = gpuTemplateSpace(name, w);
-  return createStrategy(strategy, t.space, { seed, candidateOf: t.candidateOf });
-}

@@ -31,6 +31,7 @@
  * ```
  * @module
  */
+import { ColumnTable } from "arquero";
 import type { CandidateRow } from "../datasets/db.ts";
 import { printTrace, type Trace } from "../ir/trace.ts";
 import { figureBundle } from "../plots/figure.ts";
@@ -298,15 +299,21 @@ function cell(v: unknown, digits: number): string {
 }
 
 /**
- * A table of rows (the columns of the first row, in order) that renders in
- * Jupyter as HTML, with a Markdown-style plain-text form.
+ * A table of rows (the columns of the first row, in order), or an arquero
+ * table (its columns), that renders in Jupyter as HTML, with a
+ * Markdown-style plain-text form.
  */
 export function htmlTable(
-  rows: readonly object[],
+  source: readonly object[] | ColumnTable,
   options: TableOptions = {},
 ): Displayable & { html: string; text: string } {
+  const rows = source instanceof ColumnTable ? source.objects() : source;
   const digits = options.digits ?? 4;
-  const cols = rows.length ? Object.keys(rows[0]) : [];
+  const cols = source instanceof ColumnTable
+    ? source.columnNames()
+    : rows.length
+    ? Object.keys(rows[0])
+    : [];
   const body = rows.map((r) => cols.map((c) => cell((r as Record<string, unknown>)[c], digits)));
   const html = `<table>${
     options.caption ? `<caption>${escapeHTML(options.caption)}</caption>` : ""
@@ -324,11 +331,16 @@ export function htmlTable(
 /**
  * Shows an object: in Jupyter as a `display_data` output (sent while the
  * cell runs, so it is kept even when the cell's final result is not), an
- * SVG string as a figure ({@link displaySVG}); outside Jupyter, its plain
- * text on stdout.
+ * SVG string as a figure ({@link displaySVG}), an arquero table as
+ * {@link htmlTable} shows it (4 significant digits); outside Jupyter, its
+ * plain text on stdout.
  */
-export async function show(x: Displayable | FigureDisplay | string): Promise<void> {
-  const d = typeof x === "string" ? (x.startsWith("<svg") ? displaySVG(x) : displayHTML(x)) : x;
+export async function show(x: Displayable | FigureDisplay | ColumnTable | string): Promise<void> {
+  const d = typeof x === "string"
+    ? (x.startsWith("<svg") ? displaySVG(x) : displayHTML(x))
+    : x instanceof ColumnTable
+    ? htmlTable(x)
+    : x;
   const api = jupyterApi();
   if (api) {
     await api.display(d);

@@ -64,11 +64,12 @@ import type { ResultRow } from "../datasets/db.ts";
 import type { Measurer, MeasureResult } from "../measure/measurer.ts";
 import type { Strategy } from "../search/strategy.ts";
 import type { Progress } from "./progress.ts";
+import { DEFAULTS } from "./defaults.ts";
 
-/** Defaults of {@link TuneOptions}. */
+/** Defaults of {@link TuneOptions} (tune's, from tuner/defaults.ts). */
 export const LOOP_DEFAULTS: Readonly<{ batchSize: number; patience: number }> = Object.freeze({
-  batchSize: 8,
-  patience: 20,
+  batchSize: DEFAULTS.tune.batch,
+  patience: DEFAULTS.tune.patience,
 });
 
 /** One result as the loop recorded it (for {@link TuneOptions.onMeasured}). */
@@ -95,6 +96,15 @@ export interface TuneOptions {
   runId: number;
   /** Distinct candidates to measure (failures count). */
   trials: number;
+  /**
+   * Trial number of this call's first new candidate. Default 0, as for a new
+   * or resumed run (a resumed strategy re-proposes the recorded candidates,
+   * which keep their numbers). A driver that calls `tune` again on the same
+   * run with a strategy that goes on from where it stopped (the task
+   * scheduler's rounds) passes the run's candidate count, so trial numbers
+   * stay distinct.
+   */
+  firstTrial?: number;
   /** Candidates proposed per round. Default {@link LOOP_DEFAULTS}.batchSize (8). */
   batchSize?: number;
   /** Stop after this many wall seconds (the run stays resumable). */
@@ -297,7 +307,7 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
       for (const [i, { candidate, key }] of fresh.entries()) {
         out.push(
           await o.store.addCandidate(o.runId, {
-            trial: seen.size + pending.size + i,
+            trial: (o.firstTrial ?? 0) + seen.size + pending.size + i,
             trace: JSON.stringify(candidate.trace ?? null),
             traceHash: key,
             ...(candidate.knobs ? { knobs: candidate.knobs } : {}),

@@ -241,3 +241,21 @@ Deno.test("a store that fails to write stops the run with its error, the results
   await assert.rejects(tune(await options(failing, runId)), /disk full/);
   assert.equal((await store.counts(runId)).measured, 5);
 });
+
+Deno.test("tune() called again on a run with firstTrial numbers the new candidates after the recorded ones", async () => {
+  const store = createMemoryRecordStore();
+  const runId = await newRun(store);
+  // One strategy going on across two calls, as the task scheduler's rounds do.
+  const strategy = counting([], Infinity, false);
+  await tune(await options(store, runId, { strategy, trials: 3 }));
+  await tune(
+    await options(store, runId, {
+      strategy,
+      trials: 3,
+      firstTrial: (await store.candidates(runId)).length,
+    }),
+  );
+  const rows = await store.candidates(runId);
+  assert.deepEqual(rows.map((c) => c.trial), [0, 1, 2, 3, 4, 5]);
+  assert.deepEqual(rows.map((c) => c.knobs![0]), [0, 1, 2, 3, 4, 5]);
+});

@@ -25,20 +25,20 @@ import { RecordsDB } from "../datasets/db.ts";
 import { sqliteRecordStore } from "../datasets/record_store.ts";
 import type { Workload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
-import type { Measurer } from "../measure/measurer.ts";
+import type { MeasureResult } from "../measure/measurer.ts";
+import { type MemoMeasurer, memoMeasurer } from "../measure/memo.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
 import { createRunner } from "../measure/runner.ts";
 import type { TimingOptions } from "../measure/types.ts";
 import type { Task } from "../network/tasks.ts";
 import { taskKey } from "../network/tasks.ts";
-import { evolutionaryTraceSearch } from "../search/evolutionary_traces.ts";
-import { randomSearch } from "../search/random.ts";
-import { createStrategy } from "../search/registry.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import type { Strategy } from "../search/strategy.ts";
 import { defaultTemplate, templatesOf, templateSpace } from "../search/templates.ts";
 import { tune } from "./loop.ts";
-import { describeMachine, tunebookVersion } from "./machine.ts";
+import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
+import { createStrategy, createTraceStrategy, STRATEGIES } from "./strategies.ts";
+import { DEFAULTS } from "./defaults.ts";
 import {
   type RecordedStart,
   type SchedulerRound,
@@ -82,6 +82,14 @@ export interface NetworkTuningOptions {
   timeoutSeconds?: number;
   /** Called after each round. */
   onRound?: (r: SchedulerRound, task: TaskOutcome) => void;
+  /**
+   * Measurements shared among sessions, by task key then candidate key (its
+   * trace as JSON): a candidate found here is answered from it instead of
+   * measured again, and this session's measurements are added. Sessions
+   * compared in one command share one, so the same candidate has the same
+   * time in each (as in a replay) and only the choices differ.
+   */
+  shared?: Map<string, Map<string, MeasureResult>>;
 }
 
 /** A task at the end of a session. */
@@ -155,47 +163,60 @@ export function defaultPerRound(trials: number, tasks: number): number {
 }
 
 /**
- * The strategy a task is tuned with: `random` and `evolutionary` search the
- * workload's sketch space, the knob strategies the first of `templates` that
- * schedules the workload, else its default template; a knob strategy on a
- * workload without a template falls back to `random`. The name says which
+ * Which strategy a task is tuned with, and on which template: a trace-only
+ * strategy of the table (`ansor`) searches the workload's sketch space, the
+ * knob strategies the first of `templates` that schedules the workload, else
+ * its default template; a knob strategy on a workload without a template
+ * falls back to `random` on the sketches. The name says which
  * (`xgb conv2d-packed`).
+ */
+export function taskStrategyPlan(
+  name: string,
+  w: Workload,
+  templates: string[] = [],
+): { name: string; template?: string } {
+  if (!STRATEGIES[name]?.knobs) return { name };
+  const own = templatesOf(w);
+  const template = templates.find((t) => own.includes(t)) ??
+    (own.includes(defaultTemplate(w)) ? defaultTemplate(w) : undefined);
+  if (name !== "random" && template) return { name: `${name} ${template}`, template };
+  return { name: "random" };
+}
+
+/**
+ * The strategy a task is tuned with (see {@link taskStrategyPlan}).
  *
  * @example
  * ```ts
  * import { taskStrategy } from "./network_tuning.ts";
  * import { conv2d } from "../ir/workloads.ts";
- * const s = taskStrategy("ga", conv2d(1, 8, 8, 8, 8, 3, 3, 1, 1), 1, ["matmul-packed", "conv2d-packed"]);
+ * const s = await taskStrategy("ga", conv2d(1, 8, 8, 8, 8, 3, 3, 1, 1), 1, ["matmul-packed", "conv2d-packed"]);
  * if (s.name !== "ga conv2d-packed") throw new Error(s.name);
  * ```
  */
-export function taskStrategy(
+export async function taskStrategy(
   name: string,
   w: Workload,
   seed: number,
   templates: string[] = [],
-): { name: string; strategy: Strategy } {
-  if (name === "evolutionary") {
-    return { name, strategy: evolutionaryTraceSearch(defaultSpace(w), { seed }) };
+): Promise<{ name: string; strategy: Strategy }> {
+  const plan = taskStrategyPlan(name, w, templates);
+  if (plan.template === undefined) {
+    const traces = STRATEGIES[name]?.knobs ? "random" : name;
+    return { name: plan.name, strategy: createTraceStrategy(traces, defaultSpace(w), { seed }) };
   }
-  const own = templatesOf(w);
-  const template = templates.find((t) => own.includes(t)) ??
-    (own.includes(defaultTemplate(w)) ? defaultTemplate(w) : undefined);
-  if (name !== "random" && template) {
-    const t = templateSpace(template, w);
-    return {
-      name: `${name} ${template}`,
-      strategy: createStrategy(name, t.space, { seed, candidateOf: t.candidateOf }),
-    };
-  }
-  return { name: "random", strategy: randomSearch(defaultSpace(w), { seed }) };
+  const t = templateSpace(plan.template, w);
+  return {
+    name: plan.name,
+    strategy: await createStrategy(name, t.space, { seed, candidateOf: t.candidateOf }),
+  };
 }
 
 /** A task's run, strategy and measurer, made on its first round. */
 interface LiveTask {
   runId: number;
   strategy: Strategy;
-  measurer: Measurer;
+  measurer: MemoMeasurer;
 }
 
 /**
@@ -214,7 +235,7 @@ interface LiveTask {
 export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTuningOutcome> {
   const seed = o.seed ?? 1;
   const perRound = o.perRound ?? defaultPerRound(o.trials, o.tasks.length);
-  const timing = { number: 1, repeat: 3, minRepeatMs: 40, warmup: 1, ...o.timing };
+  const timing = { ...DEFAULTS.tune.timing, ...o.timing };
   const timeoutSeconds = o.timeoutSeconds ?? 10;
   const db = RecordsDB.open(o.db, { mode: "create" });
   const builder = createBuilder({ cacheDir: o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE") });
@@ -231,7 +252,7 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
       key: taskKey(t.workload),
       workload: t.workload,
       weight: t.weight,
-      strategy: taskStrategy(o.strategy, t.workload, seed + i, o.templates).name,
+      strategy: taskStrategyPlan(o.strategy, t.workload, o.templates).name,
       trials: 0,
       warmTrials: warm[i].trials,
       ...(warm[i].bestSeconds !== undefined
@@ -240,11 +261,11 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
     }));
     const compiler = await builder.describe();
     const version = await tunebookVersion();
-    const liveTask = (i: number): LiveTask => {
+    const liveTask = async (i: number): Promise<LiveTask> => {
       let t = live.get(i);
       if (t) return t;
       const w = o.tasks[i].workload;
-      const { name, strategy } = taskStrategy(o.strategy, w, seed + i, o.templates);
+      const { name, strategy } = await taskStrategy(o.strategy, w, seed + i, o.templates);
       const runId = db.startRun({
         strategy: name,
         seed: seed + i,
@@ -265,14 +286,16 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
         tunebookVersion: version,
       });
       // One runner (worker pool) for every task; each task's measurer holds its reference.
-      const measurer = createNativeMeasurer({ workload: w, builder, runner, closeRunner: false });
+      const native = createNativeMeasurer({ workload: w, builder, runner, closeRunner: false });
+      const measurer = memoMeasurer(native, (c) => JSON.stringify(c.trace));
+      for (const [k, r] of o.shared?.get(outcomes[i].key) ?? []) measurer.remember(k, r);
       t = { runId, strategy, measurer };
       live.set(i, t);
       outcomes[i].runId = runId;
       return t;
     };
     const tuneRound = async (i: number, trials: number) => {
-      const t = liveTask(i);
+      const t = await liveTask(i);
       const before = db.counts(t.runId).measured;
       const r = await tune({
         strategy: t.strategy,
@@ -280,6 +303,7 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
         store,
         runId: t.runId,
         trials,
+        firstTrial: (await store.candidates(t.runId)).length,
         flops: o.tasks[i].workload.flops,
         batchSize: trials,
       });
@@ -308,7 +332,13 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
       tuneTask: tuneRound,
       onRound: (r) => o.onRound?.(r, outcomes[r.task]),
     });
-    for (const t of live.values()) db.finishRun(t.runId);
+    for (const [i, t] of live) {
+      db.finishRun(t.runId);
+      if (!o.shared) continue;
+      const key = outcomes[i].key;
+      const known = o.shared.get(key) ?? o.shared.set(key, new Map()).get(key)!;
+      for (const [k, r] of t.measurer.results) known.set(k, r);
+    }
     return {
       tasks: outcomes,
       rounds: schedule.rounds,

@@ -4,23 +4,10 @@
  * @module
  */
 
-/** What a tuning run reports as it goes. */
-export interface Progress {
-  /** Distinct candidates measured so far. */
-  done: number;
-  /** Trials requested. */
-  total: number;
-  /** Measured with a correct result (omitted for progress that is not measurement). */
-  valid?: number;
-  /** Failed, any error kind (omitted with `valid`). */
-  errors?: number;
-  /** What is counted, when not trials (e.g. `"runs"`). */
-  unit?: string;
-  /** Best GFLOP/s so far, if any candidate was valid. */
-  bestGflops?: number;
-  /** Seconds since the run (or resume) started. */
-  elapsed: number;
-}
+import type { Progress } from "../plots/progress_card.ts";
+
+/** What a tuning run reports as it goes (defined beside its renderers in plots/, a leaf). */
+export type { Progress };
 
 /** Renders one progress line, e.g. `[####......] 16/64 valid 16 errors 0 best 102.3 GFLOP/s 12.0 s`. */
 export function progressLine(p: Progress, width = 24): string {

@@ -15,9 +15,9 @@
  * ```ts
  * import { runStrategy } from "./run_strategy.ts";
  * import { replaySpaceFromFile } from "../search/replay.ts";
- * import { createStrategy } from "../search/registry.ts";
+ * import { createStrategy } from "./strategies.ts";
  * const r = await replaySpaceFromFile("pnpoly_RTX_3090");
- * const sa = createStrategy("sa", r.space, { seed: 1, candidateOf: r.candidateOf });
+ * const sa = await createStrategy("sa", r.space, { seed: 1, candidateOf: r.candidateOf });
  * const run = await runStrategy(sa, r.measurer, { budget: 50 });
  * console.log(run.evals, r.optimum / run.best.at(-1)!); // 50, fraction of optimum
  * ```
@@ -31,13 +31,14 @@ import type { Measurer } from "../measure/measurer.ts";
 import type { Evaluator, RunTrace } from "../search/compare.ts";
 import type { Strategy } from "../search/strategy.ts";
 import { candidateKey, type Measured, tune } from "./loop.ts";
+import { DEFAULTS } from "./defaults.ts";
 
 export type { Evaluator, RunTrace };
 
-/** Defaults of {@link RunOptions} (a comparison's, which `compare` and the notebooks use). */
+/** Defaults of {@link RunOptions} (a comparison's, from tuner/defaults.ts). */
 export const RUN_DEFAULTS: Readonly<{ batch: number; patience: number }> = Object.freeze({
-  batch: 16,
-  patience: 50,
+  batch: DEFAULTS.compare.batch,
+  patience: DEFAULTS.compare.patience,
 });
 
 /** Options of {@link runStrategy}. */

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { createMemoryRecordStore } from "../datasets/memory_store.ts";
-import { createStrategy, STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../search/registry.ts";
+import { createStrategy, KNOB_STRATEGY_NAMES, TRANSFER_STRATEGIES } from "./strategies.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
 import type { Candidate, Observation, Strategy } from "../search/strategy.ts";
 import { runStrategy, runTrace } from "./run_strategy.ts";
@@ -13,10 +13,10 @@ const replay = await replaySpaceFromFile("pnpoly_RTX_3090");
 const evaluate = (cs: Candidate[]) => replay.measure(cs);
 
 Deno.test("every strategy is reproducible by seed on replayed data", async () => {
-  for (const name of STRATEGY_NAMES.filter((n) => !TRANSFER_STRATEGIES.includes(n))) {
-    const run = () =>
+  for (const name of KNOB_STRATEGY_NAMES.filter((n) => !TRANSFER_STRATEGIES.includes(n))) {
+    const run = async () =>
       runStrategy(
-        createStrategy(name, replay.space, { seed: 4, candidateOf: replay.candidateOf }),
+        await createStrategy(name, replay.space, { seed: 4, candidateOf: replay.candidateOf }),
         evaluate,
         {
           budget: 80,
@@ -54,8 +54,8 @@ Deno.test("a budget counts distinct evaluations, invalid ones included; re-propo
 Deno.test("runStrategy() through a replay's measurer gives the curve of its evaluator", async () => {
   const make = () =>
     createStrategy("ga", replay.space, { seed: 2, candidateOf: replay.candidateOf });
-  const a = await runStrategy(make(), replay.measurer, { budget: 60 });
-  const b = await runStrategy(make(), evaluate, { budget: 60 });
+  const a = await runStrategy(await make(), replay.measurer, { budget: 60 });
+  const b = await runStrategy(await make(), evaluate, { budget: 60 });
   assert.deepEqual(a.best, b.best);
   assert.equal(a.evals, 60);
 });
@@ -64,7 +64,7 @@ Deno.test("runStrategy() records every evaluation in the store it is given, and 
   const store = createMemoryRecordStore();
   const make = () =>
     createStrategy("sa", replay.space, { seed: 5, candidateOf: replay.candidateOf });
-  const run = await runStrategy(make(), replay.measurer, {
+  const run = await runStrategy(await make(), replay.measurer, {
     budget: 40,
     store,
     run: { seed: 5, config: { space: "pnpoly_RTX_3090" } },
@@ -80,7 +80,7 @@ Deno.test("runStrategy() records every evaluation in the store it is given, and 
 Deno.test("runStrategy() resumes a run cut short to the curve of an uninterrupted one", async () => {
   const make = () =>
     createStrategy("bo", replay.space, { seed: 1, candidateOf: replay.candidateOf });
-  const whole = await runStrategy(make(), replay.measurer, { budget: 50 });
+  const whole = await runStrategy(await make(), replay.measurer, { budget: 50 });
   const store = createMemoryRecordStore();
   let calls = 0;
   const failing = {
@@ -90,10 +90,14 @@ Deno.test("runStrategy() resumes a run cut short to the curve of an uninterrupte
       return replay.measurer.measure(...args);
     },
   };
-  await assert.rejects(runStrategy(make(), failing, { budget: 50, store }), /lost/);
+  await assert.rejects(runStrategy(await make(), failing, { budget: 50, store }), /lost/);
   const [row] = await store.runs();
   assert.equal(row.status, "running");
   assert.ok((await store.counts(row.id)).measured < 50);
-  const resumed = await runStrategy(make(), replay.measurer, { budget: 50, store, runId: row.id });
+  const resumed = await runStrategy(await make(), replay.measurer, {
+    budget: 50,
+    store,
+    runId: row.id,
+  });
   assert.deepEqual(resumed.best, whole.best);
 });

@@ -1,7 +1,7 @@
 /** Issue 16's strategies on replayed caches: seeded runs, judged by the budget-aggregated score. */
 import assert from "node:assert/strict";
 import { budgetScore, expectedRandomFraction, meanCurve } from "../search/score.ts";
-import { createStrategy } from "../search/registry.ts";
+import { createStrategy } from "./strategies.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
 import { runStrategy, type RunTrace } from "./run_strategy.ts";
 
@@ -22,7 +22,7 @@ for (const cache of ["pnpoly_RTX_3090", "resnet18_conv2_cpu"]) {
     for (const name of ["bo", "auto", "greedy_ils", "dual_annealing", "diff_evo", "pso"]) {
       const runs: RunTrace[] = [];
       for (let seed = 0; seed < SEEDS; seed++) {
-        const s = createStrategy(name, r.space, { seed, candidateOf: r.candidateOf });
+        const s = await createStrategy(name, r.space, { seed, candidateOf: r.candidateOf });
         runs.push(await runStrategy(s, r.measurer, { budget: HI }));
       }
       const score = budgetScore(meanCurve(runs, r.optimum, LO, HI), random);

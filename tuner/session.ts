@@ -10,24 +10,20 @@ import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
 import { createRunner } from "../measure/runner.ts";
 import { isTransient, type TimingOptions } from "../measure/types.ts";
-import type { Measurer } from "../measure/measurer.ts";
-import { randomSearch } from "../search/random.ts";
-import { defaultSpace } from "../search/sketch.ts";
 import type { Candidate, Strategy } from "../search/strategy.ts";
-import { evolutionaryTraceSearch } from "../search/evolutionary_traces.ts";
-import { createStrategy } from "../search/registry.ts";
-import { defaultTemplate, templateSpace } from "../search/templates.ts";
 import { type RecordStore, sqliteRecordStore } from "../datasets/record_store.ts";
 import { isPostgresUrl, loadPostgresStore } from "../datasets/postgres_url.ts";
+import type { Measurer } from "../measure/measurer.ts";
 import { createCudaMeasurer, cudaKernelSource } from "../measure/cuda.ts";
 import { type KernelSource, kernelSource } from "../measure/kernel_source.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
 import { basename } from "node:path";
-import { cudaStrategy } from "./cuda.ts";
 import { tune } from "./loop.ts";
-import { describeMachine, tunebookVersion } from "./machine.ts";
+import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import type { Progress } from "./progress.ts";
+import { strategyFor, strategyProblem } from "./tune_strategy.ts";
+import { DEFAULTS, inRange, type RANGES } from "./defaults.ts";
 
 /** What a session needs; `resume` takes everything else from the stored run. */
 export interface SessionOptions {
@@ -167,6 +163,14 @@ export async function runSession(
       runId = run.id;
       config = storedConfig(o.db, run.id, run.config);
       checkResume(config, o, run.id);
+      // Before the strategy table named Ansor's trace search `ansor`, tune stored it as
+      // `evolutionary`: a run whose candidates are all traces without knobs continues with it.
+      if (config.strategy === "evolutionary" && config.space === undefined) {
+        const cs = await db.candidates(run.id);
+        if (cs.length > 0 && cs.every((c) => c.knobs === null)) {
+          config = { ...config, strategy: "ansor" };
+        }
+      }
       if (run.status === "finished") {
         remeasure = await transientTraces(db, o.db, run.id);
         if (remeasure.length === 0) {
@@ -185,16 +189,16 @@ export async function runSession(
         workload: w.name,
         shape: w.shape,
         ...(o.space !== undefined ? { space: o.space } : {}),
-        strategy: o.traces ? "trace-file" : o.strategy ?? "random",
-        seed: o.seed ?? 1,
-        trials: o.trials ?? o.traces?.length ?? 64,
-        target: o.space !== undefined ? "replay" : o.target ?? "cpu",
-        batch: o.batch ?? 8,
+        strategy: o.traces ? "trace-file" : o.strategy ?? DEFAULTS.tune.strategy,
+        seed: o.seed ?? DEFAULTS.tune.seed,
+        trials: o.trials ?? o.traces?.length ?? DEFAULTS.tune.trials,
+        target: o.space !== undefined ? "replay" : o.target ?? DEFAULTS.tune.target,
+        batch: o.batch ?? DEFAULTS.tune.batch,
         ...(o.overlap ? { overlap: true } : {}),
         ...(o.race !== undefined ? { race: o.race } : {}),
-        unity: o.unity ?? 1,
-        timeoutSeconds: o.timeoutSeconds ?? 10,
-        timing: { number: 1, repeat: 3, minRepeatMs: 40, warmup: 1, ...o.timing },
+        unity: o.unity ?? DEFAULTS.tune.unity,
+        timeoutSeconds: o.timeoutSeconds ?? DEFAULTS.tune.timeoutSeconds,
+        timing: { ...DEFAULTS.tune.timing, ...o.timing },
         traces: o.traces,
         ...(o.template ? { template: o.template } : {}),
       };
@@ -213,6 +217,17 @@ export async function runSession(
         );
       }
     }
+    // A strategy the target or template cannot serve is refused before anything is built.
+    const problem = config.strategy === "trace-file"
+      ? undefined
+      : strategyProblem({ ...config, workload, replay });
+    if (problem && o.resume) {
+      throw new DatabaseError(
+        o.db,
+        `Records database "${o.db}": run ${runId!}: field config.strategy: ${problem}`,
+      );
+    }
+    if (problem) throw new RangeError(problem);
     const builder = createBuilder({
       cacheDir: o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE"),
       batch: config.unity ?? 1,
@@ -274,16 +289,7 @@ export async function runSession(
     try {
       const strategy = remeasure
         ? traceList(remeasure)
-        : replay
-        ? createStrategy(config.strategy, replay.space, {
-          seed: config.seed,
-          candidateOf: replay.candidateOf,
-        })
-        : cuda
-        ? (config.strategy === "trace-file"
-          ? traceList(config.traces ?? [])
-          : cudaStrategy(config.strategy, workload!, config.seed, config.template))
-        : makeStrategy(config, workload!);
+        : await makeStrategy(config, workload, replay);
       const outcome = await tune({
         strategy: o.signal ? stoppable(strategy, o.signal) : strategy,
         measurer,
@@ -365,21 +371,32 @@ interface RunConfig {
 /** A stored run's configuration, checked enough to resume it (a bad one is a DatabaseError). */
 function storedConfig(path: string, runId: number, config: unknown): RunConfig {
   const c = config as Partial<RunConfig> | null;
-  const bad = (field: string): never => {
+  const bad = (field: string, why = "is missing or invalid"): never => {
     throw new DatabaseError(
       path,
-      `Records database "${path}": run ${runId}: field config.${field} is missing or invalid`,
+      `Records database "${path}": run ${runId}: field config.${field} ${why}`,
     );
   };
   if (typeof c !== "object" || c === null || Array.isArray(c)) return bad("(object)");
   if (typeof c.workload !== "string") bad("workload");
   if (!Array.isArray(c.shape) || !c.shape.every(Number.isInteger)) bad("shape");
   if (typeof c.strategy !== "string") bad("strategy");
-  for (const k of ["seed", "trials", "batch", "timeoutSeconds"] as const) {
-    if (typeof c[k] !== "number" || !Number.isFinite(c[k])) bad(k);
-  }
-  if (typeof c.target !== "string") bad("target");
+  // The ranges the command line enforces (tuner/defaults.ts) hold for a stored run too.
+  const within = (field: string, range: keyof typeof RANGES, value: unknown) => {
+    const why = inRange(range, value);
+    if (why) bad(field, `${why}, got ${JSON.stringify(value) ?? "nothing"}`);
+  };
+  for (const k of ["seed", "trials", "batch", "timeoutSeconds"] as const) within(k, k, c[k]);
+  if (c.unity !== undefined) within("unity", "unity", c.unity);
+  if (c.race !== undefined) within("race", "race", c.race);
+  if (c.overlap !== undefined && typeof c.overlap !== "boolean") bad("overlap");
+  const targets = typeof c.space === "string" ? ["replay"] : ["cpu", "cuda"];
+  if (typeof c.target !== "string" || !targets.includes(c.target)) bad("target");
   if (typeof c.timing !== "object" || c.timing === null) bad("timing");
+  for (const k of ["number", "repeat", "minRepeatMs"] as const) {
+    within(`timing.${k}`, k, (c.timing as Partial<TimingOptions>)[k]);
+  }
+  if (c.template !== undefined && typeof c.template !== "string") bad("template");
   if (c.strategy === "trace-file" && !Array.isArray(c.traces)) bad("traces");
   return c as RunConfig;
 }
@@ -450,21 +467,17 @@ function stoppable(strategy: Strategy, signal: AbortSignal): Strategy {
 }
 
 /**
- * The strategy of a run: `random` and `evolutionary` search the default
- * trace space (sketches); the knob strategies (grid, sa, ga, ...) search the
- * workload's knob template.
+ * The strategy of a run: the trace list of a trace-file run, else the
+ * table's strategy on the space tune_strategy.ts picks for its target
+ * (sketches, or a knob template).
  */
-function makeStrategy(c: RunConfig, w: Workload): Strategy {
+async function makeStrategy(
+  c: RunConfig,
+  workload: Workload | undefined,
+  replay: ReplaySpace | undefined,
+): Promise<Strategy> {
   if (c.strategy === "trace-file") return traceList(c.traces ?? []);
-  // random with --template samples the template's knobs; without, the sketch space.
-  if (c.strategy === "random" && c.template === undefined) {
-    return randomSearch(defaultSpace(w), { seed: c.seed });
-  }
-  if (c.strategy === "evolutionary") {
-    return evolutionaryTraceSearch(defaultSpace(w), { seed: c.seed });
-  }
-  const t = templateSpace(c.template ?? defaultTemplate(w), w);
-  return createStrategy(c.strategy, t.space, { seed: c.seed, candidateOf: t.candidateOf });
+  return await strategyFor({ ...c, workload, replay });
 }
 
 /** Proposes the given traces in order, then nothing. */

@@ -1,0 +1,75 @@
+/**
+ * Records as data frames (arquero tables), for the notebooks and anyone who
+ * wants to filter, group, join or export records without writing loops:
+ * {@link runTable} holds one run's measured candidates, one row each, in
+ * trial order; {@link recordsTable} the rows of an export (every run, the
+ * columns of `EXPORT_SCHEMA`).
+ *
+ * Figures that summarise (medians, quartiles) come from `ir/stats.ts`, as in
+ * every table of the commands: arquero's own `op.median` / `op.quantile`
+ * give NaN when an interpolated order statistic is infinite.
+ *
+ * @example
+ * ```ts
+ * import { join } from "node:path";
+ * import { op } from "arquero";
+ * import { RecordsDB } from "./db.ts";
+ * import { importKernelTunerCache } from "./import.ts";
+ * import { KERNELTUNER_DIR } from "./kerneltuner.ts";
+ * import { runTable } from "./tables.ts";
+ * const db = RecordsDB.open(":memory:");
+ * await importKernelTunerCache(db, join(KERNELTUNER_DIR, "pnpoly_RTX_3090.json.gz"));
+ * const t = runTable(db, 1);
+ * const byKind = t.groupby("error_kind").count().objects() as { error_kind: string }[];
+ * if (!byKind.some((r) => r.error_kind === "none")) throw new Error();
+ * if (t.rollup({ n: op.count() }).get("n", 0) !== t.numRows()) throw new Error();
+ * db.close();
+ * ```
+ * @module
+ */
+import { type ColumnTable, from, table } from "arquero";
+import type { RecordsDB } from "./db.ts";
+import { type ExportOptions, exportRows } from "./export.ts";
+
+/**
+ * One run's measured candidates as a table: `trial`, `trace_hash`, `knobs`
+ * (the knob vector, or null), `error_kind`, `error`, `seconds` (median of
+ * the repeats; null on error), `gflops`, `best_gflops` (the best so far, in
+ * trial order; null before the first valid one), `repeats`, `build_seconds`,
+ * `run_seconds`, `timestamp`. Unmeasured candidates are left out.
+ *
+ * @throws {RangeError} when the database holds no run `runId`
+ */
+export function runTable(db: RecordsDB, runId: number): ColumnTable {
+  if (!db.run(runId)) throw new RangeError(`No run ${runId} in records database "${db.path}"`);
+  const rows = db.candidates(runId).filter((c) => c.result).sort((a, b) => a.trial - b.trial);
+  let best: number | null = null;
+  const bestSoFar = rows.map((c) => {
+    const g = c.result!.gflops;
+    if (g !== null && (best === null || g > best)) best = g;
+    return best;
+  });
+  return table({
+    trial: rows.map((c) => c.trial),
+    trace_hash: rows.map((c) => c.traceHash),
+    knobs: rows.map((c) => c.knobs),
+    error_kind: rows.map((c) => c.result!.errorKind),
+    error: rows.map((c) => c.result!.error),
+    seconds: rows.map((c) => c.result!.seconds),
+    gflops: rows.map((c) => c.result!.gflops),
+    best_gflops: bestSoFar,
+    repeats: rows.map((c) => c.result!.times.length),
+    build_seconds: rows.map((c) => c.result!.buildSeconds),
+    run_seconds: rows.map((c) => c.result!.runSeconds),
+    timestamp: rows.map((c) => c.result!.timestamp),
+  });
+}
+
+/**
+ * The rows of an export (`datasets/export.ts`: every measured candidate of
+ * the chosen runs, with run metadata and the split) as a table, one column
+ * per field of `EXPORT_SCHEMA`, JSON columns as JSON text.
+ */
+export function recordsTable(db: RecordsDB, options: ExportOptions = {}): ColumnTable {
+  return from(exportRows(db, options));
+}

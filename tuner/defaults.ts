@@ -1,0 +1,133 @@
+/**
+ * The one defaults object: every default of `tune` and `compare` (trials,
+ * batch, patience, timing, seeds, budgets, ...) and the ranges a value must
+ * lie in, read by the command-line parsers, their help texts, the tuning
+ * session and the check of a stored run's configuration on `--resume`.
+ *
+ * `tune` and `compare` differ where their jobs differ: `tune` measures each
+ * candidate for its record (40 ms per repeat, rounds of 8 that a run can
+ * stop between, patience 20); `compare` runs many seeds on replayed data or
+ * on a live space where every configuration is measured once (rounds of 16,
+ * 20 ms per repeat), and waits longer (patience 50) for a strategy that
+ * re-proposes what it has seen. The loop (tuner/loop.ts `LOOP_DEFAULTS`) and
+ * a comparison's runs (tuner/run_strategy.ts `RUN_DEFAULTS`) read theirs
+ * from here.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULTS, inRange } from "./defaults.ts";
+ * if (DEFAULTS.tune.trials !== 64) throw new Error();
+ * if (inRange("batch", 0) === undefined) throw new Error(); // batch starts at 1
+ * ```
+ * @module
+ */
+
+/** Timing of a measurement (measure/types.ts `TimingOptions`). */
+interface Timing {
+  readonly number: number;
+  readonly repeat: number;
+  readonly minRepeatMs: number;
+  readonly warmup: number;
+}
+
+/** Defaults of `tune` and its session (tuner/session.ts). */
+export interface TuneDefaults {
+  readonly strategy: string;
+  readonly target: string;
+  /** Distinct candidates to measure (`--trials`). */
+  readonly trials: number;
+  readonly seed: number;
+  readonly db: string;
+  /** Candidates per round (`--batch`). */
+  readonly batch: number;
+  /** Seconds one measurement may take (`--timeout`). */
+  readonly timeoutSeconds: number;
+  /** Candidates per compiler process (`--unity`). */
+  readonly unity: number;
+  /** Rounds in a row with nothing new before a run ends as exhausted. */
+  readonly patience: number;
+  readonly timing: Timing;
+}
+
+/** Defaults of `compare` and its runs. */
+export interface CompareDefaults {
+  readonly strategies: readonly string[];
+  /** Evaluations at which strategies are compared (`--budget`). */
+  readonly budgets: readonly number[];
+  readonly seeds: number;
+  readonly absent: "invalid" | "restricted";
+  readonly out: string;
+  /** Candidates asked of a strategy per round. */
+  readonly batch: number;
+  /** Rounds in a row with nothing new before a run stops. */
+  readonly patience: number;
+  /** Timing of a live space's measurements. */
+  readonly liveTiming: Timing;
+}
+
+/** Every default, by command. */
+export const DEFAULTS: Readonly<{
+  tune: TuneDefaults;
+  compare: CompareDefaults;
+  /** Plan size of the model-based tuners (AutoTVM's plan_size, 64 there; 16 for small budgets). */
+  planSize: number;
+}> = Object.freeze({
+  tune: Object.freeze({
+    strategy: "random",
+    target: "cpu",
+    trials: 64,
+    seed: 1,
+    db: "runs.db",
+    batch: 8,
+    timeoutSeconds: 10,
+    unity: 1,
+    patience: 20,
+    timing: Object.freeze({ number: 1, repeat: 3, minRepeatMs: 40, warmup: 1 }),
+  }),
+  compare: Object.freeze({
+    strategies: Object.freeze(["random", "grid", "sa", "ga", "evolutionary"]),
+    budgets: Object.freeze([25, 100, 400]),
+    seeds: 20,
+    absent: "invalid" as const,
+    out: "runs/compare",
+    batch: 16,
+    patience: 50,
+    liveTiming: Object.freeze({ number: 1, repeat: 3, minRepeatMs: 20, warmup: 1 }),
+  }),
+  planSize: 16,
+});
+
+/** Smallest and largest value of each bounded setting (integers unless `real`). */
+export const RANGES: Readonly<
+  Record<string, Readonly<{ min: number; max: number; real?: boolean; above?: boolean }>>
+> = Object.freeze({
+  trials: { min: 1, max: 1e7 },
+  batch: { min: 1, max: 1024 },
+  seed: { min: -(2 ** 31), max: 2 ** 32 },
+  number: { min: 1, max: 1e9 },
+  repeat: { min: 1, max: 1000 },
+  unity: { min: 1, max: 1024 },
+  /** Seconds, above 0. */
+  timeoutSeconds: { min: 0, max: Infinity, real: true, above: true },
+  minRepeatMs: { min: 0, max: Infinity, real: true },
+  /** A factor >= 1. */
+  race: { min: 1, max: Infinity, real: true },
+});
+
+/**
+ * Why `value` is not a valid `name` of {@link RANGES} (one phrase, e.g.
+ * "must be an integer between 1 and 1024"), or undefined when it is.
+ */
+export function inRange(name: keyof typeof RANGES & string, value: unknown): string | undefined {
+  const r = RANGES[name];
+  if (!r) throw new RangeError(`No range for "${name}"`);
+  const ok = typeof value === "number" && Number.isFinite(value) &&
+    (r.real ? true : Number.isInteger(value)) &&
+    (r.above ? value > r.min : value >= r.min) && value <= r.max;
+  if (ok) return undefined;
+  if (!r.real) return `must be an integer between ${r.min} and ${r.max}`;
+  if (r.above) return `must be a number above ${r.min}`;
+  return r.max === Infinity
+    ? `must be a number >= ${r.min}`
+    : `must be a number between ${r.min} and ${r.max}`;
+}

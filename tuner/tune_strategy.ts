@@ -1,0 +1,138 @@
+/**
+ * The strategy of a `tune` run: which space each name of the strategy table
+ * (tuner/strategies.ts) searches on each target, and the options a name or a
+ * target cannot honour, refused before anything is built.
+ *
+ * | name | `--template` absent | `--template T` | `--space CACHE` |
+ * | --- | --- | --- | --- |
+ * | `random` | the sketch space (CPU, or GPU for `--target cuda`) | T's knobs | the cache's knobs |
+ * | `ansor` | the sketch space | refused: it searches sketches | refused |
+ * | any other | the workload's default template (CPU, or GPU) | T's knobs | the cache's knobs |
+ *
+ * Refused: an unknown name; a transfer strategy (tune has no records to
+ * pretrain on: `compare --transfer-from`); `--target cuda` with a knob
+ * strategy on a workload without a GPU template; a template that does not
+ * schedule the workload.
+ *
+ * @example
+ * ```ts
+ * import { strategyProblem } from "./tune_strategy.ts";
+ * import { createWorkload } from "../ir/workloads.ts";
+ * const w = createWorkload("matmul", [64, 64, 64]);
+ * if (strategyProblem({ strategy: "sa", workload: w, target: "cpu" }) !== undefined) {
+ *   throw new Error();
+ * }
+ * if (!/--template/.test(strategyProblem({ strategy: "ansor", workload: w, target: "cpu", template: "matmul" })!)) {
+ *   throw new Error();
+ * }
+ * ```
+ * @module
+ */
+import type { KnobSpace } from "../ir/knobs.ts";
+import type { Workload } from "../ir/workloads.ts";
+import { defaultSpace } from "../search/sketch.ts";
+import { gpuSpace } from "../search/sketch_gpu.ts";
+import type { CandidateOf, Strategy } from "../search/strategy.ts";
+import { defaultTemplate, type TemplateSpace, templateSpace } from "../search/templates.ts";
+import { defaultGpuTemplate, gpuTemplateSpace } from "../search/templates_gpu.ts";
+import { createStrategy, createTraceStrategy, STRATEGIES, STRATEGY_NAMES } from "./strategies.ts";
+
+/** What picks a run's strategy. */
+export interface StrategyRequest {
+  /** A name of the strategy table. */
+  strategy: string;
+  /** The workload measured (absent when `replay` is given). */
+  workload?: Workload;
+  /**
+   * A replayed cache's knob space (`tune --space`), searched instead of a
+   * workload's; `true` for one not opened yet ({@link strategyProblem} only).
+   */
+  replay?: { space: KnobSpace; candidateOf: CandidateOf } | true;
+  /** `cpu` or `cuda`. */
+  target: string;
+  /** Knob template (CPU or GPU by target); default the workload's. */
+  template?: string;
+}
+
+/** The space a request searches: a knob template, or the sketches. */
+type Plan =
+  | { template: Pick<TemplateSpace, "space" | "candidateOf"> }
+  | { sketches: Workload }
+  | { problem: string };
+
+function plan(r: StrategyRequest): Plan {
+  const e = Object.hasOwn(STRATEGIES, r.strategy) ? STRATEGIES[r.strategy] : undefined;
+  if (!e) {
+    return { problem: `Unknown strategy "${r.strategy}"; known: ${STRATEGY_NAMES.join(", ")}` };
+  }
+  if (e.pretrain) {
+    return {
+      problem:
+        `--strategy ${r.strategy} needs records of another device to pretrain on, which tune does not take; use compare --transfer-from`,
+    };
+  }
+  if (r.replay) {
+    if (!e.knobs) {
+      return {
+        problem:
+          `--space: strategy ${r.strategy} searches sketches (traces), and a replayed cache is a knob space`,
+      };
+    }
+    if (r.template !== undefined) {
+      return { problem: `--template ${r.template}: a replayed cache (--space) has no templates` };
+    }
+    if (r.replay === true) return { problem: "" };
+    return { template: r.replay };
+  }
+  if (!r.workload) return { problem: "A strategy needs a workload or a replayed space" };
+  const workload = r.workload;
+  if (!e.knobs) {
+    if (r.template !== undefined) {
+      return {
+        problem:
+          `--template ${r.template}: strategy ${r.strategy} searches sketches (traces), not a knob template; drop --template or pick a knob strategy`,
+      };
+    }
+    return { sketches: workload };
+  }
+  if (e.traces && r.template === undefined) return { sketches: workload };
+  const cuda = r.target === "cuda";
+  const name = r.template ?? (cuda ? defaultGpuTemplate(workload) : defaultTemplate(workload));
+  if (name === undefined) {
+    return {
+      problem:
+        `--target cuda: no GPU knob template schedules ${workload.name}; strategy ${r.strategy} needs one (${
+          STRATEGY_NAMES.filter((n) => STRATEGIES[n].traces).join(" and ")
+        } search the sketches)`,
+    };
+  }
+  try {
+    return {
+      template: cuda ? gpuTemplateSpace(name, workload) : templateSpace(name, workload),
+    };
+  } catch (e) {
+    const flag = r.template === undefined ? "--strategy " + r.strategy : "--template " + name;
+    return { problem: `${flag}: ${(e as Error).message}` };
+  }
+}
+
+/**
+ * Why a request cannot run, in one line naming the flag, or undefined when it
+ * can.
+ */
+export function strategyProblem(r: StrategyRequest): string | undefined {
+  const p = plan(r);
+  return "problem" in p && p.problem !== "" ? p.problem : undefined;
+}
+
+/** The strategy of a run; a request {@link strategyProblem} refuses is a RangeError. */
+export async function strategyFor(r: StrategyRequest & { seed: number }): Promise<Strategy> {
+  const p = plan(r);
+  if ("problem" in p) throw new RangeError(p.problem || "The replayed space is not open");
+  if ("sketches" in p) {
+    const space = r.target === "cuda" ? gpuSpace(p.sketches) : defaultSpace(p.sketches);
+    return createTraceStrategy(r.strategy, space, { seed: r.seed });
+  }
+  const t = p.template;
+  return await createStrategy(r.strategy, t.space, { seed: r.seed, candidateOf: t.candidateOf });
+}
