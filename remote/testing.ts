@@ -67,8 +67,8 @@ export function postgresMissing(): string | undefined {
 
 /** Starts `redis-server` bound to 127.0.0.1 on a free port; resolves once it answers PING. */
 export async function startRedis(options: RedisOptions = {}): Promise<RedisService> {
-  const dir = await Deno.makeTempDir({ prefix: "tunebook-redis-" });
   const port = freePort();
+  const dir = await Deno.makeTempDir({ prefix: "tunebook-redis-" });
   const args = [
     "--port",
     String(port),
@@ -103,7 +103,13 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServi
     await child.status;
     child = undefined;
   };
-  await start();
+  try {
+    await start();
+  } catch (e) {
+    await halt();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    throw e;
+  }
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
@@ -119,35 +125,36 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServi
 
 /** Starts a PostgreSQL cluster (trust authentication, user `postgres`) on a free port. */
 export async function startPostgres(): Promise<Service> {
+  const port = freePort();
   const dir = await Deno.makeTempDir({ prefix: "tunebook-pg-" });
   const asRoot = Deno.uid() === 0;
-  if (asRoot) await run(["chown", "postgres:postgres", dir], false);
-  const port = freePort();
   const data = `${dir}/data`;
   const pg = (bin: string, args: string[]) =>
     run(
       asRoot ? ["runuser", "-u", "postgres", "--", pgBin(bin)!, ...args] : [pgBin(bin)!, ...args],
     );
-  await pg("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
-  await pg("pg_ctl", [
-    "-D",
-    data,
-    "-l",
-    `${dir}/postgres.log`,
-    "-w",
-    "-o",
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
-    "start",
-  ]);
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    port,
-    dir,
-    async stop() {
-      await pg("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]).catch(() => {});
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    },
+  const stop = async () => {
+    await pg("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]).catch(() => {});
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
   };
+  try {
+    if (asRoot) await run(["chown", "postgres:postgres", dir], false);
+    await pg("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
+    await pg("pg_ctl", [
+      "-D",
+      data,
+      "-l",
+      `${dir}/postgres.log`,
+      "-w",
+      "-o",
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      "start",
+    ]);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, dir, stop };
 }
 
 /** Path of a PostgreSQL binary: on PATH, else the newest /usr/lib/postgresql/N/bin. */
