@@ -68,6 +68,7 @@ import { parseFlags, parseShape, runJsonCommand, UsageError } from "./args.ts";
 export type { CompareManyOutput, CompareOutput };
 import { checkOutputDir } from "./output.ts";
 import { parseQueueUrl, QueueLostError } from "../remote/connection.ts";
+import { isPostgresUrl, loadPostgresStore } from "../datasets/postgres_url.ts";
 import { createRemoteMeasurer, NoWorkerError } from "../remote/remote_measurer.ts";
 import { createRunQueue, RunJobFailed } from "../remote/run_queue.ts";
 import { recordRun } from "../remote/run_job.ts";
@@ -89,8 +90,8 @@ export const COMPARE_USAGE = `usage: deno task compare --space SPACE [options]
   --transfer-from CACHE  records of the same kernel on another device (transfer strategies)
   --plan-size N          plan size of the planning strategies (default ${DEFAULTS.planSize})
   --out DIR              directory of the tuning curves (default ${C.out})
-  --db FILE              keep the records of every run in this SQLite records database
-                         (default: in memory, lost at exit)
+  --db FILE              keep the records of every run in this SQLite records database, or
+                         a PostgreSQL one (postgres://...) (default: in memory, lost at exit)
   --resume               with --db: continue the comparison recorded there (finished runs
                          are read back, an unfinished one continues, missing ones start)
   --queue URL            run on workers (deno task worker) through Redis at URL: a cache
@@ -346,9 +347,11 @@ export async function compare(
   if (seeds > LIMITS.seeds.value) {
     throw new UsageError(`--seeds: ${limitMessage(`${seeds} seeds`, LIMITS.seeds)}`);
   }
-  const store: RecordStore = v.db
-    ? sqliteRecordStore(RecordsDB.open(v.db, { mode: v.resume ? "write" : "create" }))
-    : createMemoryRecordStore();
+  const store: RecordStore = v.db === undefined
+    ? createMemoryRecordStore()
+    : isPostgresUrl(v.db)
+    ? await (await loadPostgresStore()).openPostgresRecordStore(v.db)
+    : sqliteRecordStore(RecordsDB.open(v.db, { mode: v.resume ? "write" : "create" }));
   const flags: CompareFlags = {
     ...v,
     absent: v.absent,

@@ -7,7 +7,9 @@
  * final, `seconds` is the median of the repeats.
  *
  * The tables (`tb_workloads`, `tb_runs`, `tb_candidates`, `tb_results`) are
- * created on first use, under an advisory lock so that tuners starting
+ * created on first use (a run's config and machine as `json`, not `jsonb`:
+ * their key order is kept, and `compare --resume` matches configs by their
+ * text), under an advisory lock so that tuners starting
  * together do not race. The password is best given in `PGPASSWORD` (or
  * `~/.pgpass`), not in the URL; TLS with `?sslmode=require`.
  *
@@ -44,8 +46,8 @@ CREATE TABLE IF NOT EXISTS tb_workloads (
 CREATE TABLE IF NOT EXISTS tb_runs (
   id SERIAL PRIMARY KEY, strategy TEXT NOT NULL, seed DOUBLE PRECISION NOT NULL,
   trials INTEGER NOT NULL, target TEXT NOT NULL,
-  workload_id INTEGER NOT NULL REFERENCES tb_workloads(id), config JSONB NOT NULL,
-  machine JSONB NOT NULL, compiler TEXT NOT NULL, tunebook_version TEXT NOT NULL,
+  workload_id INTEGER NOT NULL REFERENCES tb_workloads(id), config JSON NOT NULL,
+  machine JSON NOT NULL, compiler TEXT NOT NULL, tunebook_version TEXT NOT NULL,
   created TIMESTAMPTZ NOT NULL DEFAULT now(), finished TIMESTAMPTZ,
   status TEXT NOT NULL DEFAULT 'running');
 CREATE TABLE IF NOT EXISTS tb_candidates (

@@ -105,6 +105,12 @@ Deno.test({
     try {
       const want = await script(sqliteRecordStore(RecordsDB.open(":memory:")));
       assert.deepEqual(await script(store), want);
+      // A config comes back with its keys in their order (compare --resume matches its text).
+      const ordered = await startRun(store, { zeta: 1, alpha: { y: 2, b: 3 } });
+      assert.equal(
+        JSON.stringify((await store.run(ordered))!.config),
+        '{"zeta":1,"alpha":{"y":2,"b":3}}',
+      );
     } finally {
       await store.close();
     }

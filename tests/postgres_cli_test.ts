@@ -12,7 +12,7 @@ if (missing) console.warn(missing);
 
 Deno.test({
   name:
-    "tune --db postgres:// records runs that export, report and reproduce read; --resume of a finished run exits 2",
+    "tune and compare --db postgres:// record runs that export, report and reproduce read; --resume works there",
   ignore: missing !== undefined,
   sanitizeOps: false,
   sanitizeResources: false,
@@ -76,6 +76,31 @@ Deno.test({
       assert.equal(rep.code, 0, rep.stderr);
       assert.equal(JSON.parse(rep.stdout).runs, 2);
 
+      const cmp = ["--space", "pnpoly_RTX_3090", "--strategies", "random,sa", "--seeds", "2"];
+      const compared = await runScript(
+        "cli/compare.ts",
+        [...cmp, "--budget", "10", "--quiet", "--out", join(dir, "c"), "--db", server.url],
+        dir,
+      );
+      assert.equal(compared.code, 0, compared.stderr);
+      const resumed = await runScript(
+        "cli/compare.ts",
+        [
+          ...cmp,
+          "--budget",
+          "10",
+          "--quiet",
+          "--out",
+          join(dir, "c"),
+          "--db",
+          server.url,
+          "--resume",
+        ],
+        dir,
+      );
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.deepEqual(JSON.parse(resumed.stdout).results, JSON.parse(compared.stdout).results);
+
       const again = await runScript(
         "cli/reproduce.ts",
         ["--db", server.url, "--run", "1", "--quiet"],
@@ -84,7 +109,7 @@ Deno.test({
       );
       assert.equal(again.code, 0, again.stderr);
       const d = JSON.parse(again.stdout);
-      assert.equal(d.new_run, 3);
+      assert.equal(d.new_run, 7); // 2 tune runs, 4 compare runs, then this one
     } finally {
       await server.stop();
       await Deno.remove(dir, { recursive: true });
