@@ -28,6 +28,17 @@ const TUNE = [
   "--quiet",
 ];
 
+/**
+ * Measurements of at least 50 ms each: a run of a few dozen trials lasts long
+ * enough that a Redis stopped after its first jobs stops it midway.
+ */
+const TUNE_SLOW = [
+  ...TUNE.slice(0, TUNE.indexOf("--min-repeat-ms")),
+  "--min-repeat-ms",
+  "50",
+  "--quiet",
+];
+
 /** A worker subprocess whose stderr lines are counted (one line per finished job). */
 class WorkerProc {
   readonly child: Deno.ChildProcess;
@@ -122,7 +133,7 @@ Deno.test({
     const dir = await Deno.makeTempDir();
     const workers = await startWorkers(redis.url, 3);
     try {
-      const args = [...TUNE, "--trials", "18", "--batch", "6", "--seed", "7"];
+      const args = [...TUNE_SLOW, "--trials", "18", "--batch", "6", "--seed", "7"];
       const remote = runScript(
         "cli/tune.ts",
         [...args, "--db", join(dir, "remote.db"), "--queue", redis.url],
@@ -132,6 +143,7 @@ Deno.test({
       // Midway: the first worker has finished a job and holds its next one.
       await until(() => workers[0].jobs >= 1, "the first worker's first job");
       workers[0].kill("SIGKILL");
+      const atKill = workers.reduce((n, w) => n + w.jobs, 0);
       const r = await remote;
       assert.equal(r.code, 0, r.stderr);
       const local = await runScript(
@@ -148,6 +160,7 @@ Deno.test({
       assert.equal(new Set(got.hashes.map((h) => h.split(":")[1])).size, 18);
       assert.deepEqual(got.hashes, want.hashes);
       assert.deepEqual(got.kinds, want.kinds);
+      assert.ok(atKill < 18, `the run was over (${atKill} jobs) before the kill`);
       assert.ok(workers[1].jobs + workers[2].jobs > 0);
     } finally {
       await stopAll(workers);
@@ -168,9 +181,9 @@ Deno.test({
       const remote = runScript(
         "cli/tune.ts",
         [
-          ...TUNE,
+          ...TUNE_SLOW,
           "--trials",
-          "16",
+          "24",
           "--batch",
           "4",
           "--db",
@@ -183,13 +196,15 @@ Deno.test({
       );
       await until(() => workers[0].jobs + workers[1].jobs >= 3, "three jobs done");
       await redis.halt();
+      const before = workers[0].jobs + workers[1].jobs;
       await new Promise((r) => setTimeout(r, 500));
       await redis.restart();
       const r = await remote;
       assert.equal(r.code, 0, r.stderr);
       const got = records(join(dir, "r.db"));
       assert.equal(got.status, "finished");
-      assert.equal(new Set(got.hashes).size, 16);
+      assert.equal(new Set(got.hashes).size, 24);
+      assert.ok(before < 24, `the run was over (${before} jobs) before Redis stopped`);
       assert.ok(got.kinds.every((k) => k === "none"), got.kinds.join(","));
     } finally {
       await stopAll(workers);
@@ -213,9 +228,9 @@ Deno.test({
       const remote = runScript(
         "cli/tune.ts",
         [
-          ...TUNE,
+          ...TUNE_SLOW,
           "--trials",
-          "12",
+          "24",
           "--batch",
           "4",
           "--seed",
@@ -247,8 +262,8 @@ Deno.test({
       assert.equal(again.code, 0, again.stderr);
       const after = records(db);
       assert.equal(after.status, "finished");
-      assert.equal(after.hashes.length, 12);
-      assert.equal(new Set(after.hashes).size, 12);
+      assert.equal(after.hashes.length, 24);
+      assert.equal(new Set(after.hashes).size, 24);
       assert.ok(after.kinds.every((k) => k === "none"), after.kinds.join(","));
       // What was measured before Redis went away is kept, not measured again.
       const done = before.hashes.filter((_, i) => before.kinds[i] !== "missing");
