@@ -15,7 +15,14 @@
  *
  *   with `t_i` the rounds task i has had, `C_i` its flops, and `N(i)` the
  *   tasks of the same group (same operator) whose best throughput `V_k` says
- *   how fast task i could become; ties are broken by the seeded PRNG.
+ *   how fast task i could become; ties are broken by the seeded PRNG. One
+ *   departure from Ansor (`dropBoundWhenStalled`, default on): a task whose
+ *   best has not improved in its last `window` rounds loses the similar-task
+ *   bound. Ansor keeps it, so a layer its design space cannot make as fast as
+ *   its siblings (ResNet-18's 512x7x7 convolution beside the 64x56x56 one of
+ *   the same flops) keeps the most negative gradient and takes almost every
+ *   round (312 of 400 trials in one run); without the bound its gradient
+ *   decays as `g / t_i`, as for a task with no siblings.
  *
  * A round is `perRound` trials of one task, tuned by the caller's `tuneTask`
  * (so any strategy, any measurer); a task that measures nothing new is dead
@@ -152,6 +159,12 @@ export interface TaskSchedulerOptions {
   beta?: number;
   /** Rounds of the backward gradient. Default 3 (Ansor). */
   backwardWindow?: number;
+  /**
+   * Drop the similar-task bound of a task that has stalled (no better latency
+   * in its last `backwardWindow` rounds). Default true; false is Ansor's rule.
+   * See {@link taskGradients}.
+   */
+  dropBoundWhenStalled?: boolean;
   /** Seed of the tie-breaking PRNG. Default 1. */
   seed?: number;
   /** Called after every round. */
@@ -215,15 +228,18 @@ export interface GradientState {
  */
 export function taskGradients(
   s: GradientState,
-  o: { alpha?: number; beta?: number; backwardWindow?: number } = {},
+  o: { alpha?: number; beta?: number; backwardWindow?: number; dropBoundWhenStalled?: boolean } =
+    {},
 ): number[] {
   const alpha = o.alpha ?? 0.2, beta = o.beta ?? 2, window = o.backwardWindow ?? 3;
+  const dropWhenStalled = o.dropBoundWhenStalled ?? true;
   return s.tasks.map((task, i) => {
     const g = s.best[i] ?? NO_LATENCY;
     const h = s.history[i];
     const backward = h.length > window ? (h[h.length - 1] - h[h.length - 1 - window]) / window : 0;
     let next = g - g / Math.max(1, s.rounds[i]);
-    if (task.group !== undefined) {
+    const stalled = h.length > window && backward === 0;
+    if (task.group !== undefined && !(dropWhenStalled && stalled)) {
       const similar = s.tasks.flatMap((t, k) =>
         t.group === task.group && s.best[k] !== undefined ? [t.flops / s.best[k]!] : []
       );

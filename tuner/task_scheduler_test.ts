@@ -189,3 +189,27 @@ Deno.test("warm-started tasks skip the gradient scheduler's warm-up round", asyn
   });
   assert.deepEqual(f.calls, [1, 2]);
 });
+
+Deno.test("taskGradients: a stalled task loses the similar-task bound unless Ansor's rule is asked for", () => {
+  const tasks = [
+    { weight: 1, flops: 1e9, group: "conv" },
+    { weight: 1, flops: 1e9, group: "conv" },
+  ];
+  // Task 1 is 100x slower than task 0 and has not improved in its last 3 rounds.
+  const state = {
+    tasks,
+    rounds: [4, 4],
+    history: [[1e-3], [0.1, 0.1, 0.1, 0.1]],
+    best: [1e-3, 0.1],
+  };
+  const [, ansor] = taskGradients(state, { dropBoundWhenStalled: false });
+  const [, dropped] = taskGradients(state);
+  // Ansor: 0.8 * (2 * 1e-3 - 0.1); without the bound: 0.8 * (-0.1 / 4).
+  assert.ok(Math.abs(ansor - 0.8 * (2e-3 - 0.1)) < 1e-12, `${ansor}`);
+  assert.ok(Math.abs(dropped - 0.8 * (-0.1 / 4)) < 1e-12, `${dropped}`);
+  // Still improving: the bound holds with either rule.
+  const improving = { ...state, history: [[1e-3], [0.4, 0.3, 0.2, 0.1]] };
+  const [, a] = taskGradients(improving, { dropBoundWhenStalled: false });
+  const [, b] = taskGradients(improving);
+  assert.equal(a, b);
+});
