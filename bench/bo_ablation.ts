@@ -19,7 +19,7 @@ import { fractionAt, type RunTrace } from "../search/compare.ts";
 import { runStrategy } from "../tuner/run_strategy.ts";
 import type { KnobSpace } from "../search/knobs.ts";
 import { createStrategy, STRATEGY_NAMES } from "../tuner/strategies.ts";
-import { type CandidateOf, replaySpaceFromFile } from "../search/replay.ts";
+import { ALL_SPACES, type CandidateOf, replaySpaceFromFile } from "../search/replay.ts";
 import type { Strategy } from "../search/strategy.ts";
 import { budgetScore, expectedRandomFraction, meanCurve } from "../search/score.ts";
 
@@ -75,20 +75,7 @@ if (import.meta.main) {
       (sp, seed, candidateOf) => bayesianOptimization(sp, { seed, candidateOf }),
     ]);
   }
-  const specs = v.space === "all"
-    ? [
-      "convolution_A100",
-      "convolution_A4000",
-      "convolution_MI250X",
-      "dedispersion_A100",
-      "gemm_RTX_3090",
-      "pnpoly_RTX_3090",
-      "resnet18_conv1_cpu",
-      "resnet18_conv2_cpu",
-      "resnet18_conv3_cpu",
-      "resnet18_conv4_cpu",
-    ]
-    : v.space.split(",");
+  const specs = v.space === "all" ? [...ALL_SPACES] : v.space.split(",");
   const totals = new Map<string, number[]>();
   const beyond = new Map<string, number>();
   for (const spec of specs) {

@@ -48,7 +48,7 @@ import {
 } from "../tuner/strategies.ts";
 import { DEFAULTS } from "../tuner/defaults.ts";
 import type { Sample } from "../costmodel/model.ts";
-import { replaySpaceFromFile } from "../search/replay.ts";
+import { ALL_SPACES, replaySpaceFromFile } from "../search/replay.ts";
 import {
   budgetScore,
   expectedRandomFraction,
@@ -56,7 +56,6 @@ import {
   rankAcrossSpaces,
   rankTable,
 } from "../search/score.ts";
-import { KERNELTUNER_CACHE_NAMES } from "../datasets/kerneltuner.ts";
 import type { KnobSpace } from "../search/knobs.ts";
 import type { CandidateOf } from "../search/strategy.ts";
 import { defaultTemplate, templateSpace } from "../search/templates.ts";
@@ -254,12 +253,6 @@ async function transferSamples(spec: string, target: KnobSpace): Promise<Sample[
   if (out.length === 0) throw new UsageError(`--transfer-from ${spec}: no configuration matches`);
   return out;
 }
-
-/** `--space all`: every Kernel Tuner cache of data/kerneltuner and the recorded CPU layers. */
-export const ALL_SPACES: readonly string[] = [
-  ...KERNELTUNER_CACHE_NAMES,
-  ...[1, 2, 3, 4].map((i) => `resnet18_conv${i}_cpu`),
-];
 
 /** Runs the comparison; returns the JSON summary. */
 export async function compare(

@@ -102,3 +102,37 @@ export function parseQueueUrl(url: string): QueueConnection {
     display: safe.href.replace(/\/$/, ""),
   };
 }
+
+/** What {@link closeQueueClient} closes: BullMQ's `Queue` and `QueueEvents` have this shape. */
+export interface ClosableQueuePart {
+  close(): Promise<unknown>;
+  disconnect(): Promise<unknown>;
+}
+
+/**
+ * Closes a client's queue, its event reader and its own Redis connection.
+ * With Redis gone a graceful close would wait for it, so it gives up after
+ * `graceMs`, then drops the connections (BullMQ's `disconnect` waits for a
+ * connection first: not awaited).
+ *
+ * @example
+ * ```ts
+ * import { closeQueueClient } from "./connection.ts";
+ * const part = { close: () => Promise.resolve(), disconnect: () => Promise.resolve() };
+ * let dropped = false;
+ * await closeQueueClient([part, part], { disconnect: () => dropped = true });
+ * if (!dropped) throw new Error();
+ * ```
+ */
+export async function closeQueueClient(
+  parts: readonly ClosableQueuePart[],
+  redis: { disconnect(): void },
+  graceMs = 1000,
+): Promise<void> {
+  const closed = Promise.allSettled(parts.map((p) => p.close()));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([closed, new Promise((r) => timer = setTimeout(r, graceMs))]);
+  clearTimeout(timer);
+  for (const p of parts) p.disconnect().catch(() => {});
+  redis.disconnect();
+}

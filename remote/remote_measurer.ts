@@ -32,7 +32,7 @@ import { Redis } from "ioredis";
 import type { Candidate } from "../ir/candidate.ts";
 import type { MeasureBatchOptions, MeasureResult } from "../measure/measurer.ts";
 import { tunebookVersion } from "../datasets/machine.ts";
-import { NoWorkerError, parseQueueUrl, QueueLostError } from "./connection.ts";
+import { closeQueueClient, NoWorkerError, parseQueueUrl, QueueLostError } from "./connection.ts";
 export { NoWorkerError, QueueLostError };
 import { type MeasureJob, parseResult } from "./job.ts";
 import { type Announcement, MACHINES_KEY } from "./machine.ts";
@@ -167,15 +167,7 @@ export async function createRemoteMeasurer(o: RemoteMeasurerOptions): Promise<Re
       }
     },
     async close() {
-      // With Redis gone, a graceful close would wait for it: give up after a second.
-      const closed = Promise.allSettled([queue.close(), events.close()]);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([closed, new Promise((r) => timer = setTimeout(r, 1000))]);
-      clearTimeout(timer);
-      // (BullMQ's disconnect waits for a connection first: not awaited.)
-      queue.disconnect().catch(() => {});
-      events.disconnect().catch(() => {});
-      redis.disconnect();
+      await closeQueueClient([queue, events], redis);
     },
   };
 }

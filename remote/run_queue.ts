@@ -20,7 +20,7 @@
 import { Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
 import { tunebookVersion } from "../datasets/machine.ts";
-import { parseQueueUrl, QueueLostError } from "./connection.ts";
+import { closeQueueClient, parseQueueUrl, QueueLostError } from "./connection.ts";
 import { type Announcement, MACHINES_KEY, runQueueName } from "./machine.ts";
 import { NoWorkerError } from "./remote_measurer.ts";
 import type { RunJob, RunJobResult, RunSpec } from "./run_job.ts";
@@ -129,13 +129,7 @@ export async function createRunQueue(o: RunQueueOptions): Promise<RunQueue> {
     },
     async close() {
       clearInterval(watch);
-      const closed = Promise.allSettled([queue.close(), events.close()]);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([closed, new Promise((r) => timer = setTimeout(r, 1000))]);
-      clearTimeout(timer);
-      queue.disconnect().catch(() => {});
-      events.disconnect().catch(() => {});
-      redis.disconnect();
+      await closeQueueClient([queue, events], redis);
     },
   };
 }

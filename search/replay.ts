@@ -31,6 +31,7 @@ import { fileURLToPath } from "node:url";
 import {
   compileRestrictions,
   deviceOf,
+  KERNELTUNER_CACHE_NAMES,
   KERNELTUNER_DIR,
   type KernelTunerCache,
   KernelTunerError,
@@ -322,6 +323,21 @@ export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}
  * ending in a separator.
  */
 export const RECORDED_DIR: string = fileURLToPath(new URL("../data/conv2d_cpu/", import.meta.url));
+
+/**
+ * `--space all` of `compare` and the benches: every Kernel Tuner cache of
+ * `data/kerneltuner/` and the recorded CPU layers of {@link RECORDED_DIR}.
+ *
+ * @example
+ * ```ts
+ * import { ALL_SPACES } from "./replay.ts";
+ * if (!ALL_SPACES.includes("resnet18_conv4_cpu")) throw new Error();
+ * ```
+ */
+export const ALL_SPACES: readonly string[] = [
+  ...KERNELTUNER_CACHE_NAMES,
+  ...[1, 2, 3, 4].map((i) => `resnet18_conv${i}_cpu`),
+];
 
 /**
  * Where a cache name or path points: a bare name such as `"gemm_RTX_3090"`
