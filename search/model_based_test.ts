@@ -1,38 +1,9 @@
 import assert from "node:assert/strict";
-import type { CostModel, Sample } from "../costmodel/model.ts";
+import type { CostModel } from "../costmodel/model.ts";
 import { randomModel } from "../costmodel/random_model.ts";
-import { KnobSpace } from "./knobs.ts";
+import { mbEvaluate as evaluate, mbSpace as space, oracle } from "./_testing_model_based.ts";
 import { modelBasedTuner } from "./model_based.ts";
 import type { Candidate } from "./strategy.ts";
-
-const space = new KnobSpace(
-  [0, 1, 2, 3].map((i) => ({
-    name: `k${i}`,
-    kind: "other" as const,
-    options: [0, 1, 2, 3, 4, 5, 6, 7],
-  })),
-);
-const cost = (p: number[]) => 1 + p.reduce((a, v, i) => a + (v - (i + 2)) ** 2, 0);
-const evaluate = (cs: Candidate[]) =>
-  cs.map((c) =>
-    c.knobs![0] === 7 ? { candidate: c, errorKind: "runtime_error" as const } : {
-      candidate: c,
-      errorKind: "none" as const,
-      seconds: cost(c.knobs!),
-    }
-  );
-
-/** A model that learns nothing but knows the truth once it has seen 8 samples. */
-function oracle(): CostModel {
-  let seen = 0;
-  return {
-    name: "oracle",
-    update(s: Sample[]) {
-      seen += s.length;
-    },
-    predict: (cs) => cs.map((c) => (seen >= 8 ? 1 / cost(c.knobs!) : 0)),
-  };
-}
 
 Deno.test("the model-based tuner is reproducible, never repeats a point and survives failures", async () => {
   const run = async () => {

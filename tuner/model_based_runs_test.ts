@@ -4,43 +4,18 @@
  * fewer evaluations on failures with a validity classifier.
  */
 import assert from "node:assert/strict";
-import type { CostModel, Sample } from "../costmodel/model.ts";
 import { randomModel } from "../costmodel/random_model.ts";
+import {
+  mbCost as cost,
+  mbEvaluate as evaluate,
+  mbSpace as space,
+  oracle,
+} from "../search/_testing_model_based.ts";
 import { KnobSpace } from "../search/knobs.ts";
 import { modelBasedTuner } from "../search/model_based.ts";
 import { randomKnobSearch } from "../search/random.ts";
-import type { Candidate } from "../search/strategy.ts";
 import { validityClassifier } from "../search/validity.ts";
 import { runStrategy } from "./run_strategy.ts";
-
-const space = new KnobSpace(
-  [0, 1, 2, 3].map((i) => ({
-    name: `k${i}`,
-    kind: "other" as const,
-    options: [0, 1, 2, 3, 4, 5, 6, 7],
-  })),
-);
-const cost = (p: number[]) => 1 + p.reduce((a, v, i) => a + (v - (i + 2)) ** 2, 0);
-const evaluate = (cs: Candidate[]) =>
-  cs.map((c) =>
-    c.knobs![0] === 7 ? { candidate: c, errorKind: "runtime_error" as const } : {
-      candidate: c,
-      errorKind: "none" as const,
-      seconds: cost(c.knobs!),
-    }
-  );
-
-/** A model that learns nothing but knows the truth once it has seen 8 samples. */
-function oracle(): CostModel {
-  let seen = 0;
-  return {
-    name: "oracle",
-    update(s: Sample[]) {
-      seen += s.length;
-    },
-    predict: (cs) => cs.map((c) => (seen >= 8 ? 1 / cost(c.knobs!) : 0)),
-  };
-}
 
 Deno.test("the model-based tuner follows its model and beats random search with a good one", async () => {
   const budget = 40;
