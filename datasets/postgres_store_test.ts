@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import pg from "pg";
-import { DatabaseError, RecordsDB, type RunInfo } from "./db.ts";
+import { DatabaseError, RecordsDB } from "./db.ts";
 import { displayUrl, isPostgresUrl, openPostgresRecordStore } from "./postgres_store.ts";
 import { type RecordStore, sqliteRecordStore } from "./record_store.ts";
+import { startTestRun as startRun } from "./_testing_store.ts";
 import { postgresMissing, type Service, startPostgres } from "../remote/testing.ts";
 
 const missing = postgresMissing();
@@ -26,22 +27,6 @@ async function fresh(): Promise<string> {
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
   return server.url.replace(/\/postgres$/, `/${name}`);
-}
-
-async function startRun(store: RecordStore, config: Record<string, unknown> = {}) {
-  const workloadId = await store.upsertWorkload({ name: "matmul", shape: [8, 8, 8], flops: 1024 });
-  const info: RunInfo = {
-    strategy: "random",
-    seed: 1,
-    trials: 4,
-    target: "cpu",
-    workloadId,
-    config,
-    machine: { cores: 2 },
-    compiler: "gcc",
-    tunebookVersion: "test",
-  };
-  return await store.startRun(info);
 }
 
 /** The same calls on the SQLite store and on PostgreSQL give the same records (ids and times aside). */

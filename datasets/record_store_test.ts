@@ -1,28 +1,13 @@
 import assert from "node:assert/strict";
-import { DatabaseError, RecordsDB, type RunInfo } from "./db.ts";
+import { DatabaseError, RecordsDB } from "./db.ts";
 import { createMemoryRecordStore } from "./memory_store.ts";
 import { type RecordStore, sqliteRecordStore } from "./record_store.ts";
+import { startTestRun as startRun } from "./_testing_store.ts";
 
 const STORES: [string, () => RecordStore][] = [
   ["sqliteRecordStore", () => sqliteRecordStore(RecordsDB.open(":memory:"))],
   ["createMemoryRecordStore", () => createMemoryRecordStore()],
 ];
-
-async function startRun(store: RecordStore, config: Record<string, unknown> = {}) {
-  const workloadId = await store.upsertWorkload({ name: "matmul", shape: [8, 8, 8], flops: 1024 });
-  const info: RunInfo = {
-    strategy: "random",
-    seed: 1,
-    trials: 4,
-    target: "cpu",
-    workloadId,
-    config,
-    machine: { cores: 2 },
-    compiler: "gcc",
-    tunebookVersion: "test",
-  };
-  return await store.startRun(info);
-}
 
 for (const [name, open] of STORES) {
   Deno.test(`${name}: a run keeps its config, and finishing it leaves no unfinished run`, async () => {
