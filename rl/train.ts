@@ -20,7 +20,7 @@
  * @module
  */
 import type { ActOptions, Agent } from "./agent.ts";
-import type { ScheduleEnv, StartPolicy, StepInfo } from "./env.ts";
+import type { ScheduleEnv, StartPolicy, StepInfo, StepResult } from "./env.ts";
 import type { Point } from "../search/knobs.ts";
 
 /** Options of {@link runEpisode}. */
@@ -54,15 +54,7 @@ export async function runEpisode(
   for (let done = false; !done;) {
     const choices = agent.act(obs, { greedy: options.greedy, avoid: options.avoid });
     const step = await env.step(choices.map((c) => c + start));
-    if (options.learn ?? true) {
-      agent.learn({
-        observation: obs,
-        action: choices,
-        reward: step.reward,
-        next: step.observation,
-        done: step.done,
-      });
-    }
+    if (options.learn ?? true) learnStep(agent, obs, choices, step);
     rewards.push(step.reward);
     infos.push(step.info);
     obs = step.observation;
@@ -116,4 +108,35 @@ export function checkAgentFits(env: ScheduleEnv, agent: Agent): void {
 
 function sameSizes(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/**
+ * Tells `agent` the transition of one step: from `observation`, the action
+ * `choices` led to `step` (its reward, next observation and end).
+ *
+ * @example
+ * ```ts
+ * import { learnStep } from "./train.ts";
+ * import { randomAgent } from "./agent.ts";
+ * const agent = randomAgent({ observationSize: 3, actionSizes: [2] });
+ * learnStep(agent, new Float32Array(3), [1], {
+ *   observation: new Float32Array(3),
+ *   reward: 0.5,
+ *   done: true,
+ * });
+ * ```
+ */
+export function learnStep(
+  agent: Agent,
+  observation: Float32Array,
+  choices: number[],
+  step: Pick<StepResult, "reward" | "observation" | "done">,
+): void {
+  agent.learn({
+    observation,
+    action: choices,
+    reward: step.reward,
+    next: step.observation,
+    done: step.done,
+  });
 }

@@ -36,6 +36,7 @@ import type { PendingStep, ScheduleEnv, StepInfo } from "../rl/env.ts";
 import {
   checkAgentFits,
   type EpisodeStats,
+  learnStep,
   type TrainOptions,
   type TuningTrace,
 } from "../rl/train.ts";
@@ -80,15 +81,7 @@ export async function trainAgent(
     choices: number[],
     step: ReturnType<ScheduleEnv["commit"]>,
   ) => {
-    if (options.learn ?? true) {
-      agent.learn({
-        observation: obs,
-        action: choices,
-        reward: step.reward,
-        next: step.observation,
-        done: step.done,
-      });
-    }
+    if (options.learn ?? true) learnStep(agent, obs, choices, step);
     episode!.rewards.push(step.reward);
     episode!.infos.push(step.info);
     episode!.obs = step.observation;
