@@ -48,6 +48,28 @@ export interface Announcement extends Machine {
   lastSeen: number;
 }
 
+/**
+ * The announcements of the workers heard from within `staleMs`, from the
+ * values of the {@link MACHINES_KEY} hash (unreadable ones skipped).
+ *
+ * @example
+ * ```ts
+ * import { liveAnnouncements } from "./machine.ts";
+ * const old = JSON.stringify({ key: "k", lastSeen: Date.now() - 60_000 });
+ * if (liveAnnouncements([old, "not json"], 30_000).length !== 0) throw new Error();
+ * ```
+ */
+export function liveAnnouncements(values: readonly string[], staleMs: number): Announcement[] {
+  return values.flatMap((v) => {
+    try {
+      const a = JSON.parse(v) as Announcement;
+      return Date.now() - a.lastSeen <= staleMs ? [a] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /** The short key of a machine: target and 12 hex digits of the hash of everything. */
 export async function machineKey(m: Machine): Promise<string> {
   const h = await sha256Hex(JSON.stringify([m.target, m.cpu, m.gpu, m.compiler, m.version]));

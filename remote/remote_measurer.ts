@@ -35,7 +35,7 @@ import { tunebookVersion } from "../datasets/machine.ts";
 import { closeQueueClient, NoWorkerError, parseQueueUrl, QueueLostError } from "./connection.ts";
 export { NoWorkerError, QueueLostError };
 import { type MeasureJob, parseResult } from "./job.ts";
-import { type Announcement, MACHINES_KEY } from "./machine.ts";
+import { type Announcement, liveAnnouncements, MACHINES_KEY } from "./machine.ts";
 import type { RemoteMeasurer, RemoteMeasurerOptions } from "./remote_types.ts";
 
 export type { RemoteMeasurer, RemoteMeasurerOptions } from "./remote_types.ts";
@@ -177,14 +177,7 @@ export function pickMachine(
   values: string[],
   o: { target: string; version: string; key?: string; staleMs: number; display: string },
 ): Announcement {
-  const all = values.flatMap((v) => {
-    try {
-      return [JSON.parse(v) as Announcement];
-    } catch {
-      return [];
-    }
-  });
-  const fresh = all.filter((a) => Date.now() - a.lastSeen <= o.staleMs);
+  const fresh = liveAnnouncements(values, o.staleMs);
   const fit = fresh.filter((a) =>
     a.target === o.target && a.version === o.version && (!o.key || a.key === o.key)
   );

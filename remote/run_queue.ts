@@ -21,7 +21,7 @@ import { Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
 import { tunebookVersion } from "../datasets/machine.ts";
 import { closeQueueClient, parseQueueUrl, QueueLostError } from "./connection.ts";
-import { type Announcement, MACHINES_KEY, runQueueName } from "./machine.ts";
+import { liveAnnouncements, MACHINES_KEY, runQueueName } from "./machine.ts";
 import { NoWorkerError } from "./remote_measurer.ts";
 import type { RunJob, RunJobResult, RunSpec } from "./run_job.ts";
 
@@ -61,14 +61,8 @@ export async function createRunQueue(o: RunQueueOptions): Promise<RunQueue> {
     redis.disconnect();
     throw new QueueLostError(`cannot reach Redis at ${display}: ${(e as Error).message}`);
   }
-  const announced = Object.values(await redis.hgetall(MACHINES_KEY)).flatMap((v) => {
-    try {
-      const a = JSON.parse(v) as Announcement;
-      return Date.now() - a.lastSeen < 30_000 && a.version === version ? [a] : [];
-    } catch {
-      return [];
-    }
-  });
+  const announced = liveAnnouncements(Object.values(await redis.hgetall(MACHINES_KEY)), 30_000)
+    .filter((a) => a.version === version);
   if (announced.length === 0) {
     redis.disconnect();
     throw new NoWorkerError(
