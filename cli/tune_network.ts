@@ -54,6 +54,8 @@ export const TUNE_NETWORK_USAGE =
   --size N            input height and width of a built-in network (default 224)
   --plot FILE         plot of the estimate against trials, .svg or .png
                       (default tune_network_<network>.svg)
+  --no-seed-default   do not measure each task's default schedule as its first trial
+                      (by default it is, so no task ends slower than untuned)
   --repeat N          timed forward passes of the tuned network (default 5)
   --no-execute        skip running the tuned network (estimate only)`;
 
@@ -71,6 +73,8 @@ export interface TuneNetworkArgs {
   plot?: string;
   repeat: number;
   execute: boolean;
+  /** Measure each task's default schedule first (`--no-seed-default`: false). */
+  seedDefault: boolean;
 }
 
 function positive(flag: string, v: string | undefined, def?: number): number | undefined {
@@ -116,6 +120,7 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
     plot: { type: "string" },
     repeat: { type: "string" },
     "no-execute": { type: "boolean", default: false },
+    "no-seed-default": { type: "boolean", default: false },
   }, TUNE_NETWORK_USAGE);
   if (!v.network) {
     throw new UsageError(
@@ -139,6 +144,7 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
     plot: v.plot,
     repeat: positive("repeat", v.repeat, 5)!,
     execute: !v["no-execute"],
+    seedDefault: !v["no-seed-default"],
   };
 }
 
@@ -255,6 +261,7 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
         seed: a.seed,
         warm,
         shared,
+        seedDefault: a.seedDefault,
         onRound: (r, t) =>
           console.error(
             `[${label}] ${r.trialsUsed}/${a.trials} trials: task ${r.task} ${t.key} x${t.weight} +${r.measured} (${t.trials} in all), best ${
