@@ -34,6 +34,7 @@ import { svgToPNG, tuningCurveSVG } from "../plots/tuning_curve.ts";
 import { TEMPLATE_NAMES } from "../search/templates.ts";
 import { estimateCurve, tuneNetwork } from "../tuner/network_tuning.ts";
 import { STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../tuner/strategies.ts";
+import { trialsUsed } from "../tuner/trials_used.ts";
 
 /** Strategies of the study by default: the RL study's, and ours (`ansor` on sketches). */
 export const STUDY_STRATEGIES: readonly string[] = [
@@ -136,47 +137,6 @@ export function parseNetworkStudyArgs(argv: string[]): NetworkStudyArgs {
     size: positive("size", v.size, 224),
     repeat: positive("repeat", v.repeat, 3),
     seedDefault: !v["no-seed-default"],
-  };
-}
-
-/**
- * Trials a curve needed to reach `target`: the first trial (from 1) after
- * which its value is at most `target`; undefined when it never is.
- *
- * @example
- * ```ts
- * import { trialsToReach } from "./network_study.ts";
- * if (trialsToReach([NaN, 9, 7, 5], 7) !== 3 || trialsToReach([9, 8], 7) !== undefined) throw new Error();
- * ```
- */
-export function trialsToReach(curve: number[], target: number): number | undefined {
-  const i = curve.findIndex((v) => v <= target);
-  return i < 0 ? undefined : i + 1;
-}
-
-/**
- * The study's "trials used" on one network: the target is `1 + within` times
- * the best final value of any curve (the lowest estimate at the end of any
- * strategy), and each curve's trials to reach it ({@link trialsToReach}).
- *
- * @example
- * ```ts
- * import { trialsUsed } from "./network_study.ts";
- * const u = trialsUsed({ a: [10, 5, 4], b: [10, 9, 8] }, 0.05);
- * if (u.target !== 4.2 || u.used.a !== 3 || u.used.b !== undefined) throw new Error();
- * ```
- */
-export function trialsUsed(
-  curves: Record<string, number[]>,
-  within: number,
-): { target: number; used: Record<string, number | undefined> } {
-  const finals = Object.values(curves).map((c) => c.at(-1) ?? NaN).filter((v) => !isNaN(v));
-  const target = +((1 + within) * Math.min(...finals)).toPrecision(12);
-  return {
-    target,
-    used: Object.fromEntries(
-      Object.entries(curves).map(([name, c]) => [name, trialsToReach(c, target)]),
-    ),
   };
 }
 
