@@ -49,7 +49,8 @@ export const TUNE_NETWORK_USAGE =
                       schedules it (e.g. conv2d-packed,matmul-packed), else its default one
   --scheduler X[,X]   gradient or round-robin (default gradient); several: one session each
   --db PATH           records database; its records warm-start the tasks (default runs.db)
-  --per-round N       trials per round of a task (default: up to 8, two rounds per task)
+  --per-round N       trials per round of a task (default: 1 to 8, the warm-up round of
+                      every task within an eighth of the budget)
   --seed N            seed of strategies, scheduler, weights and input (default 1)
   --size N            input height and width of a built-in network (default 224)
   --plot FILE         plot of the estimate against trials, .svg or .png

@@ -26,8 +26,10 @@ Deno.test("taskStrategy falls back to random on a workload no template schedules
   assert.equal(s.strategy.propose(2).length, 2);
 });
 
-Deno.test("defaultPerRound leaves every task two rounds of the budget, between 1 and 8 trials", () => {
-  assert.equal(defaultPerRound(64, 12), 2);
+Deno.test("defaultPerRound keeps the warm-up within an eighth of the budget, between 1 and 8 trials", () => {
+  assert.equal(defaultPerRound(64, 12), 1);
+  assert.equal(defaultPerRound(200, 12), 2);
+  assert.equal(defaultPerRound(400, 12), 4);
   assert.equal(defaultPerRound(5, 12), 1);
   assert.equal(defaultPerRound(10_000, 3), 8);
 });
