@@ -23,6 +23,7 @@
 import { median } from "../ir/stats.ts";
 import { avgPool2d, biasAct, concat, eltwise, globalAvgPool2d, maxPool2d } from "../ir/nn.ts";
 import { createPrng } from "../ir/prng.ts";
+import { lower } from "../ir/lower.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { replayTrace, type Trace } from "../ir/trace.ts";
 import type { Workload } from "../ir/workloads.ts";
@@ -122,9 +123,9 @@ export interface Latency {
 export interface Executor {
   /** The kernel calls, in order. */
   readonly steps: Step[];
-  /** Distinct kernels compiled. */
+  /** Kernels compiled (distinct workloads; one per layer for a kernel that rewrites its weights' layout). */
   readonly kernelCount: number;
-  /** How many of them replay a given trace (tuned) rather than the default schedule. */
+  /** How many distinct workloads replay a given trace (tuned) rather than the default schedule. */
   readonly tracedCount: number;
   /** Runs the network on an NCHW input; returns (a copy of) the output. */
   run(input: Float32Array): Float32Array;
@@ -143,22 +144,37 @@ export async function createExecutor(
   const folded = foldBatchNorm(net, weights);
   const fnet = folded.network;
   const { steps, views } = planSteps(fnet);
-  // Distinct kernels by workload identity (name and shape).
+  // Distinct kernels by workload identity (name and shape); a kernel that
+  // rewrites the layout of its weights gets one instance per layer, which
+  // keeps that layer's rewritten weights (see network/native.ts).
   const kernelIndex = new Map<string, number>(), schedules: Schedule[] = [];
-  let tracedCount = 0;
-  for (const s of steps) {
+  const instances: (string | undefined)[] = [];
+  const traced = new Set<string>();
+  const keyOf = (s: Step, i: number) => {
     const key = `${taskKey(s.workload)}/${s.workload.inputs.map((t) => t.shape).join(";")}`;
-    if (kernelIndex.has(key)) continue;
-    kernelIndex.set(key, schedules.length);
+    return rewrites.has(key) ? `${key}#${i}` : key;
+  };
+  const rewrites = new Set<string>();
+  steps.forEach((s, i) => {
+    const shared = `${taskKey(s.workload)}/${s.workload.inputs.map((t) => t.shape).join(";")}`;
     const trace = options.traces?.get(taskKey(s.workload));
-    if (trace) tracedCount++;
-    schedules.push(
+    const make = () =>
       trace
         ? replayTrace(trace, { prng: createPrng(0) })
-        : new Schedule(s.workload, { prng: createPrng(0) }),
-    );
-  }
-  const kernels = await compileSchedules(schedules, { cacheDir: options.cacheDir });
+        : new Schedule(s.workload, { prng: createPrng(0) });
+    if (!kernelIndex.has(shared) && !rewrites.has(shared)) {
+      const sch = make();
+      if ((lower(sch).prologue?.length ?? 0) > 0) rewrites.add(shared);
+    }
+    const key = keyOf(s, i);
+    if (kernelIndex.has(key)) return;
+    kernelIndex.set(key, schedules.length);
+    if (trace) traced.add(shared);
+    schedules.push(make());
+    instances.push(rewrites.has(shared) ? `layer ${i}` : undefined);
+  });
+  const tracedCount = traced.size;
+  const kernels = await compileSchedules(schedules, { cacheDir: options.cacheDir, instances });
   // Buffers: the input, every step's output, and the weights (aligned copies).
   const buffers = new Map<string, Float32Array>();
   const input = alignedFloat32(sizeOf(fnet.input.shape));
@@ -172,10 +188,8 @@ export async function createExecutor(
     buffers.set(`${l.name}.weight.T`, t);
   }
   for (const s of steps) buffers.set(s.output, alignedFloat32(s.workload.outputs[0].size));
-  const calls: [NativeKernel, Float32Array[]][] = steps.map((s) => {
-    const k = kernels[
-      kernelIndex.get(`${taskKey(s.workload)}/${s.workload.inputs.map((t) => t.shape).join(";")}`)!
-    ];
+  const calls: [NativeKernel, Float32Array[]][] = steps.map((s, i) => {
+    const k = kernels[kernelIndex.get(keyOf(s, i))!];
     return [k, [
       ...s.inputs.map((n) => buffers.get(n)!),
       buffers.get(s.output)!,
@@ -184,7 +198,7 @@ export async function createExecutor(
   const outName = fnet.output ?? fnet.layers[fnet.layers.length - 1].name;
   const outBuf = buffers.get(views.get(outName) ?? outName)!;
   const forward = () => {
-    for (const [k, bufs] of calls) k.run(bufs);
+    for (const [k, bufs] of calls) k.runPrepared(bufs);
   };
   return {
     steps,

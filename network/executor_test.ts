@@ -9,6 +9,7 @@ import { extractTasks, taskKey } from "./tasks.ts";
 import { createPrng } from "../ir/prng.ts";
 import type { Trace } from "../ir/trace.ts";
 import { defaultSpace } from "../search/sketch.ts";
+import { templateSpace } from "../search/templates.ts";
 
 function randomInput(net: Network, seed = 3): Float32Array {
   const x = new Float32Array(sizeOf(net.input.shape));
@@ -97,4 +98,32 @@ Deno.test("a dense layer runs as a matmul over transposed weights, then its bias
   assert.deepEqual(steps.map((s) => s.workload.name), ["matmul", "bias_act"]);
   assert.deepEqual(steps[0].inputs, ["x", "fc.weight.T"]);
   assert.equal(views.get("f"), "x");
+});
+
+Deno.test("layers sharing a kernel that rewrites its weights' layout each keep their own weights", async () => {
+  // ResNet-18 at 32x32: its 3x3 convolutions repeat (same workload, other weights).
+  const net = builtinNetwork("resnet18", { size: 32, classes: 10 });
+  const weights = randomWeights(net, 7);
+  const traces = new Map<string, Trace>();
+  for (const t of extractTasks(net)) {
+    if (t.workload.name !== "conv2d") continue;
+    const space = templateSpace("conv2d-nchwc", t.workload);
+    const point = space.space.knobs.map((k) => k.name === "xr" ? 1 : 0); // fr 16, yr 1, xr 2
+    traces.set(taskKey(t.workload), space.candidateOf(point).trace!);
+  }
+  const x = randomInput(net);
+  const ex = await createExecutor(net, weights, { traces });
+  try {
+    // Every convolution layer got its own library: more kernels than distinct workloads.
+    const distinct = new Set(ex.steps.map((s) => `${s.workload.name}(${s.workload.shape})`)).size;
+    assert.ok(ex.kernelCount > distinct, `${ex.kernelCount} kernels, ${distinct} workloads`);
+    const want = referenceRun(net, weights, x);
+    // Twice: the second pass runs on the weights rewritten by the first.
+    for (let pass = 0; pass < 2; pass++) {
+      const e = relError(ex.run(x), want);
+      assert.ok(e < 1e-4, `pass ${pass}: relative error ${e}`);
+    }
+  } finally {
+    ex.close();
+  }
 });
