@@ -127,3 +127,59 @@ Deno.test("layers sharing a kernel that rewrites its weights' layout each keep t
     ex.close();
   }
 });
+
+Deno.test("a ReLU after a bias or a residual add runs in that step unless something else reads its input", () => {
+  const net = parseNetwork({
+    name: "block",
+    input: { name: "x", shape: [1, 4, 6, 6] },
+    layers: [
+      { name: "c1", op: "conv2d", inputs: ["x"], channels: 4, kernel: 3, pad: 1, bias: true },
+      { name: "r1", op: "relu", inputs: ["c1"] },
+      { name: "c2", op: "conv2d", inputs: ["r1"], channels: 4, kernel: 3, pad: 1, bias: true },
+      { name: "sum", op: "add", inputs: ["c2", "x"] },
+      { name: "r2", op: "relu", inputs: ["sum"] },
+      // c3's output is read twice: its ReLU stays a step of its own.
+      { name: "c3", op: "conv2d", inputs: ["r2"], channels: 4, kernel: 1, bias: true },
+      { name: "r3", op: "relu", inputs: ["c3"] },
+      { name: "out", op: "add", inputs: ["r3", "c3"] },
+    ],
+  });
+  const { steps, views } = planSteps(net);
+  assert.deepEqual(
+    steps.map((s) => `${s.workload.name}(${s.workload.shape.join(",")})`),
+    [
+      "conv2d(1,4,6,6,4,3,3,1,1)",
+      "bias_act(1,4,36,1)", // + ReLU
+      "conv2d(1,4,6,6,4,3,3,1,1)",
+      "bias_act(1,4,36,0)",
+      "add(144,1,2)", // + ReLU
+      "conv2d(1,4,6,6,4,1,1,1,0)",
+      "bias_act(1,4,36,0)",
+      "relu(144,1,1)",
+      "add(144,0,2)",
+    ],
+  );
+  assert.deepEqual(steps.map((s) => s.tunable), [
+    true,
+    false,
+    true,
+    false,
+    false,
+    true,
+    false,
+    false,
+    false,
+  ]);
+  assert.equal(views.get("r1"), "c1");
+  assert.deepEqual(steps[2].inputs, ["c1", "c2.weight"]);
+  assert.deepEqual(steps[5].inputs, ["sum", "c3.weight"]);
+  const weights = randomWeights(net, 2);
+  const x = randomInput(net);
+  return createExecutor(net, weights).then((ex) => {
+    try {
+      assert.ok(relError(ex.run(x), referenceRun(net, weights, x)) < 1e-5);
+    } finally {
+      ex.close();
+    }
+  });
+});
