@@ -11,6 +11,9 @@
 #                   tree has no deno); it is unpacked once into WORK/bundle
 #   --seconds N     wall seconds a tuning stage may tune before it is stopped (default 480); the
 #                   run stays resumable and the next call of the same stage resumes it
+#   --call-seconds N  wall seconds this whole call may take (default 570, under the 10 minutes of
+#                   a device call): a tuning stage gets at most what is left less 30 s for its
+#                   last round, and is skipped (for the next call) when under 60 s are left
 #   --strategy S    strategy of the tuning stages (default ansor: the default GPU space)
 #   --dry-run       print what each stage would run, run nothing
 #
@@ -37,7 +40,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 usage() { echo "gpu_session: $1" >&2; exit 2; }
 
-stages="" out="${OUT:-}" work="" bundle="" seconds=480 strategy=ansor dry=0
+stages="" out="${OUT:-}" work="" bundle="" seconds=480 call_seconds=570 strategy=ansor dry=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --stage) stages=${2:-}; shift 2 || usage "--stage needs a value" ;;
@@ -45,6 +48,7 @@ while [ $# -gt 0 ]; do
     --work) work=${2:-}; shift 2 || usage "--work needs a folder" ;;
     --bundle) bundle=${2:-}; shift 2 || usage "--bundle needs a file" ;;
     --seconds) seconds=${2:-}; shift 2 || usage "--seconds needs a number" ;;
+    --call-seconds) call_seconds=${2:-}; shift 2 || usage "--call-seconds needs a number" ;;
     --strategy) strategy=${2:-}; shift 2 || usage "--strategy needs a name" ;;
     --dry-run) dry=1; shift ;;
     -h | --help) sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
@@ -59,6 +63,8 @@ for s in "${stage_list[@]}"; do
   esac
 done
 [[ "$seconds" =~ ^[1-9][0-9]*$ ]] || usage "--seconds takes a whole number of seconds, got \"$seconds\""
+[[ "$call_seconds" =~ ^[1-9][0-9]*$ ]] ||
+  usage "--call-seconds takes a whole number of seconds, got \"$call_seconds\""
 work=${work:-$here/.cache/gpu_session}
 mkdir -p "$work" || usage "--work: cannot create $work"
 work=$(cd "$work" && pwd)
@@ -85,7 +91,9 @@ else
       tar -C "$work/bundle" -xJf "$bundle" && echo "$stamp" >"$work/bundle/.stamp" ||
       { echo "gpu_session: could not unpack $bundle" >&2; exit 1; }
   fi
-  args=(--stage "$stages" --out "$out" --work "$work" --seconds "$seconds" --strategy "$strategy")
+  # The unpacking counts against the call.
+  args=(--stage "$stages" --out "$out" --work "$work" --seconds "$seconds" --strategy "$strategy"
+    --call-seconds "$((call_seconds > SECONDS ? call_seconds - SECONDS : 1))")
   [ "$dry" = 1 ] && args+=(--dry-run)
   exec bash "$work/bundle/tunebook/scripts/gpu_session.sh" "${args[@]}"
 fi
@@ -158,15 +166,24 @@ stage_tune() { # stage workload shape trials timeout
     cmd+=(--target cuda --workload "$2" --shape "$3" --trials "$4" --strategy "$strategy"
       --batch 16 --timeout "$5")
   fi
-  if [ "$dry" = 1 ]; then echo "$stage: timeout ${seconds}s deno run ${cmd[*]}"; return 0; fi
+  # What this call has left, less 30 s for the round in flight when the limit comes.
+  local limit=$((call_seconds - SECONDS - 30))
+  [ "$limit" -gt "$seconds" ] && limit=$seconds
+  if [ "$dry" = 1 ]; then echo "$stage: timeout ${limit}s deno run ${cmd[*]}"; return 0; fi
   [ "$gpu" = 1 ] || { skip_no_gpu "$stage"; return 0; }
+  if [ "$limit" -lt 60 ]; then
+    say "$stage: ${limit}s left in this call (--call-seconds $call_seconds): skipped, run it next"
+    printf '{"stage":"%s","gpu":true,"state":"skipped_no_time","seconds_left":%d}\n' "$stage" \
+      "$limit" >"$out/$stage.json"
+    return 0
+  fi
   local before
   before=$(sed -n 's/.*"trials":\([0-9]*\).*/\1/p' "$work/$stage.summary.json" 2>/dev/null)
   touch "$work/$stage.started"
   local start=$SECONDS rc
-  say "$stage: tuning for at most ${seconds}s (${cmd[*]})"
+  say "$stage: tuning for at most ${limit}s (${cmd[*]})"
   # SIGTERM stops the run after its round in flight; it stays resumable.
-  timeout --signal=TERM --kill-after=60 "$seconds" "$deno" run "${deno_flags[@]}" -A "${cmd[@]}" \
+  timeout --signal=TERM --kill-after=25 "$limit" "$deno" run "${deno_flags[@]}" -A "${cmd[@]}" \
     >"$out/$stage.stdout" 2>"$out/$stage.log"
   rc=$?
   local took=$((SECONDS - start)) summary

@@ -34,6 +34,17 @@ Deno.test("gpu_session.sh --dry-run runs the stages named, in the order named, a
     );
     assert.match(r.stdout, /^tune1024: .* --shape 1024,1024,1024 --trials 300 --strategy ansor /m);
     assert.match(r.stdout, /^tests: deno test .*tests\/gpu_gemm_ptx_test\.ts/m);
+    // A tuning stage gets what the call has left, less 30 s for its last round.
+    const short = await session([
+      "--stage",
+      "tune4096",
+      "--dry-run",
+      "--work",
+      work,
+      "--call-seconds",
+      "300",
+    ]);
+    assert.match(short.stdout, /^tune4096: timeout 270s .* --shape 4096,4096,4096 --trials 500 /);
     const again = await session([
       "--stage",
       "peers",
@@ -57,6 +68,7 @@ Deno.test("gpu_session.sh refuses a bad stage, a bad --seconds and an unknown fl
       [["--stage", "tune"], /^gpu_session: --stage: unknown stage "tune"/],
       [[], /^gpu_session: --stage takes one or more of/],
       [["--stage", "tests", "--seconds", "0"], /^gpu_session: --seconds takes a whole number/],
+      [["--stage", "conv", "--call-seconds", "1m"], /^gpu_session: --call-seconds takes a whole/],
       [["--stage", "tests", "--fast"], /^gpu_session: unknown argument --fast/],
     ] as const
   ) {
