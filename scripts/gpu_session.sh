@@ -157,6 +157,9 @@ stage_peers() {
   return $((rc == 0 ? 0 : 1))
 }
 
+# Candidates a tune summary line counts as measured (valid + errors; "trials" is the run's budget).
+measured() { echo "$1" | sed -n 's/.*"valid":\([0-9]*\),"errors":\([0-9]*\).*/\1 \2/p' | awk '{ print $1 + $2 }'; }
+
 stage_tune() { # stage workload shape trials timeout
   local stage=$1 db="$work/$1.db"
   local cmd=(cli/tune.ts --db "$db")
@@ -167,18 +170,18 @@ stage_tune() { # stage workload shape trials timeout
       --batch 16 --timeout "$5")
   fi
   # What this call has left, less 30 s for the round in flight when the limit comes.
-  local limit=$((call_seconds - SECONDS - 30))
-  [ "$limit" -gt "$seconds" ] && limit=$seconds
+  local left=$((call_seconds - SECONDS - 30)) limit=$seconds
+  [ "$left" -lt "$limit" ] && limit=$left
   if [ "$dry" = 1 ]; then echo "$stage: timeout ${limit}s deno run ${cmd[*]}"; return 0; fi
   [ "$gpu" = 1 ] || { skip_no_gpu "$stage"; return 0; }
-  if [ "$limit" -lt 60 ]; then
-    say "$stage: ${limit}s left in this call (--call-seconds $call_seconds): skipped, run it next"
+  if [ "$left" -lt 60 ]; then
+    say "$stage: ${left}s left in this call (--call-seconds $call_seconds): skipped, run it next"
     printf '{"stage":"%s","gpu":true,"state":"skipped_no_time","seconds_left":%d}\n' "$stage" \
-      "$limit" >"$out/$stage.json"
+      "$left" >"$out/$stage.json"
     return 0
   fi
   local before
-  before=$(sed -n 's/.*"trials":\([0-9]*\).*/\1/p' "$work/$stage.summary.json" 2>/dev/null)
+  before=$(measured "$(cat "$work/$stage.summary.json" 2>/dev/null)")
   touch "$work/$stage.started"
   local start=$SECONDS rc
   say "$stage: tuning for at most ${limit}s (${cmd[*]})"
@@ -190,7 +193,7 @@ stage_tune() { # stage workload shape trials timeout
   summary=$(json_line "$out/$stage.stdout")
   [ "$summary" != null ] && echo "$summary" >"$work/$stage.summary.json"
   local after
-  after=$(echo "$summary" | sed -n 's/.*"trials":\([0-9]*\).*/\1/p')
+  after=$(measured "$summary")
   local done_now=$((${after:-${before:-0}} - ${before:-0}))
   local state=finished
   case $rc in 0) ;; 124 | 130 | 137 | 143) state=stopped_resumable ;; *) state=failed ;; esac
@@ -200,7 +203,7 @@ stage_tune() { # stage workload shape trials timeout
   fi
   printf '{"stage":"%s","gpu":true,"exit":%d,"state":"%s","seconds":%d,"trials_this_call":%d,"trials_per_second":%s,"summary":%s}\n' \
     "$stage" "$rc" "$state" "$took" "$done_now" \
-    "$(awk -v n="$done_now" -v s="$took" 'BEGIN { printf "%.3f", s > 0 ? n / s : 0 }')" \
+    "$(awk -v n="$done_now" -v s="$took" 'BEGIN { printf "%.3f", (s > 0 ? n / s : 0) }')" \
     "$summary" >"$out/$stage.json"
   cp "$db" "$out/$stage.db" 2>/dev/null
   say "$stage: $state after ${took}s, $done_now trials this call ($stage.json)"
