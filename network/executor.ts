@@ -37,7 +37,7 @@ import { replayTrace, type Trace } from "../ir/trace.ts";
 import type { Workload } from "../ir/workloads.ts";
 import { alignedFloat32 } from "../measure/buffers.ts";
 import { referenceSchedule } from "../measure/kernel_source.ts";
-import { compileSchedules, type NativeKernel } from "./native.ts";
+import { compileSchedules, type NativeKernel, pauseOpenMP } from "./native.ts";
 import { inferShapes, type Network, NetworkError, sizeOf, windowOf } from "./network.ts";
 import { layerWorkload, taskKey } from "./tasks.ts";
 import { foldBatchNorm, type Weights } from "./weights.ts";
@@ -257,7 +257,10 @@ export async function createExecutor(
       }
       return { medianMs: median(timesMs), timesMs };
     },
-    close: () => kernels.forEach((k) => k.close()),
+    close: () => {
+      pauseOpenMP();
+      kernels.forEach((k) => k.close());
+    },
   };
 }
 

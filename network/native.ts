@@ -45,8 +45,13 @@ export interface NativeKernel {
   close(): void;
 }
 
+const OPENMP_SYMBOLS = {
+  omp_get_max_threads: { parameters: [], result: "i32" },
+  omp_pause_resource_all: { parameters: ["i32"], result: "i32" },
+} as const;
+
 /** libgomp, held open for the process's life (kept referenced, so never collected). */
-let openmp: Deno.DynamicLibrary<Record<string, Deno.ForeignFunction>> | null | undefined;
+let openmp: Deno.DynamicLibrary<typeof OPENMP_SYMBOLS> | null | undefined;
 
 /**
  * Kernels built with -fopenmp leave libgomp's threads running: closing the last
@@ -55,12 +60,20 @@ let openmp: Deno.DynamicLibrary<Record<string, Deno.ForeignFunction>> | null | u
 function pinOpenMP(): void {
   if (openmp !== undefined) return;
   try {
-    openmp = Deno.dlopen("libgomp.so.1", {
-      omp_get_max_threads: { parameters: [], result: "i32" },
-    });
+    openmp = Deno.dlopen("libgomp.so.1", OPENMP_SYMBOLS);
   } catch {
     openmp = null; // no OpenMP runtime: kernels are built without it
   }
+}
+
+/**
+ * Ends libgomp's worker threads (`omp_pause_resource_all(omp_pause_hard)`,
+ * OpenMP 5.0); the next parallel kernel starts new ones. Threads that still
+ * spin-wait right after a short parallel kernel crash the process if it exits
+ * or unloads their kernel meanwhile, so the executor calls this when closed.
+ */
+export function pauseOpenMP(): void {
+  openmp?.symbols.omp_pause_resource_all(2);
 }
 
 /** Where compiled kernels are cached by default. */
