@@ -1,74 +1,158 @@
 /**
- * tunebook's best CUDA kernels against cuBLAS on the same GPU (issue 15,
- * item 4; a skeleton). Without a GPU it says so and exits 0. With one, it
- * builds `peers/gpu_cublas.cu` with nvcc (cuBLAS loaded with dlopen from the
- * first of `--cublas`, `$TB_CUBLAS` and the usual places that exists), times
- * cublasSgemm in FP32 and TF32 tensor-op math for each matmul size
- * (`--repeat` repeats, each at least `--min-repeat-ms`, median), and prints
- * GFLOP/s beside tunebook's best valid CUDA record of the same workload in
- * `--db`, with the ratio. Not yet here: cuDNN (ResNet-18 convolutions), dense
- * 1024³, and re-timing tunebook's best in the same process.
+ * tunebook's best CUDA kernels against cuBLAS and cuDNN on the same GPU
+ * (issue 15, item 4). Without a GPU it says so and exits 0. With one, it
+ * builds `peers/gpu_cublas.cu` with nvcc (the libraries are loaded with
+ * dlopen, found by `gpu_peer_libs.ts`: `--cublas` / `--cudnn`, `$TB_CUBLAS` /
+ * `$TB_CUDNN`, the CUDA toolkit, Debian's packages or PyTorch's `nvidia-*`
+ * wheels) and times, in FP32 and in TF32 tensor-core math:
+ *
+ * - matmul `--sizes` (cublasSgemm);
+ * - dense `--dense M,N,K` with bias and ReLU (cublasSgemm with the weight
+ *   transposed, then a bias + ReLU kernel: PyTorch's Linear + ReLU);
+ * - the convolutions of `--convs` (`resnet18`: ResNet-18's eleven, `conv2`:
+ *   only 1x64x56x56 with 64 3x3 filters, pad 1; `none`) with cuDNN, the
+ *   fastest forward algorithm of each (FP32: `CUDNN_FMA_MATH`); without cuDNN
+ *   the rows say "cuDNN not found" and the rest is timed.
+ *
+ * Each: `--repeat` repeats of at least `--min-repeat-ms`, median, GFLOP/s
+ * (the workload's flops as tunebook counts them), beside tunebook's best
+ * valid CUDA record of the same workload in the `--db` databases (several
+ * may be given), with the ratio. Prints a Markdown table, then one line of
+ * JSON. Not here: re-timing tunebook's best in the same process.
  *
  * ```sh
- * deno run -A bench/gpu_peers.ts --db runs.db --sizes 1024,4096
+ * deno run -A bench/gpu_peers.ts --db a.db --db b.db --sizes 1024,4096 --convs resnet18
  * ```
  * @module
  */
 import { median } from "../ir/stats.ts";
+import { conv2d, denseBiasRelu, matmul, type Workload } from "../ir/workloads.ts";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createCudaRunner } from "../measure/cuda_runner.ts";
 import { createNvccBuilder } from "../measure/nvcc_builder.ts";
+import { CUBLAS, CUDNN, findLibrary, resnet18Convs } from "./gpu_peer_libs.ts";
 
-const HARNESS = fileURLToPath(new URL("./peers/gpu_cublas.cu", import.meta.url));
+/** The harness the peers are timed with. */
+export const HARNESS: string = fileURLToPath(new URL("./peers/gpu_cublas.cu", import.meta.url));
 const CACHE = fileURLToPath(new URL("../.cache/peers/", import.meta.url));
 
-/** Where cuBLAS is looked for when `--cublas` and `$TB_CUBLAS` are not given. */
-export const CUBLAS_CANDIDATES: readonly string[] = [
-  "/usr/local/cuda/lib64/libcublas.so.13",
-  "/usr/local/cuda/lib64/libcublas.so.12",
-  "/usr/local/cuda/lib64/libcublas.so",
-  "/usr/lib/x86_64-linux-gnu/libcublas.so.13",
-  "/usr/lib/x86_64-linux-gnu/libcublas.so.12",
-];
+/** FFI symbols of the harness. */
+export const PEER_SYMBOLS = {
+  tb_cublas_sgemm: {
+    parameters: ["buffer", "i32", "i32", "i32", "i32", "i32", "f64", "buffer"],
+    result: "i32",
+  },
+  tb_cublas_dense: {
+    parameters: ["buffer", "i32", "i32", "i32", "i32", "i32", "f64", "buffer"],
+    result: "i32",
+  },
+  tb_cudnn_conv: {
+    parameters: [
+      ...["buffer", "i32", "i32", "i32", "i32", "i32", "i32", "i32", "i32", "i32"],
+      ...["i32", "i32", "f64", "buffer", "buffer"],
+    ],
+    result: "i32",
+  },
+  tb_cudnn_version: { parameters: ["buffer"], result: "i64" },
+  tb_peer_message: { parameters: [], result: "pointer" },
+} as const;
 
-/** Best valid CUDA GFLOP/s per workload key (`matmul:1024,1024,1024`) in a records database. */
-export function bestCudaGflops(db: string): Map<string, number> {
-  const sql = new DatabaseSync(db, { readOnly: true });
-  try {
-    const rows = sql.prepare(
-      `SELECT w.key AS key, MAX(r.gflops) AS gflops FROM results r
-       JOIN candidates c ON c.id = r.candidate_id JOIN runs u ON u.id = c.run_id
-       JOIN workloads w ON w.id = u.workload_id
-       WHERE u.target = 'cuda' AND r.error_kind = 'none' GROUP BY w.key`,
-    ).all() as { key: string; gflops: number }[];
-    return new Map(rows.map((r) => [r.key, r.gflops]));
-  } finally {
-    sql.close();
+/**
+ * Best valid CUDA GFLOP/s per workload key (`matmul:1024,1024,1024`) over the
+ * records databases `dbs`.
+ */
+export function bestCudaGflops(...dbs: string[]): Map<string, number> {
+  const best = new Map<string, number>();
+  for (const db of dbs) {
+    const sql = new DatabaseSync(db, { readOnly: true });
+    try {
+      const rows = sql.prepare(
+        `SELECT w.key AS key, MAX(r.gflops) AS gflops FROM results r
+         JOIN candidates c ON c.id = r.candidate_id JOIN runs u ON u.id = c.run_id
+         JOIN workloads w ON w.id = u.workload_id
+         WHERE u.target = 'cuda' AND r.error_kind = 'none' GROUP BY w.key`,
+      ).all() as { key: string; gflops: number }[];
+      for (const r of rows) best.set(r.key, Math.max(best.get(r.key) ?? 0, r.gflops));
+    } finally {
+      sql.close();
+    }
   }
+  return best;
+}
+
+/** One row of the comparison: a workload, its peer, and the GFLOP/s (or why none). */
+export interface PeerRow {
+  workload: string;
+  peer: "cuBLAS" | "cuDNN";
+  tunebook: number | null;
+  fp32: number | string;
+  tf32: number | string;
+  /** cuDNN's forward algorithm kept, per math (cudnnConvolutionFwdAlgo_t). */
+  algo?: { fp32?: number; tf32?: number };
+}
+
+/** The workloads compared, from the command line; a RangeError names a bad flag. */
+export function peerWorkloads(o: { sizes: string; dense: string; convs: string }): Workload[] {
+  const dims = (flag: string, text: string, n?: number) => {
+    const xs = text.split(",").map(Number);
+    if (!xs.every((x) => Number.isInteger(x) && x > 0 && x <= 16384) || (n && xs.length !== n)) {
+      throw new RangeError(
+        `--${flag} takes ${n ?? "some"} integers in 1..16384 separated by commas, got "${text}"`,
+      );
+    }
+    return xs;
+  };
+  const out = dims("sizes", o.sizes).map((n) => matmul(n, n, n));
+  if (o.dense !== "none") {
+    const [M, N, K] = dims("dense", o.dense, 3);
+    out.push(denseBiasRelu(M, N, K));
+  }
+  if (o.convs === "resnet18") out.push(...resnet18Convs());
+  else if (o.convs === "conv2") out.push(conv2d(1, 64, 56, 56, 64, 3, 3, 1, 1));
+  else if (o.convs !== "none") {
+    throw new RangeError(`--convs takes resnet18, conv2 or none, got "${o.convs}"`);
+  }
+  return out;
 }
 
 /** Runs the bench; returns the exit status. */
 export async function main(argv: string[]): Promise<number> {
-  const { values: v } = parseArgs({
-    args: argv,
-    options: {
-      db: { type: "string" },
-      sizes: { type: "string", default: "1024,4096" },
-      cublas: { type: "string" },
-      repeat: { type: "string", default: "5" },
-      "min-repeat-ms": { type: "string", default: "100" },
-    },
-  });
-  const sizes = v.sizes!.split(",").map(Number);
-  if (!sizes.every((s) => Number.isInteger(s) && s > 0 && s <= 16384)) {
-    console.error("gpu_peers: --sizes takes integers in 1..16384, e.g. 1024,4096");
+  let v;
+  try {
+    v = parseArgs({
+      args: argv,
+      options: {
+        db: { type: "string", multiple: true, default: [] },
+        sizes: { type: "string", default: "1024,4096" },
+        dense: { type: "string", default: "1024,1024,1024" },
+        convs: { type: "string", default: "resnet18" },
+        cublas: { type: "string" },
+        cudnn: { type: "string" },
+        repeat: { type: "string", default: "5" },
+        "min-repeat-ms": { type: "string", default: "100" },
+      },
+    }).values;
+  } catch (e) {
+    console.error(`gpu_peers: ${(e as Error).message}`);
+    return 2;
+  }
+  let workloads: Workload[];
+  try {
+    workloads = peerWorkloads({ sizes: v.sizes!, dense: v.dense!, convs: v.convs! });
+  } catch (e) {
+    console.error(`gpu_peers: ${(e as Error).message}`);
     return 2;
   }
   const repeat = Number(v.repeat), minMs = Number(v["min-repeat-ms"]);
   if (!Number.isInteger(repeat) || repeat < 1 || !(minMs >= 0)) {
     console.error("gpu_peers: --repeat takes an integer >= 1 and --min-repeat-ms a number >= 0");
+    return 2;
+  }
+  const missing = v.db!.find((d) => !isFile(d));
+  if (missing) {
+    console.error(`gpu_peers: --db ${missing}: no such file`);
     return 2;
   }
   const [built] = await createNvccBuilder({ cacheDir: CACHE }).build([
@@ -83,59 +167,86 @@ export async function main(argv: string[]): Promise<number> {
     console.log(`no GPU: ${device?.message ?? "no CUDA device"}; nothing measured`);
     return 0;
   }
-  const cublas = [v.cublas, Deno.env.get("TB_CUBLAS"), ...CUBLAS_CANDIDATES]
-    .find((p) => p !== undefined && p !== "" && exists(p));
-  const best = v.db ? bestCudaGflops(v.db) : new Map<string, number>();
-  const lib = Deno.dlopen(built.artifact!, {
-    tb_cublas_sgemm: {
-      parameters: ["buffer", "i32", "i32", "i32", "i32", "i32", "f64", "buffer"],
-      result: "i32",
-    },
-    tb_peer_message: { parameters: [], result: "pointer" },
-  });
-  const out: Record<string, unknown>[] = [];
+  const cublas = findLibrary(CUBLAS, v.cublas);
+  const cudnn = findLibrary(CUDNN, v.cudnn);
+  const best = bestCudaGflops(...v.db!);
+  const lib = Deno.dlopen(built.artifact!, PEER_SYMBOLS);
+  const cstr = (s: string) => new TextEncoder().encode(`${s}\0`);
+  const message = () => new Deno.UnsafePointerView(lib.symbols.tb_peer_message()!).getCString();
+  const rows: PeerRow[] = [];
+  let cudnnVersion: number | null = null;
   try {
-    console.log("| workload | tunebook best | cuBLAS FP32 | ratio | cuBLAS TF32 | ratio |");
-    console.log("| --- | --- | --- | --- | --- | --- |");
-    for (const n of sizes) {
-      const flops = 2 * n * n * n;
-      const row: Record<string, unknown> = { workload: `matmul:${n},${n},${n}` };
-      row.tunebook = best.get(row.workload as string) ?? null;
+    if (cudnn) cudnnVersion = Number(lib.symbols.tb_cudnn_version(cstr(cudnn))) || null;
+    console.log("| workload | peer | tunebook best | peer FP32 | ratio | peer TF32 | ratio |");
+    console.log("| --- | --- | --- | --- | --- | --- | --- |");
+    for (const w of workloads) {
+      const key = `${w.name}:${w.shape.join(",")}`;
+      const peer = w.name === "conv2d" ? "cuDNN" : "cuBLAS";
+      const row: PeerRow = {
+        workload: key,
+        peer,
+        tunebook: best.get(key) ?? null,
+        fp32: "",
+        tf32: "",
+      };
       for (const [name, tf32] of [["fp32", 0], ["tf32", 1]] as const) {
-        if (!cublas) {
-          row[name] = "unavailable: no libcublas (give --cublas PATH)";
+        const path = peer === "cuDNN" ? cudnn : cublas;
+        if (!path) {
+          row[name] = peer === "cuDNN"
+            ? "cuDNN not found (give --cudnn PATH)"
+            : "cuBLAS not found (give --cublas PATH)";
           continue;
         }
-        const ms = new Float64Array(repeat);
-        const path = new TextEncoder().encode(`${cublas}\0`);
-        const rc = lib.symbols.tb_cublas_sgemm(path, n, n, n, tf32, repeat, minMs, ms);
-        row[name] = rc === 0
-          ? flops / (median([...ms]) * 1e-3) / 1e9
-          : `error: ${new Deno.UnsafePointerView(lib.symbols.tb_peer_message()!).getCString()}`;
+        const ms = new Float64Array(repeat), algo = new Int32Array(1);
+        const [a, b, c] = w.shape;
+        const rc = w.name === "conv2d"
+          ? lib.symbols.tb_cudnn_conv(cstr(path), ...shape9(w), tf32, repeat, minMs, ms, algo)
+          : w.name === "dense"
+          ? lib.symbols.tb_cublas_dense(cstr(path), a, b, c, tf32, repeat, minMs, ms)
+          : lib.symbols.tb_cublas_sgemm(cstr(path), a, b, c, tf32, repeat, minMs, ms);
+        row[name] = rc === 0 ? w.flops / (median([...ms]) * 1e-3) / 1e9 : `error: ${message()}`;
+        if (rc === 0 && peer === "cuDNN") row.algo = { ...row.algo, [name]: algo[0] };
       }
-      const cell = (x: unknown) => typeof x === "number" ? x.toFixed(0) : String(x ?? "none");
-      const ratio = (x: unknown) =>
-        typeof x === "number" && typeof row.tunebook === "number"
-          ? (row.tunebook / x).toFixed(3)
-          : "-";
-      console.log(
-        `| ${row.workload} | ${cell(row.tunebook)} | ${cell(row.fp32)} | ${ratio(row.fp32)} | ${
-          cell(row.tf32)
-        } | ${ratio(row.tf32)} |`,
-      );
-      out.push(row);
+      console.log(tableRow(row));
+      rows.push(row);
     }
   } finally {
     lib.close();
   }
-  console.log(JSON.stringify({ device: device.message, cublas: cublas ?? null, rows: out }));
+  console.log(JSON.stringify({
+    device: device.message,
+    cublas: cublas ?? null,
+    cudnn: cudnn ?? null,
+    cudnnVersion,
+    rows: rows.map((r) => ({ ...r, ratioFp32: ratio(r, r.fp32), ratioTf32: ratio(r, r.tf32) })),
+  }));
   return 0;
 }
 
-function exists(path: string): boolean {
+/** tunebook's best over the peer's GFLOP/s, or null when either is missing. */
+function ratio(r: PeerRow, peer: number | string): number | null {
+  return typeof peer === "number" && r.tunebook !== null ? r.tunebook / peer : null;
+}
+
+function tableRow(r: PeerRow): string {
+  const cell = (x: unknown) => typeof x === "number" ? x.toFixed(0) : String(x ?? "none");
+  const q = (x: number | null) => x === null ? "-" : x.toFixed(3);
+  return `| ${r.workload} | ${r.peer} | ${cell(r.tunebook)} | ${cell(r.fp32)} | ${
+    q(ratio(r, r.fp32))
+  } | ${cell(r.tf32)} | ${q(ratio(r, r.tf32))} |`;
+}
+
+/** A conv2d workload's shape as the harness takes it (N, C, H, W, F, KH, KW, stride, pad). */
+function shape9(
+  w: Workload,
+): [number, number, number, number, number, number, number, number, number] {
+  const s = w.shape;
+  return [s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]];
+}
+
+function isFile(path: string): boolean {
   try {
-    Deno.statSync(path);
-    return true;
+    return Deno.statSync(path).isFile;
   } catch {
     return false;
   }

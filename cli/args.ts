@@ -96,6 +96,8 @@ export interface TuneArgs {
   number: number;
   repeat: number;
   minRepeatMs: number;
+  /** Target cuda: overwrite the L2 cache before each timed repeat (`--flush-l2`). */
+  flushL2: boolean;
   /** Build round k+1 while round k is measured (`--overlap`). */
   overlap: boolean;
   /** Candidates compiled together per compiler process (`--unity`). */
@@ -140,6 +142,8 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
   --batch N           candidates per round (default ${TUNE.batch})
   --timeout S         seconds one measurement may take (default ${TUNE.timeoutSeconds})
   --number N --repeat N --min-repeat-ms MS   timing (default ${TUNE.timing.number}, ${TUNE.timing.repeat}, ${TUNE.timing.minRepeatMs})
+  --flush-l2          target cuda: overwrite the GPU's L2 cache before each timed repeat (cold
+                      L2, as after another layer; stored with the run)
   --overlap           build the next round while this one is measured, the compilers at the
                       lowest CPU priority (nice 19 and their session's autogroup at 19)
   --unity N           compile up to N of a round's candidates in one file and compiler
@@ -188,6 +192,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
         number: { type: "string", default: String(TUNE.timing.number) },
         repeat: { type: "string", default: String(TUNE.timing.repeat) },
         "min-repeat-ms": { type: "string", default: String(TUNE.timing.minRepeatMs) },
+        "flush-l2": { type: "boolean", default: false },
         overlap: { type: "boolean", default: false },
         unity: { type: "string", default: String(UNITY_DEFAULT) },
         race: { type: "string" },
@@ -218,6 +223,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     number: integer(v.number!, "--number", RANGES.number),
     repeat: integer(v.repeat!, "--repeat", RANGES.repeat),
     minRepeatMs: nonNegative(v["min-repeat-ms"]!, "--min-repeat-ms"),
+    flushL2: v["flush-l2"]!,
     overlap: v.overlap!,
     unity: integer(v.unity!, "--unity", RANGES.unity),
     quiet: v.quiet!,
@@ -241,6 +247,9 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
   // nvcc builds one candidate per process and the CUDA runner times every repeat.
   if (args.target === "cuda" && args.unity > 1) {
     throw new UsageError("--unity: target cuda builds one candidate per nvcc process");
+  }
+  if (args.flushL2 && !args.resume && args.target !== "cuda") {
+    throw new UsageError("--flush-l2: only target cuda flushes the L2 cache between repeats");
   }
   if (args.target === "cuda" && args.race !== undefined) {
     throw new UsageError("--race: target cuda times every repeat (no racing on the GPU)");
@@ -284,6 +293,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
       "number",
       "repeat",
       "min-repeat-ms",
+      "flush-l2",
       "overlap",
       "unity",
       "race",

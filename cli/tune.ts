@@ -110,6 +110,7 @@ function resumeOptions(args: TuneArgs): Partial<SessionOptions> {
     ...(given.has("unity") ? { unity: args.unity } : {}),
     ...(given.has("race") ? { race: args.race } : {}),
     ...(given.has("timeout") ? { timeoutSeconds: args.timeout } : {}),
+    ...(given.has("flush-l2") ? { flushL2: args.flushL2 } : {}),
     ...(Object.keys(timing).length ? { timing } : {}),
   };
 }
@@ -213,6 +214,7 @@ export async function main(argv: string[]): Promise<number> {
         ...(args.race !== undefined ? { race: args.race } : {}),
         timeoutSeconds: args.timeout,
         timing: { number: args.number, repeat: args.repeat, minRepeatMs: args.minRepeatMs },
+        ...(args.flushL2 ? { flushL2: true } : {}),
       });
     progress?.done();
     const { bestTrace: _, run_id: __, noDevice, interrupted, ...line } = summary;

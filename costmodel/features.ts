@@ -16,6 +16,13 @@
  *   vectorisation, unrolling, access contiguity, local buffers, and
  *   footprint / reuse curves sampled at fixed points), so one model can serve
  *   several workloads.
+ * - **GEMM features** ({@link GEMM_FEATURE_NAMES}, `gemm_features.ts`),
+ *   appended to both loop and fixed features: what the `gemm.*` pragmas of a
+ *   GEMM-template GPU candidate configure (tiles, mma kind, loads, stages,
+ *   vector widths, split-K, shared memory, threads, blocks against the SMs of
+ *   an H100). Such a schedule lowers to the workload's naive nest whatever its
+ *   pragmas, so without them every candidate of the template looks the same.
+ *   All zero for other schedules.
  *
  * Every set has `names` (one per column, documented beside its constant) and
  * {@link FEATURE_VERSION}; a model trained on one version must not be fed
@@ -70,9 +77,12 @@ import { createPrng } from "../ir/prng.ts";
 import { replayTrace, type Trace } from "../ir/trace.ts";
 import type { KnobSpace, Point } from "../ir/knobs.ts";
 import type { Matrix } from "./regressor.ts";
+import { GEMM_FEATURE_DOCS, GEMM_FEATURE_NAMES, gemmFeatures } from "./gemm_features.ts";
+
+export { GEMM_FEATURE_NAMES };
 
 /** Version of every feature set here; bump it when a definition or an order changes. */
-export const FEATURE_VERSION = "tb-features-1";
+export const FEATURE_VERSION = "tb-features-2";
 
 /** Loops of the main statement described by {@link loopFeatures} (innermost first). */
 export const LOOP_SLOTS = 12;
@@ -157,9 +167,13 @@ const KINDS: readonly ForKind[] = ["serial", "parallel", "vectorize", "unroll"];
  * - `l<k>.serial|parallel|vectorize|unroll`: one-hot annotation;
  * - per access slot `b<j>` (b0 the stored buffer, then loads in order):
  *   `l<k>.b<j>.stride` log2(|stride| + 1), `l<k>.b<j>.touch` log2(touch),
- *   `l<k>.b<j>.reuse` log2(reuse) (see the module documentation).
+ *   `l<k>.b<j>.reuse` log2(reuse) (see the module documentation);
+ * then the GEMM features ({@link GEMM_FEATURE_NAMES}).
  */
-export const LOOP_FEATURE_NAMES: readonly string[] = Object.freeze(loopNames());
+export const LOOP_FEATURE_NAMES: readonly string[] = Object.freeze([
+  ...loopNames(),
+  ...GEMM_FEATURE_NAMES,
+]);
 
 function loopNames(): string[] {
   const out: string[] = [];
@@ -224,7 +238,8 @@ const CURVE_SLOTS = [...Array.from({ length: BUFFER_SLOTS }, (_, b) => `b${b}`),
  *   iterations per distinct element (0 when absent);
  * - `cache.y<y>`: for y in {@link CACHE_POINTS}, the x at which the total
  *   footprint reaches 2^y bytes (the log2 iterations a cache of that size
- *   holds); the chain's total when never reached.
+ *   holds); the chain's total when never reached;
+ * - then the GEMM features ({@link GEMM_FEATURE_NAMES}).
  */
 export const FIXED_FEATURE_NAMES: readonly string[] = Object.freeze(fixedNames());
 
@@ -233,7 +248,7 @@ function fixedNames(): string[] {
   for (const s of CURVE_SLOTS) for (const x of CURVE_POINTS) out.push(`fp.${s}.x${x}`);
   for (const s of CURVE_SLOTS) for (const x of CURVE_POINTS) out.push(`reuse.${s}.x${x}`);
   for (const y of CACHE_POINTS) out.push(`cache.y${y}`);
-  return out;
+  return [...out, ...GEMM_FEATURE_NAMES];
 }
 
 /** Every fixed feature's name with a one-line definition. */
@@ -242,6 +257,7 @@ export const FIXED_FEATURE_DOCS: Readonly<Record<string, string>> = Object.freez
     FIXED_FEATURE_NAMES.map((n) => {
       const scalar = SCALARS.find(([s]) => s === n);
       if (scalar) return [n, scalar[1]];
+      if (GEMM_FEATURE_DOCS[n]) return [n, GEMM_FEATURE_DOCS[n]];
       const [fam, slot, at] = n.split(".");
       const who = slot === "total" ? "all buffers" : `access slot ${slot}`;
       if (fam === "fp") return [n, `log2 footprint bytes of ${who} at ${at.slice(1)} log2 iters`];
@@ -489,6 +505,7 @@ function analyse(trace: Trace): Analysis {
   const sch = replayTrace(trace, { prng: createPrng(0) });
   const kernel = lower(sch);
   const facts = scan(kernel);
+  const gemm = gemmFeatures(sch);
   const loop = new Float32Array(LOOP_FEATURE_NAMES.length);
   const fixed = new Float32Array(FIXED_FEATURE_NAMES.length);
   const flops = sch.workload.flops;
@@ -534,6 +551,8 @@ function analyse(trace: Trace): Analysis {
       loop[p + 2] = a.reuse[k];
     }
   }
+
+  loop.set(gemm, LOOP_FEATURE_NAMES.length - gemm.length);
 
   // Fixed features: scalars.
   const iters = full.reduce((a, l) => a * l.extent, 1);
@@ -618,6 +637,7 @@ function analyse(trace: Trace): Analysis {
     }
     fixed[at++] = x;
   }
+  for (const v of gemm) fixed[at++] = v;
   if (at !== fixed.length) throw new Error("internal: fixed feature count mismatch");
   return { loop, fixed };
 }

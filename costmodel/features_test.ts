@@ -47,7 +47,7 @@ const fixed = (t: Trace, name: string) => fixedFeatures(t)[FIXED_FEATURE_NAMES.i
 const loop = (t: Trace, name: string) => loopFeatures(t)[LOOP_FEATURE_NAMES.indexOf(name)];
 
 Deno.test("names match vector lengths for every kind and workload", () => {
-  assert.equal(FEATURE_VERSION, "tb-features-1");
+  assert.equal(FEATURE_VERSION, "tb-features-2");
   assert.equal(new Set(LOOP_FEATURE_NAMES).size, LOOP_FEATURE_NAMES.length);
   assert.equal(new Set(FIXED_FEATURE_NAMES).size, FIXED_FEATURE_NAMES.length);
   for (const n of FIXED_FEATURE_NAMES) assert.ok(FIXED_FEATURE_DOCS[n], n);

@@ -179,6 +179,9 @@ export function generateC(kernel: Kernel): string {
     pools: new Map(),
     vectors: false,
   };
+  const prologue = kernel.prologue ?? [];
+  emitBlock(prologue, 1, ctx);
+  const rewrite = ctx.out.splice(0);
   emitBlock(kernel.body, 1, ctx);
   const head: string[] = ["#include <stdlib.h>", "#include <string.h>"];
   if (ctx.pools.size > 0) head.push("#include <omp.h>");
@@ -186,8 +189,6 @@ export function generateC(kernel: Kernel): string {
   if (ctx.vectors) {
     head.push(...VECTOR_PRELUDE);
   }
-  head.push("void tb_kernel(float **bufs) {");
-  kernel.params.forEach((p, i) => head.push(`  float *restrict ${p.buf} = bufs[${i}];`));
   const allocs: [string, number][] = [
     ...kernel.temps.map((t): [string, number] => [t.buf, alignedBytes(t.size)]),
   ];
@@ -201,13 +202,11 @@ export function generateC(kernel: Kernel): string {
       `(size_t)omp_get_max_threads() * ${bytes}`,
     ]),
   ];
-  // The kernel's global names are tb_kernel, tb_ws and tb_release, so a
-  // builder can rename them with three macros to put many kernels in one file.
+  // The kernel's global names are tb_kernel, tb_ws and tb_release (and, with a
+  // layout rewrite, tb_layout and tb_compute), so a builder can rename them
+  // with macros to put many kernels in one file.
   if (spaces.length > 0) {
-    const at = head.indexOf("void tb_kernel(float **bufs) {");
-    head.splice(
-      at,
-      0,
+    head.push(
       "static struct {",
       ...spaces.flatMap(([buf]) => [`  float *${buf};`, `  size_t ${buf}_bytes;`]),
       "} tb_ws;",
@@ -216,19 +215,40 @@ export function generateC(kernel: Kernel): string {
       "}",
       "",
     );
-    for (const [buf, bytes] of spaces) {
-      head.push(
-        `  if (tb_ws.${buf}_bytes < ${bytes}) {`,
-        `    free(tb_ws.${buf});`,
-        `    tb_ws.${buf}_bytes = ${bytes};`,
-        `    tb_ws.${buf} = (float *)aligned_alloc(64, tb_ws.${buf}_bytes);`,
-        `  }`,
-        `  float *restrict ${buf} = tb_ws.${buf};`,
-      );
-    }
   }
-  const tail: string[] = [];
-  return [...head, ...ctx.out, ...tail, "}", ""].join("\n");
+  const entry = [
+    ...kernel.params.map((p, i) => `  float *restrict ${p.buf} = bufs[${i}];`),
+    ...spaces.flatMap(([buf, bytes]) => [
+      `  if (tb_ws.${buf}_bytes < ${bytes}) {`,
+      `    free(tb_ws.${buf});`,
+      `    tb_ws.${buf}_bytes = ${bytes};`,
+      `    tb_ws.${buf} = (float *)aligned_alloc(64, tb_ws.${buf}_bytes);`,
+      `  }`,
+      `  float *restrict ${buf} = tb_ws.${buf};`,
+    ]),
+  ];
+  const fn = (name: string, lines: string[]) => [
+    `void ${name}(float **bufs) {`,
+    ...entry,
+    ...lines,
+    "}",
+    "",
+  ];
+  if (prologue.length === 0) return [...head, ...fn("tb_kernel", ctx.out)].join("\n");
+  // The layout rewrite of the weights writes the work space that the compute
+  // part reads; tb_kernel runs both, the harness (TB_LAYOUT_REWRITE) times
+  // tb_compute after one tb_layout.
+  return [
+    "#define TB_LAYOUT_REWRITE 1",
+    ...head,
+    ...fn("tb_layout", rewrite),
+    ...fn("tb_compute", ctx.out),
+    "void tb_kernel(float **bufs) {",
+    "  tb_layout(bufs);",
+    "  tb_compute(bufs);",
+    "}",
+    "",
+  ].join("\n");
 }
 
 function alignedBytes(size: number): number {

@@ -29,6 +29,7 @@ import type { Workload } from "../ir/workloads.ts";
 import { join } from "node:path";
 import type { Builder } from "./builder.ts";
 import { cudaHarness } from "./cuda_harness.ts";
+import { type PriorResult, withPriorResults } from "./cuda_prior.ts";
 import { createCudaRunner, type CudaDeviceStatus } from "./cuda_runner.ts";
 import type { KernelSource } from "./kernel_source.ts";
 import { createNativeMeasurer, type NativeMeasurer } from "./native.ts";
@@ -72,6 +73,11 @@ export interface CudaMeasurementOptions {
   flushL2?: boolean;
   /** Called with one line per built candidate (its ptxas resources or its error). */
   onBuilt?: (line: string) => void;
+  /**
+   * Results of the run recorded before it was resumed, by SHA-256 of their
+   * CUDA source (`priorCudaResults`): a program among them is not run again.
+   */
+  prior?: ReadonlyMap<string, PriorResult>;
 }
 
 /** The nvcc builder and CUDA runner of a session, wired to report resources. */
@@ -116,7 +122,7 @@ export function cudaMeasurement(o: CudaMeasurementOptions = {}): {
     close: () => inner.close(),
     device: () => inner.device(),
   };
-  return { builder, runner };
+  return withPriorResults(builder, runner, o.prior ?? new Map());
 }
 
 /** Options of {@link createCudaMeasurer}. */

@@ -88,8 +88,9 @@ export function gpuSpace(w: Workload, options: Partial<GpuSketchOptions> = {}): 
     sample(prng: Prng): Trace {
       let last = "";
       for (let i = 0; i < o.maxAttempts; i++) {
-        const trace = gemm && prng.next() < o.gemmShare ? gemm.sample(prng) : inner.sample(prng);
         try {
+          // A sketch can fail while sampling (a block's threads above a shared copy's extent).
+          const trace = gemm && prng.next() < o.gemmShare ? gemm.sample(prng) : inner.sample(prng);
           verifyGpu(replayTrace(trace, { prng }), o.target);
           return trace;
         } catch (e) {

@@ -94,3 +94,12 @@ Deno.test("half of the default GPU space is the GEMM template; split-K only wher
   assert.ok(count(denseBiasRelu(64, 128, 96)).length > 0);
   assert.ok(count(conv2d(1, 16, 14, 14, 32, 3, 3, 1, 1)).length > 0);
 });
+
+Deno.test("gpuSpace samples again when a sketch fails while sampling (threads above a shared copy's extent)", () => {
+  // Seed 112 of matmul 1024³ once drew 16384 threads for an 8192-element shared copy of B.
+  const space = gpuSpace(matmul(1024, 1024, 1024));
+  for (let seed = 100; seed < 130; seed++) {
+    const sch = replayTrace(space.sample(createPrng(seed)), { prng: createPrng(0) });
+    verifyGpu(sch);
+  }
+});

@@ -68,6 +68,27 @@ Deno.test("the offline bundle runs tune --target cuda with no network and no den
     const line = JSON.parse(dec.decode(out.stdout));
     assert.deepEqual([line.target, line.trials], ["cuda", 2]);
     if (out.code === 3) assert.match(stderr, /^tune: no CUDA (driver|device)/m);
+    // scripts/gpu_session.sh given the archive unpacks it and runs its stages with the bundle's
+    // deno, offline (probing the device; with a GPU only a dry run, which tunes nothing).
+    const work = join(dir, "session");
+    const session = await new Deno.Command(prefix[0], {
+      args: [
+        ...prefix.slice(1),
+        ...["bash", join(ROOT, "scripts/gpu_session.sh"), "--bundle", archive],
+        ...["--work", work, "--stage", "peers,conv", ...(out.code === 0 ? ["--dry-run"] : [])],
+      ],
+      clearEnv: true,
+      env: { PATH: pathWithoutDeno(), HOME: dir },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const said = dec.decode(session.stderr);
+    assert.equal(session.code, 0, said);
+    assert.match(
+      said,
+      /^gpu_session: deno: \S*\/session\/bundle\/tunebook\/bin\/deno \(--cached-only\)/m,
+    );
+    if (out.code === 3) assert.match(said, /^gpu_session: conv: no GPU \(no CUDA (driver|device)/m);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

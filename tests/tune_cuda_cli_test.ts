@@ -99,3 +99,38 @@ Deno.test("tune --target cuda builds with nvcc, prints resources, and records no
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("tune --flush-l2 is stored with a cuda run, checked on --resume, and refused for target cpu", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tb-tune-flush-" });
+  try {
+    const db = join(dir, "r.db");
+    const common = ["--workload", "matmul", "--shape", "32,32,32", "--trials", "1", "--quiet"];
+    const r = await tune([...common, "--target", "cuda", "--flush-l2", "--db", db], dir);
+    assert.ok([0, 3].includes(r.code), r.stderr);
+    const sql = new DatabaseSync(db);
+    try {
+      const [run] = sql.prepare("SELECT config FROM runs").all() as { config: string }[];
+      assert.equal(JSON.parse(run.config).flushL2, true);
+    } finally {
+      sql.close();
+    }
+    // A run started with the flush resumed without it (and the other way round) is a conflict.
+    const other = join(dir, "other.db");
+    const plain = await tune([...common, "--target", "cuda", "--db", other], dir);
+    assert.ok([0, 3].includes(plain.code), plain.stderr);
+    const resumed = await tune(["--resume", "--flush-l2", "--db", other], dir);
+    assert.equal(resumed.code, 2, resumed.stderr);
+    assert.match(
+      resumed.stderr,
+      /--flush-l2 true contradicts run 1, which was started with --flush-l2 false/,
+    );
+    const cpu = await tune([...common, "--flush-l2", "--db", join(dir, "cpu.db")], dir);
+    assert.equal(cpu.code, 2);
+    assert.equal(
+      cpu.stderr.trim(),
+      "tune: --flush-l2: only target cuda flushes the L2 cache between repeats",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -15,7 +15,7 @@
  * const db = RecordsDB.open(":memory:");
  * await importKernelTunerCache(db, join(KERNELTUNER_DIR, "pnpoly_RTX_3090.json.gz"));
  * const rows = exportRows(db);
- * if (rows[0].feature_version !== "tb-features-1") throw new Error();
+ * if (rows[0].feature_version !== "tb-features-2") throw new Error();
  * db.close();
  * ```
  * @module

@@ -15,6 +15,7 @@ import { type RecordStore, sqliteRecordStore } from "../datasets/record_store.ts
 import { isPostgresUrl, loadPostgresStore } from "../datasets/postgres_url.ts";
 import type { Measurer } from "../measure/measurer.ts";
 import { createCudaMeasurer, cudaKernelSource } from "../measure/cuda.ts";
+import { priorCudaResults } from "../measure/cuda_prior.ts";
 import { type KernelSource, kernelSource } from "../measure/kernel_source.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
@@ -66,6 +67,8 @@ export interface SessionOptions {
   race?: number;
   timeoutSeconds?: number;
   timing?: Partial<TimingOptions>;
+  /** Target `cuda`: overwrite the L2 cache before each timed repeat (stored with the run). */
+  flushL2?: boolean;
   onProgress?: (p: Progress) => void;
   /** Stop after this many seconds (the run stays resumable). */
   timeLimitSeconds?: number;
@@ -185,6 +188,9 @@ export async function runSession(
         ? { name: basename(o.space).replace(/\.json(\.gz)?$/, ""), shape: [] }
         : o.workload ?? o.traces?.[0]?.workload;
       if (!w) throw new RangeError("A session needs a workload, traces or a space");
+      if (o.flushL2 && (o.target ?? DEFAULTS.tune.target) !== "cuda") {
+        throw new RangeError("flushL2: only target cuda flushes the L2 cache between repeats");
+      }
       config = {
         workload: w.name,
         shape: w.shape,
@@ -199,6 +205,7 @@ export async function runSession(
         unity: o.unity ?? DEFAULTS.tune.unity,
         timeoutSeconds: o.timeoutSeconds ?? DEFAULTS.tune.timeoutSeconds,
         timing: { ...DEFAULTS.tune.timing, ...o.timing },
+        ...(o.flushL2 ? { flushL2: true } : {}),
         traces: o.traces,
         ...(o.template ? { template: o.template } : {}),
       };
@@ -246,7 +253,10 @@ export async function runSession(
         cacheDir: cudaCacheDir(o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE")),
         timeoutSeconds: config.timeoutSeconds,
         timing: config.timing,
+        flushL2: config.flushL2 ?? false,
         onBuilt: o.onBuilt,
+        // Identical CUDA measured before the run was resumed is not measured again.
+        ...(o.resume ? { prior: await priorCudaResults(await db.candidates(runId!), source) } : {}),
       })
       : undefined;
     const remote = o.measurer
@@ -361,6 +371,8 @@ interface RunConfig {
   unity?: number;
   timeoutSeconds: number;
   timing: TimingOptions;
+  /** Target cuda: L2 flushed before each repeat (absent: not flushed). */
+  flushL2?: boolean;
   traces?: Trace[];
   /** Knob template of the knob strategies (default: the workload's). */
   template?: string;
@@ -390,6 +402,7 @@ function storedConfig(path: string, runId: number, config: unknown): RunConfig {
   if (c.unity !== undefined) within("unity", "unity", c.unity);
   if (c.race !== undefined) within("race", "race", c.race);
   if (c.overlap !== undefined && typeof c.overlap !== "boolean") bad("overlap");
+  if (c.flushL2 !== undefined && typeof c.flushL2 !== "boolean") bad("flushL2");
   const targets = typeof c.space === "string" ? ["replay"] : ["cpu", "cuda"];
   if (typeof c.target !== "string" || !targets.includes(c.target)) bad("target");
   if (typeof c.timing !== "object" || c.timing === null) bad("timing");
@@ -421,6 +434,7 @@ function resumeChecks(c: RunConfig, o: SessionOptions): [string, unknown, unknow
     ["--number", o.timing?.number, t.number],
     ["--repeat", o.timing?.repeat, t.repeat],
     ["--min-repeat-ms", o.timing?.minRepeatMs, t.minRepeatMs],
+    ["--flush-l2", o.flushL2, c.flushL2 ?? false],
   ];
 }
 
