@@ -164,10 +164,10 @@ export function estimateCurve(o: NetworkTuningOutcome): number[] {
  * Trials per round (Ansor's `num_measures_per_round`): 1 to 8, small enough
  * that the warm-up (one round per task) takes at most an eighth of the
  * budget. The gradient scheduler decides nothing during the warm-up, and
- * smaller rounds let it share the rest more finely: on replays of recorded
- * ResNet-18 tuning curves (xgb, packed templates, 400 trials) it reached
- * round robin's final estimate after a median 188 trials with rounds of 4
- * against 272 with rounds of 8 (README, "Tuning a whole network").
+ * smaller rounds let it share the rest more finely: replaying recorded
+ * ResNet-18 tuning curves (bench/scheduler_replay.ts: xgb, packed templates,
+ * 400 trials) it reached round robin's final estimate after a median 192
+ * trials in rounds of 4, 272 in rounds of 8 (README, "Tuning a whole network").
  *
  * @example
  * ```ts
