@@ -321,7 +321,8 @@ export async function networkStudy(argv: string[]): Promise<Record<string, unkno
       Object.entries(curves[n.name]).map(([label, values]) => ({ label, values })),
       {
         title: `${n.name}: end-to-end estimate against trials (gradient scheduler)`,
-        y: "estimate (ms)",
+        y: "estimate (ms, log scale)",
+        logY: true,
       },
     );
     await Deno.writeTextFile(join(a.out, `network_study_${n.name}.svg`), svg);

@@ -41,6 +41,8 @@ export interface CurveOptions {
   y?: string;
   /** Width in pixels. Default 640. */
   width?: number;
+  /** Logarithmic y axis (values that span decades, such as latencies). Default false: linear from 0. */
+  logY?: boolean;
 }
 
 /** An SVG tuning curve (best so far against trial number). */
@@ -52,7 +54,11 @@ export function tuningCurveSVG(series: CurveSeries[], options: CurveOptions = {}
   const chart = Plot.plot({
     ...plotFrame(options.width),
     x: { label: "trial", grid: true },
-    y: { label: options.y ?? "best GFLOP/s so far", grid: true, zero: true },
+    y: {
+      label: options.y ?? "best GFLOP/s so far",
+      grid: true,
+      ...(options.logY ? { type: "log" as const } : { zero: true }),
+    },
     color: { domain: labels, range: PALETTE },
     marks: [Plot.line(rows, { x: "trial", y: "value", stroke: "series", curve: "step-after" })],
   }) as unknown as { outerHTML: string };

@@ -17,3 +17,14 @@ Deno.test("tuningCurveSVG draws one coloured line per series with its legend", a
   const png = await svgToPNG(svg);
   assert.deepEqual([...png.slice(1, 4)], [80, 78, 71]); // "PNG"
 });
+
+Deno.test("tuningCurveSVG with logY puts the y ticks on a log scale, without zero", () => {
+  const values = [500, 200, 50, 20, 8];
+  const ticks = (svg: string) =>
+    [...svg.matchAll(/<text[^>]*>([\d,.]+)<\/text>/g)].map((m) => m[1]);
+  const log = ticks(tuningCurveSVG([{ label: "x", values }], { logY: true }));
+  const linear = ticks(tuningCurveSVG([{ label: "x", values }]));
+  assert.ok(log.includes("10") && log.includes("100"), log.join());
+  assert.ok(!log.includes("0"), log.join());
+  assert.ok(linear.includes("0"), linear.join());
+});
