@@ -25,7 +25,7 @@ Deno.test({
       const [b] = await createNvccBuilder({ cacheDir }).build([
         { source: await Deno.readTextFile(HARNESS) },
       ]);
-      assert.equal(b.errorKind, "none", b.error);
+      assert.equal(b.errorKind, "none", b.error ?? "");
       // dlopen resolves every symbol of PEER_SYMBOLS or throws; no driver is needed to load it.
       const lib = Deno.dlopen(b.artifact!, PEER_SYMBOLS);
       try {
