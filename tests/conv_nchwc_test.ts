@@ -60,7 +60,6 @@ for (
       parallel: "f",
     }],
     ["stride 2, 7x7 filters", [1, 3, 30, 30, 16, 7, 7, 2, 3], { ...POINT, xr: 8, yr: 1 }],
-    ["a copy-out along columns", [1, 5, 9, 13, 20, 3, 3, 1, 1], { ...POINT, copy_out: "x" }],
     ["1x1 stride 2", [1, 24, 14, 14, 48, 1, 1, 2, 0], { ...POINT, fr: 48, xr: 7, yr: 1 }],
   ] as const
 ) {
