@@ -176,3 +176,4 @@ export {
   type TaskOutcome,
   tuneNetwork,
 } from "./tuner/network_tuning.ts";
+export { trialsToReach, trialsUsed } from "./tuner/trials_used.ts";

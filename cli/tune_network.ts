@@ -49,11 +49,14 @@ export const TUNE_NETWORK_USAGE =
                       schedules it (e.g. conv2d-packed,matmul-packed), else its default one
   --scheduler X[,X]   gradient or round-robin (default gradient); several: one session each
   --db PATH           records database; its records warm-start the tasks (default runs.db)
-  --per-round N       trials per round of a task (default: up to 8, two rounds per task)
+  --per-round N       trials per round of a task (default: 1 to 8, the warm-up round of
+                      every task within an eighth of the budget)
   --seed N            seed of strategies, scheduler, weights and input (default 1)
   --size N            input height and width of a built-in network (default 224)
   --plot FILE         plot of the estimate against trials, .svg or .png
                       (default tune_network_<network>.svg)
+  --no-seed-default   do not measure each task's default schedule as its first trial
+                      (by default it is, so no task ends slower than untuned)
   --repeat N          timed forward passes of the tuned network (default 5)
   --no-execute        skip running the tuned network (estimate only)`;
 
@@ -71,6 +74,8 @@ export interface TuneNetworkArgs {
   plot?: string;
   repeat: number;
   execute: boolean;
+  /** Measure each task's default schedule first (`--no-seed-default`: false). */
+  seedDefault: boolean;
 }
 
 function positive(flag: string, v: string | undefined, def?: number): number | undefined {
@@ -116,6 +121,7 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
     plot: { type: "string" },
     repeat: { type: "string" },
     "no-execute": { type: "boolean", default: false },
+    "no-seed-default": { type: "boolean", default: false },
   }, TUNE_NETWORK_USAGE);
   if (!v.network) {
     throw new UsageError(
@@ -139,6 +145,7 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
     plot: v.plot,
     repeat: positive("repeat", v.repeat, 5)!,
     execute: !v["no-execute"],
+    seedDefault: !v["no-seed-default"],
   };
 }
 
@@ -255,6 +262,7 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
         seed: a.seed,
         warm,
         shared,
+        seedDefault: a.seedDefault,
         onRound: (r, t) =>
           console.error(
             `[${label}] ${r.trialsUsed}/${a.trials} trials: task ${r.task} ${t.key} x${t.weight} +${r.measured} (${t.trials} in all), best ${

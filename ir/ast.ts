@@ -91,6 +91,14 @@ export interface Kernel {
    */
   roots?: { stage: string; body: Stmt[] }[];
   /**
+   * Layout rewrites of the workload's layout-free inputs (its weights): the
+   * nests of packed copies of them computed at the root, left out of `body`.
+   * The C kernel runs them before `body`; its timing harness runs them once
+   * and times `body` alone, as TVM and oneDNN time a convolution whose
+   * weights were put in its layout ahead of time.
+   */
+  prologue?: Stmt[];
+  /**
    * Set when the kernel uses a CPU-only feature (a packed `cache_read(...,
    * "global")` copy): what it is, for the GPU generators' error message.
    */

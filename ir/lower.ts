@@ -34,7 +34,7 @@ import {
 } from "./ast.ts";
 import { divModExact, divModFloor, nondecreasing, substitute } from "./affine.ts";
 import { ScheduleError } from "./errors.ts";
-import type { Schedule } from "./schedule.ts";
+import { readsOf, type Schedule } from "./schedule.ts";
 import { holderIn, type LayoutDim, type Loop, padToLayout, type Stage } from "./stage.ts";
 import { Expr, type IterVar, type Reduce, rewrite } from "./te.ts";
 
@@ -118,17 +118,27 @@ class Lowering {
       else temps.push({ buf, size });
     }
     const body: Stmt[] = [];
+    const prologue: Stmt[] = [];
     const roots: { stage: string; body: Stmt[] }[] = [];
+    const layoutFree = new Set(sch.workload.layoutFree ?? []);
     for (const s of sch.stages) {
       if (s.attach.k !== "root") continue;
       const nest = this.emitStage(s, s.shape.map(() => int(0)));
       roots.push({ stage: s.name, body: nest });
-      body.push(...nest);
+      const rewrite = s.packed && !this.gpu && readsOf(s).every((t) => layoutFree.has(t));
+      (rewrite ? prologue : body).push(...nest);
     }
-    this.checkParallel(body, false);
+    this.checkParallel([...prologue, ...body], false);
     const packed = sch.stages.find((s) => s.packed && s.attach.k !== "inline");
     const cpuOnly = packed ? `cache_read("${packed.name.replace(/_global$/, "")}", "global")` : "";
-    return { params, temps, body, roots, ...(cpuOnly ? { cpuOnly } : {}) };
+    return {
+      params,
+      temps,
+      body,
+      roots,
+      ...(prologue.length > 0 ? { prologue } : {}),
+      ...(cpuOnly ? { cpuOnly } : {}),
+    };
   }
 
   /** A C identifier derived from `base`, unique in this kernel. */

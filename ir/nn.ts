@@ -113,6 +113,7 @@ export function depthwiseConv2d(
     name: "depthwise_conv2d",
     shape: [N, C, H, W, KH, KW, stride, pad],
     inputs: [I, Wt],
+    layoutFree: ["Wt"],
     outputs: [O],
     flops: 2 * N * C * OH * OW * KH * KW,
   };
@@ -158,6 +159,7 @@ export function groupConv2d(
     name: "group_conv2d",
     shape: [N, C, H, W, F, KH, KW, stride, pad, G],
     inputs: [I, Wt],
+    layoutFree: ["Wt"],
     outputs: [O],
     flops: 2 * N * F * OH * OW * Cg * KH * KW,
   };

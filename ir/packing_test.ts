@@ -214,3 +214,38 @@ Deno.test("accumulations into C over a reduction loop stay in vector variables",
   assert.doesNotMatch(src, /tb_storeu\(&T_C\[[^\n]*tb_loadu\(&T_C/);
   assertTraceRoundTrip(sch);
 });
+
+Deno.test("a root packed copy of a layout-free input (weights) is a layout rewrite; of another input it is not", () => {
+  // dense: W is layout-free (a layer's weights); matmul's B is an ordinary input.
+  const dense = new Schedule(createWorkload("dense", [4, 32, 8]), { prng: createPrng(1) });
+  const wp = dense.cacheRead("W", "global", ["D"]);
+  dense.transformLayout(wp, 0, 16);
+  const k = lower(dense);
+  assert.ok(k.prologue && k.prologue.length > 0);
+  assert.match(generateC(k), /void tb_layout\(float \*\*bufs\)/);
+  const mm = sched(4, 32, 8);
+  mm.cacheRead("B", "global", ["C"]);
+  const m = lower(mm);
+  assert.equal(m.prologue, undefined);
+  assert.doesNotMatch(generateC(m), /tb_layout|TB_LAYOUT_REWRITE/);
+  // Computed inside the loop nest (per block), a copy of the weights stays in the timed part.
+  const inner = new Schedule(createWorkload("dense", [4, 32, 8]), { prng: createPrng(1) });
+  const wi = inner.cacheRead("W", "global", ["D"]);
+  const [io] = inner.split("D", "i", [null, 2]);
+  inner.computeAt(wi, "D", io);
+  assert.equal(lower(inner).prologue, undefined);
+});
+
+Deno.test("transform_layout stores a cache_write tile with the tiled axis innermost", () => {
+  const sch = sched(8, 32, 4);
+  const local = sch.cacheWrite("C");
+  sch.transformLayout(local, 0, 2); // C_local[i][j] -> [i / 2][j][i % 2]
+  const [io, ii] = sch.split("C", "i", [null, 2]);
+  const [jo, ji] = sch.split("C", "j", [null, 16]);
+  sch.reorder("C", [io, jo, ii, ji]);
+  sch.computeAt(local, "C", jo);
+  const src = generateC(lower(sch));
+  // A 2 x 16 tile stored column by column: element (i, j) at 2 * j + i.
+  assert.match(src, /T_C_local\[\(\(v_C_local_j \* 2\) \+ v_C_local_i\)\] = 0\.0f;/);
+  assert.match(src, /T_C_local\[\(\(v_C_local_j \* 2\) \+ v_C_local_i\)\] \+= /);
+});

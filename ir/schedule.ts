@@ -206,6 +206,11 @@ export class Schedule {
    * tiled on axis 0 by MR becomes `[M/MR][K][MR]`; B(K, N) tiled on axis 1 by
    * NR becomes `[N/NR][K][NR]` (k-major panels). The extent is padded to a
    * multiple of `factor` with zeros. Apply before transforming its loops.
+   * Also for a `cache_write` tile: a convolution's `O_local` tiled on its
+   * channel axis by FR holds each output position's FR channels side by side
+   * (the tile of `conv2d_NCHWc`, vectorized over channels). A packed copy of
+   * a workload's layout-free input (its weights) computed at the root is a
+   * layout rewrite, run once ahead of the timed calls (`Kernel.prologue`).
    */
   transformLayout(stage: string, axis: number, factor: number | RV): void {
     this.apply({ op: "transform_layout", args: { stage, axis, factor } });
@@ -657,7 +662,9 @@ const HANDLERS: Record<string, Handler> = {
     const factor = int(a.factor, "transform_layout factor");
     const why = (reason: string) =>
       new ScheduleError(`Cannot transform_layout stage "${s.name}": ${reason}`);
-    if (!s.packed) throw why('it is not a cache_read(..., "global") copy');
+    if (!s.packed && s.scope !== "local") {
+      throw why('it is not a cache_read(..., "global") copy or a cache_write tile');
+    }
     addLayoutDim(sch, s, { axis, factor }, [1, 4096], "transform_layout", why);
     return { value: undefined };
   },

@@ -32,6 +32,12 @@ export interface Workload {
   outputs: Tensor[];
   /** Floating-point operations of one evaluation (a multiply-add counts 2). */
   flops: number;
+  /**
+   * Inputs that are constants of inference (a layer's weights): a packed copy
+   * of one computed at the root is a layout rewrite, run once ahead of the
+   * timed calls (TVM's layout-free placeholders; see `Kernel.prologue`).
+   */
+  layoutFree?: string[];
 }
 
 /** A workload's constructor with a description of its shape parameters. */
@@ -64,6 +70,7 @@ export function denseBiasRelu(M: number, N: number, K: number): Workload {
     inputs: [X, W, b],
     outputs: [Y],
     flops: 2 * M * N * K + 2 * M * N,
+    layoutFree: ["W"],
   };
 }
 
@@ -119,6 +126,7 @@ export function conv2d(
     inputs: [I, Wt],
     outputs: [O],
     flops: 2 * N * F * OH * OW * C * KH * KW,
+    layoutFree: ["Wt"],
   };
 }
 

@@ -277,11 +277,16 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
         `#define tb_kernel ${symbols[i]}`,
         `#define tb_release tb_release_${m.hash.slice(0, 16)}`,
         `#define tb_ws tb_ws_${m.hash.slice(0, 16)}`,
+        `#define tb_layout tb_layout_${m.hash.slice(0, 16)}`,
+        `#define tb_compute tb_compute_${m.hash.slice(0, 16)}`,
         m.source,
+        harnessFor(symbols[i]),
         "#undef tb_kernel",
         "#undef tb_release",
         "#undef tb_ws",
-        harnessFor(symbols[i]),
+        "#undef tb_layout",
+        "#undef tb_compute",
+        "#undef TB_LAYOUT_REWRITE",
       ].join("\n")
     ).join("\n");
     const cPath = join(cacheDir, `batch-${batchHash}.c`);

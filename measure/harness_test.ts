@@ -134,3 +134,30 @@ Deno.test("a repeat stops at its budget when calls slow down after an earlier re
     SLOWING_SYMBOLS,
   );
 });
+
+/** A kernel with a layout rewrite: `tb_layout` and `tb_compute` count their calls. */
+const REWRITING_KERNEL = `#define TB_LAYOUT_REWRITE 1
+static long tb_test_layouts, tb_test_computes;
+long tb_test_call_count(void) { return tb_test_computes; }
+long tb_test_layout_count(void) { return tb_test_layouts; }
+void tb_layout(float **bufs) { (void)bufs; tb_test_layouts++; }
+void tb_compute(float **bufs) { (void)bufs; tb_test_computes++; }
+void tb_kernel(float **bufs) { tb_layout(bufs); tb_compute(bufs); }
+`;
+
+Deno.test("tb_time of a kernel with a layout rewrite runs it once, then times the compute part", async () => {
+  const symbols = {
+    ...SYMBOLS,
+    tb_test_layout_count: { parameters: [], result: "i64" },
+  } as const;
+  await withHarness(
+    (lib) => {
+      const times = new Float64Array(3);
+      assert.equal(lib.symbols.tb_time(bufs(), 4, 3, 0, 2, times), 4);
+      assert.equal(lib.symbols.tb_test_layout_count(), 1n);
+      assert.equal(lib.symbols.tb_test_call_count(), 2n + 4n * 3n);
+    },
+    REWRITING_KERNEL,
+    symbols,
+  );
+});

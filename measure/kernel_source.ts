@@ -52,6 +52,22 @@ export function kernelSource(trace: Trace): KernelSource {
  * ```
  */
 export function referenceSource(w: Workload): string {
+  return generateC(lower(referenceSchedule(w)));
+}
+
+/**
+ * The schedule of {@link referenceSource}: the default nest with reductions
+ * inside and outer spatial loops fused in parallel. The network executor
+ * runs its untunable steps (bias, ReLU, residual adds, pools) with it.
+ *
+ * @example
+ * ```ts
+ * import { referenceSchedule } from "./kernel_source.ts";
+ * import { matmul } from "../ir/workloads.ts";
+ * if (referenceSchedule(matmul(8, 8, 8)).trace.length === 0) throw new Error();
+ * ```
+ */
+export function referenceSchedule(w: Workload): Schedule {
   const sch = new Schedule(w, { prng: createPrng(0) });
   for (const stage of sch.stages.map((s) => s.name)) {
     try {
@@ -63,7 +79,7 @@ export function referenceSource(w: Workload): string {
       if (!(e instanceof ScheduleError)) throw e;
     }
   }
-  return generateC(lower(sch));
+  return sch;
 }
 
 /** Reorders and parallelizes one stage of the reference (see {@link referenceSource}). */

@@ -21,13 +21,23 @@
  * @module
  */
 import { median } from "../ir/stats.ts";
-import { avgPool2d, biasAct, concat, eltwise, globalAvgPool2d, maxPool2d } from "../ir/nn.ts";
+import {
+  type Activation,
+  avgPool2d,
+  biasAct,
+  concat,
+  eltwise,
+  globalAvgPool2d,
+  maxPool2d,
+} from "../ir/nn.ts";
 import { createPrng } from "../ir/prng.ts";
+import { lower } from "../ir/lower.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { replayTrace, type Trace } from "../ir/trace.ts";
 import type { Workload } from "../ir/workloads.ts";
 import { alignedFloat32 } from "../measure/buffers.ts";
-import { compileSchedules, type NativeKernel } from "./native.ts";
+import { referenceSchedule } from "../measure/kernel_source.ts";
+import { compileSchedules, type NativeKernel, pauseOpenMP } from "./native.ts";
 import { inferShapes, type Network, NetworkError, sizeOf, windowOf } from "./network.ts";
 import { layerWorkload, taskKey } from "./tasks.ts";
 import { foldBatchNorm, type Weights } from "./weights.ts";
@@ -42,18 +52,40 @@ export interface Step {
   inputs: string[];
   /** Buffer written. */
   output: string;
+  /** A tunable layer's kernel (a task's workload); else bias, activation, add, pool or concat. */
+  tunable: boolean;
 }
 
-/** The kernel calls of a network whose batch norms are folded; `views` maps flatten layers to their input. */
+/**
+ * The kernel calls of a network whose batch norms are folded; `views` maps
+ * flatten layers, and ReLUs fused into their producer, to the buffer that
+ * holds them. A ReLU (or ReLU6) whose input is a convolution's or dense
+ * layer's bias, or a residual add, read by nothing else, runs in that step
+ * (TVM's operator fusion of injective consumers).
+ */
 export function planSteps(net: Network): { steps: Step[]; views: Map<string, string> } {
   const shapes = inferShapes(net), steps: Step[] = [], views = new Map<string, string>();
   const buf = (n: string) => views.get(n) ?? n;
+  const readers = new Map<string, number>();
+  for (const l of net.layers) for (const n of l.inputs) readers.set(n, (readers.get(n) ?? 0) + 1);
+  const outName = net.output ?? net.layers[net.layers.length - 1]?.name;
+  /** The activation fused into layer `l`'s last step, and the ReLU layer it absorbs. */
+  const fusedAct = (l: Network["layers"][number]): Activation => {
+    if (readers.get(l.name) !== 1 || l.name === outName) return "none";
+    const r = net.layers.find((x) => x.inputs.includes(l.name))!;
+    if ((r.op !== "relu" && r.op !== "relu6") || r.inputs.length !== 1) return "none";
+    fused.add(r.name);
+    views.set(r.name, l.name);
+    return r.op;
+  };
+  const fused = new Set<string>();
   for (const l of net.layers) {
+    if (fused.has(l.name)) continue;
     const ins = l.inputs.map((n) => shapes.get(n)!), x = ins[0], out = shapes.get(l.name)!;
     const inputs = l.inputs.map(buf);
-    const step = (workload: Workload, i: string[], o = l.name) =>
-      steps.push({ layer: l.name, workload, inputs: i, output: o });
     const tunable = layerWorkload(l, ins);
+    const step = (workload: Workload, i: string[], o = l.name) =>
+      steps.push({ layer: l.name, workload, inputs: i, output: o, tunable: workload === tunable });
     switch (l.op) {
       case "conv2d":
       case "dense": {
@@ -62,7 +94,7 @@ export function planSteps(net: Network): { steps: Step[]; views: Map<string, str
         step(tunable!, [inputs[0], w], hasBias ? `${l.name}#pre` : l.name);
         if (hasBias) {
           const S = out.length === 4 ? out[2] * out[3] : 1;
-          step(biasAct(out[0], out[1], S), [`${l.name}#pre`, `${l.name}.bias`]);
+          step(biasAct(out[0], out[1], S, fusedAct(l)), [`${l.name}#pre`, `${l.name}.bias`]);
         }
         break;
       }
@@ -74,7 +106,7 @@ export function planSteps(net: Network): { steps: Step[]; views: Map<string, str
         step(eltwise(sizeOf(x), l.op, 1), inputs);
         break;
       case "add":
-        step(eltwise(sizeOf(x), "none", 2), inputs);
+        step(eltwise(sizeOf(x), fusedAct(l), 2), inputs);
         break;
       case "max_pool2d": {
         const { kernel, stride, pad } = windowOf(l);
@@ -122,9 +154,9 @@ export interface Latency {
 export interface Executor {
   /** The kernel calls, in order. */
   readonly steps: Step[];
-  /** Distinct kernels compiled. */
+  /** Kernels compiled (distinct workloads; one per layer for a kernel that rewrites its weights' layout). */
   readonly kernelCount: number;
-  /** How many of them replay a given trace (tuned) rather than the default schedule. */
+  /** How many distinct workloads replay a given trace (tuned) rather than the default schedule. */
   readonly tracedCount: number;
   /** Runs the network on an NCHW input; returns (a copy of) the output. */
   run(input: Float32Array): Float32Array;
@@ -143,22 +175,41 @@ export async function createExecutor(
   const folded = foldBatchNorm(net, weights);
   const fnet = folded.network;
   const { steps, views } = planSteps(fnet);
-  // Distinct kernels by workload identity (name and shape).
+  // Distinct kernels by workload identity (name and shape); a kernel that
+  // rewrites the layout of its weights gets one instance per layer, which
+  // keeps that layer's rewritten weights (see network/native.ts).
   const kernelIndex = new Map<string, number>(), schedules: Schedule[] = [];
-  let tracedCount = 0;
-  for (const s of steps) {
+  const instances: (string | undefined)[] = [];
+  const traced = new Set<string>();
+  const keyOf = (s: Step, i: number) => {
     const key = `${taskKey(s.workload)}/${s.workload.inputs.map((t) => t.shape).join(";")}`;
-    if (kernelIndex.has(key)) continue;
-    kernelIndex.set(key, schedules.length);
+    return rewrites.has(key) ? `${key}#${i}` : key;
+  };
+  const rewrites = new Set<string>();
+  steps.forEach((s, i) => {
+    const shared = `${taskKey(s.workload)}/${s.workload.inputs.map((t) => t.shape).join(";")}`;
     const trace = options.traces?.get(taskKey(s.workload));
-    if (trace) tracedCount++;
-    schedules.push(
+    // Tunable layers untuned run their default nest; the other steps (bias,
+    // ReLU, adds, pools) the parallel nest of the reference kernels.
+    const make = () =>
       trace
         ? replayTrace(trace, { prng: createPrng(0) })
-        : new Schedule(s.workload, { prng: createPrng(0) }),
-    );
-  }
-  const kernels = await compileSchedules(schedules, { cacheDir: options.cacheDir });
+        : s.tunable
+        ? new Schedule(s.workload, { prng: createPrng(0) })
+        : referenceSchedule(s.workload);
+    if (!kernelIndex.has(shared) && !rewrites.has(shared)) {
+      const sch = make();
+      if ((lower(sch).prologue?.length ?? 0) > 0) rewrites.add(shared);
+    }
+    const key = keyOf(s, i);
+    if (kernelIndex.has(key)) return;
+    kernelIndex.set(key, schedules.length);
+    if (trace) traced.add(shared);
+    schedules.push(make());
+    instances.push(rewrites.has(shared) ? `layer ${i}` : undefined);
+  });
+  const tracedCount = traced.size;
+  const kernels = await compileSchedules(schedules, { cacheDir: options.cacheDir, instances });
   // Buffers: the input, every step's output, and the weights (aligned copies).
   const buffers = new Map<string, Float32Array>();
   const input = alignedFloat32(sizeOf(fnet.input.shape));
@@ -172,10 +223,8 @@ export async function createExecutor(
     buffers.set(`${l.name}.weight.T`, t);
   }
   for (const s of steps) buffers.set(s.output, alignedFloat32(s.workload.outputs[0].size));
-  const calls: [NativeKernel, Float32Array[]][] = steps.map((s) => {
-    const k = kernels[
-      kernelIndex.get(`${taskKey(s.workload)}/${s.workload.inputs.map((t) => t.shape).join(";")}`)!
-    ];
+  const calls: [NativeKernel, Float32Array[]][] = steps.map((s, i) => {
+    const k = kernels[kernelIndex.get(keyOf(s, i))!];
     return [k, [
       ...s.inputs.map((n) => buffers.get(n)!),
       buffers.get(s.output)!,
@@ -184,7 +233,7 @@ export async function createExecutor(
   const outName = fnet.output ?? fnet.layers[fnet.layers.length - 1].name;
   const outBuf = buffers.get(views.get(outName) ?? outName)!;
   const forward = () => {
-    for (const [k, bufs] of calls) k.run(bufs);
+    for (const [k, bufs] of calls) k.runPrepared(bufs);
   };
   return {
     steps,
@@ -208,7 +257,10 @@ export async function createExecutor(
       }
       return { medianMs: median(timesMs), timesMs };
     },
-    close: () => kernels.forEach((k) => k.close()),
+    close: () => {
+      pauseOpenMP();
+      kernels.forEach((k) => k.close());
+    },
   };
 }
 

@@ -9,6 +9,7 @@ import { extractTasks, taskKey } from "./tasks.ts";
 import { createPrng } from "../ir/prng.ts";
 import type { Trace } from "../ir/trace.ts";
 import { defaultSpace } from "../search/sketch.ts";
+import { templateSpace } from "../search/templates.ts";
 
 function randomInput(net: Network, seed = 3): Float32Array {
   const x = new Float32Array(sizeOf(net.input.shape));
@@ -97,4 +98,88 @@ Deno.test("a dense layer runs as a matmul over transposed weights, then its bias
   assert.deepEqual(steps.map((s) => s.workload.name), ["matmul", "bias_act"]);
   assert.deepEqual(steps[0].inputs, ["x", "fc.weight.T"]);
   assert.equal(views.get("f"), "x");
+});
+
+Deno.test("layers sharing a kernel that rewrites its weights' layout each keep their own weights", async () => {
+  // ResNet-18 at 32x32: its 3x3 convolutions repeat (same workload, other weights).
+  const net = builtinNetwork("resnet18", { size: 32, classes: 10 });
+  const weights = randomWeights(net, 7);
+  const traces = new Map<string, Trace>();
+  for (const t of extractTasks(net)) {
+    if (t.workload.name !== "conv2d") continue;
+    const space = templateSpace("conv2d-nchwc", t.workload);
+    const point = space.space.knobs.map((k) => k.name === "xr" ? 1 : 0); // fr 16, yr 1, xr 2
+    traces.set(taskKey(t.workload), space.candidateOf(point).trace!);
+  }
+  const x = randomInput(net);
+  const ex = await createExecutor(net, weights, { traces });
+  try {
+    // Every convolution layer got its own library: more kernels than distinct workloads.
+    const distinct = new Set(ex.steps.map((s) => `${s.workload.name}(${s.workload.shape})`)).size;
+    assert.ok(ex.kernelCount > distinct, `${ex.kernelCount} kernels, ${distinct} workloads`);
+    const want = referenceRun(net, weights, x);
+    // Twice: the second pass runs on the weights rewritten by the first.
+    for (let pass = 0; pass < 2; pass++) {
+      const e = relError(ex.run(x), want);
+      assert.ok(e < 1e-4, `pass ${pass}: relative error ${e}`);
+    }
+  } finally {
+    ex.close();
+  }
+});
+
+Deno.test("a ReLU after a bias or a residual add runs in that step unless something else reads its input", () => {
+  const net = parseNetwork({
+    name: "block",
+    input: { name: "x", shape: [1, 4, 6, 6] },
+    layers: [
+      { name: "c1", op: "conv2d", inputs: ["x"], channels: 4, kernel: 3, pad: 1, bias: true },
+      { name: "r1", op: "relu", inputs: ["c1"] },
+      { name: "c2", op: "conv2d", inputs: ["r1"], channels: 4, kernel: 3, pad: 1, bias: true },
+      { name: "sum", op: "add", inputs: ["c2", "x"] },
+      { name: "r2", op: "relu", inputs: ["sum"] },
+      // c3's output is read twice: its ReLU stays a step of its own.
+      { name: "c3", op: "conv2d", inputs: ["r2"], channels: 4, kernel: 1, bias: true },
+      { name: "r3", op: "relu", inputs: ["c3"] },
+      { name: "out", op: "add", inputs: ["r3", "c3"] },
+    ],
+  });
+  const { steps, views } = planSteps(net);
+  assert.deepEqual(
+    steps.map((s) => `${s.workload.name}(${s.workload.shape.join(",")})`),
+    [
+      "conv2d(1,4,6,6,4,3,3,1,1)",
+      "bias_act(1,4,36,1)", // + ReLU
+      "conv2d(1,4,6,6,4,3,3,1,1)",
+      "bias_act(1,4,36,0)",
+      "add(144,1,2)", // + ReLU
+      "conv2d(1,4,6,6,4,1,1,1,0)",
+      "bias_act(1,4,36,0)",
+      "relu(144,1,1)",
+      "add(144,0,2)",
+    ],
+  );
+  assert.deepEqual(steps.map((s) => s.tunable), [
+    true,
+    false,
+    true,
+    false,
+    false,
+    true,
+    false,
+    false,
+    false,
+  ]);
+  assert.equal(views.get("r1"), "c1");
+  assert.deepEqual(steps[2].inputs, ["c1", "c2.weight"]);
+  assert.deepEqual(steps[5].inputs, ["sum", "c3.weight"]);
+  const weights = randomWeights(net, 2);
+  const x = randomInput(net);
+  return createExecutor(net, weights).then((ex) => {
+    try {
+      assert.ok(relError(ex.run(x), referenceRun(net, weights, x)) < 1e-5);
+    } finally {
+      ex.close();
+    }
+  });
 });

@@ -3,6 +3,11 @@
  * the builder (content-hash cache) and called in this process through
  * `Deno.dlopen`, each on `float **bufs` (inputs then outputs).
  *
+ * A kernel with a layout rewrite of its weights (`Kernel.prologue`) keeps the
+ * rewritten weights in its library's work space: `runPrepared` rewrites them
+ * on its first call only, so a network compiles one instance of such a
+ * kernel per layer (`instances`), each bound to that layer's weights.
+ *
  * @example
  * ```ts ignore
  * import { compileSchedules } from "./native.ts";
@@ -28,12 +33,25 @@ export interface NativeKernel {
   readonly sizes: number[];
   /** Calls the kernel on buffers (aligned ones are fastest: `measure/buffers.ts`). */
   run(buffers: Float32Array[]): void;
+  /** True when the kernel rewrites the layout of its weights (see the module). */
+  readonly rewritesLayout: boolean;
+  /**
+   * Calls the kernel, rewriting the layout of its weights on the first call
+   * only: every call must pass the same weights (contents unchanged). Same as
+   * `run` for a kernel without a layout rewrite.
+   */
+  runPrepared(buffers: Float32Array[]): void;
   /** Unloads the library. */
   close(): void;
 }
 
+const OPENMP_SYMBOLS = {
+  omp_get_max_threads: { parameters: [], result: "i32" },
+  omp_pause_resource_all: { parameters: ["i32"], result: "i32" },
+} as const;
+
 /** libgomp, held open for the process's life (kept referenced, so never collected). */
-let openmp: Deno.DynamicLibrary<Record<string, Deno.ForeignFunction>> | null | undefined;
+let openmp: Deno.DynamicLibrary<typeof OPENMP_SYMBOLS> | null | undefined;
 
 /**
  * Kernels built with -fopenmp leave libgomp's threads running: closing the last
@@ -42,12 +60,20 @@ let openmp: Deno.DynamicLibrary<Record<string, Deno.ForeignFunction>> | null | u
 function pinOpenMP(): void {
   if (openmp !== undefined) return;
   try {
-    openmp = Deno.dlopen("libgomp.so.1", {
-      omp_get_max_threads: { parameters: [], result: "i32" },
-    });
+    openmp = Deno.dlopen("libgomp.so.1", OPENMP_SYMBOLS);
   } catch {
     openmp = null; // no OpenMP runtime: kernels are built without it
   }
+}
+
+/**
+ * Ends libgomp's worker threads (`omp_pause_resource_all(omp_pause_hard)`,
+ * OpenMP 5.0); the next parallel kernel starts new ones. Threads that still
+ * spin-wait right after a short parallel kernel crash the process if it exits
+ * or unloads their kernel meanwhile, so the executor calls this when closed.
+ */
+export function pauseOpenMP(): void {
+  openmp?.symbols.omp_pause_resource_all(2);
 }
 
 /** Where compiled kernels are cached by default. */
@@ -58,11 +84,19 @@ export const DEFAULT_CACHE_DIR = fileURLToPath(
 /** Compiles schedules in parallel and loads each; throws naming the first that fails to build. */
 export async function compileSchedules(
   schedules: Schedule[],
-  options: { cacheDir?: string; parallel?: number } = {},
+  options: {
+    cacheDir?: string;
+    parallel?: number;
+    /** A tag per schedule: equal schedules with different tags get their own libraries. */
+    instances?: (string | undefined)[];
+  } = {},
 ): Promise<NativeKernel[]> {
   pinOpenMP();
   const kernels = schedules.map((s) => lower(s));
-  const sources = kernels.map((k) => generateC(k));
+  const sources = kernels.map((k, i) => {
+    const tag = options.instances?.[i];
+    return generateC(k) + (tag === undefined ? "" : `/* instance ${tag} */\n`);
+  });
   const builder = createBuilder({
     cacheDir: options.cacheDir ?? DEFAULT_CACHE_DIR,
     parallel: options.parallel ?? 2,
@@ -73,15 +107,31 @@ export async function compileSchedules(
       const w = schedules[i].workload;
       throw new Error(`Kernel ${w.name}(${w.shape}) failed to build (${b.errorKind}): ${b.error}`);
     }
-    const lib = Deno.dlopen(b.artifact, { tb_kernel: { parameters: ["buffer"], result: "void" } });
+    const fn = { parameters: ["buffer"], result: "void" } as const;
+    const rewritesLayout = (kernels[i].prologue?.length ?? 0) > 0;
+    const lib = Deno.dlopen(b.artifact, {
+      tb_kernel: fn,
+      ...(rewritesLayout ? { tb_compute: fn } : {}),
+    });
     const sizes = kernels[i].params.map((p) => p.size);
+    const check = (buffers: Float32Array[]) => {
+      if (buffers.length !== sizes.length || buffers.some((b, j) => b.length < sizes[j])) {
+        throw new RangeError(`Kernel buffers must hold ${sizes.join(", ")} floats`);
+      }
+    };
+    let prepared = false;
     return {
       sizes,
+      rewritesLayout,
       run(buffers: Float32Array[]) {
-        if (buffers.length !== sizes.length || buffers.some((b, j) => b.length < sizes[j])) {
-          throw new RangeError(`Kernel buffers must hold ${sizes.join(", ")} floats`);
-        }
+        check(buffers);
         lib.symbols.tb_kernel(pointerTable(buffers));
+      },
+      runPrepared(buffers: Float32Array[]) {
+        check(buffers);
+        const compute = prepared ? lib.symbols.tb_compute : undefined;
+        (compute ?? lib.symbols.tb_kernel)(pointerTable(buffers));
+        prepared = true;
       },
       close: () => lib.close(),
     };

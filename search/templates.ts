@@ -8,8 +8,10 @@
  * unroll, parallel), `matmul-packed` (register tile MR x NR, cache blocks
  * MC x NC x KC, packed A and B panels, parallel row blocks), `dense` (the same with bias + ReLU fused at the tile),
  * `conv2d` in the four-knob form of the RL study (tile_ic, tile_oc, tile_ow,
- * unroll_kw; AutoTVM's x86 conv2d) and `conv2d-rich` (adds tile_oh, loop
- * order, a register tile and padding placement).
+ * unroll_kw; AutoTVM's x86 conv2d), `conv2d-rich` (adds tile_oh, loop
+ * order, a register tile and padding placement), `conv2d-packed` (a register
+ * tile vectorized along output columns) and `conv2d-nchwc` (vectorized along
+ * output channels, filters rewritten once into channel blocks).
  *
  * @example
  * ```ts
@@ -289,6 +291,62 @@ function convPackedApply(sch: Schedule, v: Record<string, unknown>): void {
   }
 }
 
+/**
+ * Knobs of `conv2d-nchwc`, the direct convolution of oneDNN's and TVM's
+ * `conv2d_NCHWc` micro-kernel on NCHW tensors: a register tile of FR output
+ * channels (vectors) by YR rows by XR columns (unrolled), each step one
+ * vector load of packed filters and a broadcast input value per output
+ * column. Filters live in the `[F/FR][C][KH][KW][FR]` layout, rewritten once
+ * ahead of the timed calls (the weights are layout-free); the tile is stored
+ * channel-innermost (`transform_layout` of the `cache_write` tile) and copied
+ * out (16 x 16 blocks transposed in registers, stored along the rows; a copy
+ * with each channel's row read back by scalar loads was half as fast on the
+ * 1x1 layers of ResNet-18 and left out). Unlike
+ * `conv2d-packed`, whose vectors run along output columns, a 7- or 14-wide
+ * output row fills its vectors.
+ */
+function convNCHWcKnobs(w: Workload): Knob[] {
+  const padded = w.shape[8] > 0;
+  return [
+    { name: "fr", kind: "split", options: [16, 32, 48, 64] },
+    { name: "yr", kind: "split", options: [1, 2, 4, 7] },
+    { name: "xr", kind: "split", options: [1, 2, 4, 7, 8, 14, 16, 28] },
+    { name: "order", kind: "reorder", options: [0, 1] },
+    { name: "unroll_kw", kind: "annotate", options: [0, 1] },
+    { name: "parallel", kind: "annotate", options: ["f", "fy"] },
+    ...(padded ? [{ name: "pad_parallel", kind: "annotate" as const, options: [0, 1] }] : []),
+  ];
+}
+
+/**
+ * The loop nest of `conv2d-nchwc`: `n`, `f.0` (FR blocks), `y.0`, `x.0`, where
+ * the tile `O_local` (`[YR][XR][FR]`) is computed: the reduction in the knob's
+ * order, then YR rows and XR columns unrolled and FR channels vectorized.
+ * The parallel loop is `n` x `f.0` (`f`) or `n` x `f.0` x `y.0` (`fy`).
+ */
+function convNCHWcApply(sch: Schedule, v: Record<string, unknown>): void {
+  const [FR, YR, XR] = [v.fr, v.yr, v.xr] as number[];
+  const local = sch.cacheWrite("O");
+  const wp = sch.cacheRead("Wt", "global", [local]);
+  sch.transformLayout(wp, 0, FR);
+  sch.transformLayout(local, 1, FR);
+  if (v.pad_parallel === 1) sch.parallel("P", "c");
+  const [fo, fi] = sch.split("O", "f", [null, FR]);
+  const [yo, yi] = sch.split("O", "y", [null, YR]);
+  const [xo, xi] = sch.split("O", "x", [null, XR]);
+  sch.reorder("O", ["n", fo, yo, xo, yi, xi, fi]);
+  sch.parallel("O", sch.fuse("O", v.parallel === "f" ? ["n", fo] : ["n", fo, yo]));
+  sch.computeAt(local, "O", xo);
+  sch.unroll("O", yi);
+  sch.unroll("O", xi);
+  sch.vectorize("O", fi);
+  sch.reorder(local, [...CONV_REDUCE_ORDERS[v.order as number], "n", "y", "x", "f"]);
+  if (v.unroll_kw === 1) sch.unroll(local, "rx");
+  sch.unroll(local, "y");
+  sch.unroll(local, "x");
+  sch.vectorize(local, "f");
+}
+
 const TEMPLATES: Record<string, Template> = {
   matmul: { workloads: ["matmul"], knobs: matmulKnobs, apply: matmulApply("C") },
   "matmul-packed": { workloads: ["matmul"], knobs: packedKnobs, apply: packedApply },
@@ -328,6 +386,14 @@ const TEMPLATES: Record<string, Template> = {
     // A tile of more accumulators than AVX-512 has registers (32) lives in
     // memory, and gcc needs minutes for its unrolled body.
     isValid: (v) => (v.fr as number) * (v.yr as number) * Math.ceil((v.xr as number) / 16) <= 32,
+  },
+  "conv2d-nchwc": {
+    workloads: ["conv2d"],
+    knobs: convNCHWcKnobs,
+    apply: convNCHWcApply,
+    // At most 28 accumulator vectors: with the filter vectors and a broadcast
+    // the tile stays in AVX-512's 32 registers.
+    isValid: (v) => (v.yr as number) * (v.xr as number) * ((v.fr as number) / 16) <= 28,
   },
   "conv2d-rich": {
     workloads: ["conv2d"],

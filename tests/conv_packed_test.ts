@@ -7,22 +7,8 @@
  * portable lane loops of the same source compute the same output.
  */
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
-import { generateC } from "../ir/codegen_c.ts";
-import { lower } from "../ir/lower.ts";
-import { createPrng } from "../ir/prng.ts";
-import { Schedule } from "../ir/schedule.ts";
-import { replayTrace } from "../ir/trace.ts";
-import { createWorkload } from "../ir/workloads.ts";
-import {
-  createBuilder,
-  createRunner,
-  DEFAULT_FLAGS,
-  type KernelSignature,
-} from "../measure/mod.ts";
-import { templateSpace } from "../search/templates.ts";
+import { checkBothTargets, type TemplateSource, templateSource } from "./_conv_check.ts";
 
-const CACHE_DIR = fileURLToPath(new URL("../.cache/test-kernels", import.meta.url));
 /** 37 output columns: one full 32-column tile, then 5 columns of a masked edge tile. */
 const SHAPE = [1, 5, 9, 37, 13, 3, 3, 1, 1];
 /** ResNet's first layer, smaller: 7x7 stride 2, 20 output columns (16 full, 4 masked). */
@@ -42,19 +28,8 @@ const POINT = {
 function packedSource(
   shape = SHAPE,
   values: Record<string, unknown> = POINT,
-): { source: string; naive: string; signature: KernelSignature } {
-  const w = createWorkload("conv2d", shape);
-  const t = templateSpace("conv2d-packed", w);
-  const point = t.space.knobs.map((k) => k.options.indexOf(values[k.name] ?? k.options[0]));
-  const sch = replayTrace(t.candidateOf(point).trace!, { prng: createPrng(0) });
-  const naive = lower(new Schedule(w, { prng: createPrng(0) }));
-  return {
-    source: generateC(lower(sch)),
-    naive: generateC(naive),
-    signature: {
-      buffers: naive.params.map((p) => ({ name: p.tensor, size: p.size, role: p.role })),
-    },
-  };
+): TemplateSource {
+  return templateSource("conv2d-packed", shape, values);
 }
 
 Deno.test("conv2d-packed edge tiles stay in vector variables with masked loads", () => {
@@ -129,35 +104,4 @@ for (
   Deno.test(`${name} compute the naive output with and without AVX-512`, async () => {
     await checkBothTargets(packedSource([...shape], point));
   });
-}
-
-async function checkBothTargets(
-  { source, naive, signature }: { source: string; naive: string; signature: KernelSignature },
-): Promise<void> {
-  const portable = DEFAULT_FLAGS.map((f) => f === "-march=native" ? "-march=x86-64" : f);
-  const native = createBuilder({ cacheDir: CACHE_DIR, parallel: 2 });
-  const plain = createBuilder({ cacheDir: CACHE_DIR, parallel: 2, flags: portable });
-  const [[ref, fast], [slow]] = await Promise.all([
-    native.build([{ source: naive }, { source }]),
-    plain.build([{ source }]),
-  ]);
-  for (const b of [ref, fast, slow]) assert.equal(b.errorKind, "none", b.error ?? "");
-  const runner = createRunner({
-    workers: 1,
-    timeoutSeconds: 20,
-    timing: { number: 1, repeat: 1, warmup: 0, minRepeatMs: 0 },
-  });
-  try {
-    const results = await runner.run([fast, slow].map((b) => ({
-      artifact: b.artifact!,
-      reference: ref.artifact!,
-      signature,
-      seed: 3,
-      atol: 1e-4,
-      rtol: 1e-4,
-    })));
-    for (const r of results) assert.equal(r.errorKind, "none", r.error ?? "");
-  } finally {
-    await runner.close();
-  }
 }

@@ -1,0 +1,69 @@
+/**
+ * The `conv2d-nchwc` template: a register tile of output channels in vectors
+ * (filters packed `[F/FR][C][KH][KW][FR]`, the tile stored channel-innermost)
+ * computes the naive output on odd shapes (channels that do not fill the
+ * last block, columns and rows that do not fill the tile, strides, 1x1),
+ * with and without AVX-512; the filters' layout rewrite runs outside the
+ * timed part (`tb_layout`), the tile stays in vector variables.
+ */
+import assert from "node:assert/strict";
+import { checkBothTargets, templateSource } from "./_conv_check.ts";
+import { templateSpace } from "../search/templates.ts";
+import { createWorkload } from "../ir/workloads.ts";
+
+const POINT = { fr: 16, yr: 2, xr: 7, order: 0, unroll_kw: 1, parallel: "fy", pad_parallel: 1 };
+
+Deno.test("conv2d-nchwc keeps its tile in vector variables and rewrites the filters once", () => {
+  const { source } = templateSource("conv2d-nchwc", [1, 8, 14, 14, 32, 3, 3, 1, 1], POINT);
+  const [layout, compute] = source.split("void tb_compute(float **bufs) {");
+  // The filters' rewrite into panels is in tb_layout only; tb_kernel runs both parts.
+  assert.match(layout, /void tb_layout\(float \*\*bufs\) \{[^]*T_Wt_global\[[^\]]*\] = T_Wt\[/);
+  assert.doesNotMatch(compute, /= T_Wt\[/);
+  assert.match(
+    compute,
+    /void tb_kernel\(float \*\*bufs\) \{\n {2}tb_layout\(bufs\);\n {2}tb_compute\(bufs\);/,
+  );
+  assert.match(source, /^#define TB_LAYOUT_REWRITE 1/);
+  // 2 rows x 7 columns of 16-channel vectors: the tile lives in 14 vector variables.
+  assert.match(compute, /T_O_local_v13 \+= \(T_P\[[^;]*\* tb_loadu\(&T_Wt_global\[/);
+  assert.doesNotMatch(compute, /T_O_local_v14\b|float T_O_local\[/);
+  // Copied out per row: 7 channel vectors transposed in registers, 16 stores of 7 columns.
+  assert.equal(compute.match(/tb_transpose16\(tb_t\);/g)?.length, 2);
+  assert.equal(compute.match(/tb_storeu_m\(&T_O\[[^;]*, tb_t\[\d+\], 127u\);/g)?.length, 32);
+});
+
+Deno.test("conv2d-nchwc's tiles fit the vector registers", () => {
+  const w = createWorkload("conv2d", [1, 64, 56, 56, 64, 3, 3, 1, 1]);
+  const t = templateSpace("conv2d-nchwc", w);
+  const names = t.space.knobs.map((k) => k.name);
+  let valid = 0;
+  for (let i = 0; i < t.space.size; i++) {
+    if (!t.space.isValid(t.space.point(i))) continue;
+    valid++;
+    const v = t.space.values(t.space.point(i));
+    assert.ok((v.fr as number) / 16 * (v.yr as number) * (v.xr as number) <= 28);
+  }
+  assert.ok(valid > 100, `${valid} valid points of ${names}`);
+});
+
+for (
+  const [name, shape, point] of [
+    // 20 filters: a full 16-channel block, then 4 channels of a masked block;
+    // 13 columns by 9 rows: tiles of 7 columns and 2 rows with edges.
+    ["channel and column edges", [1, 5, 9, 13, 20, 3, 3, 1, 1], POINT],
+    ["two vectors of channels, rows of 4", [1, 6, 11, 10, 40, 3, 3, 1, 1], {
+      ...POINT,
+      fr: 32,
+      yr: 4,
+      xr: 2,
+      order: 1,
+      parallel: "f",
+    }],
+    ["stride 2, 7x7 filters", [1, 3, 30, 30, 16, 7, 7, 2, 3], { ...POINT, xr: 8, yr: 1 }],
+    ["1x1 stride 2", [1, 24, 14, 14, 48, 1, 1, 2, 0], { ...POINT, fr: 48, xr: 7, yr: 1 }],
+  ] as const
+) {
+  Deno.test(`conv2d-nchwc with ${name} computes the naive output with and without AVX-512`, async () => {
+    await checkBothTargets(templateSource("conv2d-nchwc", [...shape], point));
+  });
+}
