@@ -19,6 +19,9 @@
  *   computes the same fragments with the same rounding and the warp
  *   exchanges them through local memory, so the fragment layouts of the PTX
  *   ISA are executed as written;
+ * - 16-bit inputs ({@link GemmPlan.halfInputs}): A and B are read through
+ *   `unsigned short` views of their buffers, 4 values (8 bytes) or 1 at a
+ *   time, and widened to FP32 (exactly) on their way into shared memory;
  * - epilogue: guarded stores (float4 where the row allows), bias and ReLU for
  *   dense, the NCHW scatter for conv2d, or the split-K workspace with a
  *   second kernel that sums the slices and applies the epilogue.
@@ -102,6 +105,55 @@ class Emitter {
     return this.cuda ? "make_float4(0.0f, 0.0f, 0.0f, 0.0f)" : "(float4)(0.0f)";
   }
 
+  /** `ok ? <4 or 1 values of op at src, as float4 or float> : 0`, from a 16-bit buffer or not. */
+  gload(op: "A" | "B", vec: 1 | 4): string {
+    const buf = op === "A" ? this.a : this.b;
+    if (!this.g.halfInputs) {
+      return vec === 4
+        ? `ok ? ${this.ld4(`&${buf}[src]`)} : ${this.zero4()}`
+        : `ok ? ${buf}[src] : 0.0f`;
+    }
+    return vec === 4
+      ? `ok ? ${this.p}_h4(${buf}h, src) : ${this.zero4()}`
+      : `ok ? ${this.p}_h1(${buf}h, src) : 0.0f`;
+  }
+
+  /** Loaders of 16-bit inputs (widened to FP32): `<p>_h1` one value, `<p>_h4` four (8 bytes). */
+  halfLoaders(): string[] {
+    const p = this.p, bf = this.g.mma === 3;
+    if (!this.g.halfInputs) return [];
+    if (!this.cuda) {
+      const w = (x: string) => `as_float((uint)(${x}) << 16)`;
+      return bf
+        ? [
+          `static float ${p}_h1(__global const ushort *x, int i) { return ${w("x[i]")}; }`,
+          `static float4 ${p}_h4(__global const ushort *x, int i) {`,
+          "  const ushort4 v = vload4(0, x + i);",
+          `  return (float4)(${w("v.x")}, ${w("v.y")}, ${w("v.z")}, ${w("v.w")});`,
+          "}",
+        ]
+        : [
+          `static float ${p}_h1(__global const ushort *x, int i) { return vload_half(i, (__global const half *)x); }`,
+          `static float4 ${p}_h4(__global const ushort *x, int i) { return vload_half4(0, (__global const half *)(x + i)); }`,
+        ];
+    }
+    const one = (x: string) =>
+      bf ? `__uint_as_float((unsigned)(${x}) << 16)` : `__half2float(__ushort_as_half(${x}))`;
+    const lo = (x: string) =>
+      bf ? `__uint_as_float(${x} << 16)` : one(`(unsigned short)(${x} & 0xffffu)`);
+    const hi = (x: string) =>
+      bf ? `__uint_as_float(${x} & 0xffff0000u)` : one(`(unsigned short)(${x} >> 16)`);
+    return [
+      `static __device__ __forceinline__ float ${p}_h1(const unsigned short *x, int i) { return ${
+        one("x[i]")
+      }; }`,
+      `static __device__ __forceinline__ float4 ${p}_h4(const unsigned short *x, int i) {`,
+      "  const uint2 v = *(const uint2 *)(x + i);",
+      `  return make_float4(${lo("v.x")}, ${hi("v.x")}, ${lo("v.y")}, ${hi("v.y")});`,
+      "}",
+    ];
+  }
+
   helpers(): string[] {
     const p = this.p, g = this.g;
     if (!this.cuda) {
@@ -109,10 +161,12 @@ class Emitter {
         `static float ${p}_tf32(float x) { return as_float((as_uint(x) + 0x1000u) & 0xffffe000u); }`,
         `static float ${p}_f16(float x) { ushort h; vstore_half_rte(x, 0, (__private half *)&h); return vload_half(0, (__private half *)&h); }`,
         `static float ${p}_bf16(float x) { uint u = as_uint(x); u += 0x7fffu + ((u >> 16) & 1u); return as_float(u & 0xffff0000u); }`,
+        ...this.halfLoaders(),
         "",
       ];
     }
     const out = [
+      ...this.halfLoaders(),
       `static __device__ __forceinline__ void ${p}_cp16(float *dst, const float *src, int bytes) {`,
       "  unsigned d = (unsigned)__cvta_generic_to_shared(dst);",
       '  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\\n" :: "r"(d), "l"(src), "r"(bytes));',
@@ -242,7 +296,7 @@ class Emitter {
       const bytes = u.vec * 4;
       body = [`${this.p}_cp${bytes}(${dst}, &${buf}[src], ok ? ${bytes} : 0);`];
     } else if (u.vec === 4) {
-      const load = `ok ? ${this.ld4(`&${buf}[src]`)} : ${this.zero4()}`;
+      const load = this.gload(op, 4);
       // A stored transposed: the four values along k go to four rows of the [k][m] tile.
       const put = (v: string) =>
         op === "A" && this.g.aTrans
@@ -256,7 +310,7 @@ class Emitter {
         ? [`${reg} = ${load};`]
         : put(reg);
     } else {
-      const load = `ok ? ${buf}[src] : 0.0f`;
+      const load = this.gload(op, 1);
       body = kind === "direct"
         ? [`${dst.slice(1)} = ${load};`]
         : kind === "toRegs"
@@ -544,6 +598,14 @@ class Emitter {
         const slots = (g.warpM / 16) * 4 * E + (g.warpN / 8) * 2 * E;
         out.push(`  __local float xs[${(T / 32) * slots * 32}];`);
       }
+    }
+    if (g.halfInputs) {
+      // 16-bit views of A and B (their buffers hold FP16 or BF16 values).
+      const view = (b: string) =>
+        this.cuda
+          ? `  const unsigned short *${b}h = (const unsigned short *)${b};`
+          : `  __global const ushort *${b}h = (__global const ushort *)${b};`;
+      out.push(view(this.a), view(this.b));
     }
     const kTiles = Math.ceil(g.K / g.blockK), per = Math.ceil(kTiles / g.splitK);
     const warpsN = g.blockN / g.warpN;

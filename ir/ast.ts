@@ -70,8 +70,18 @@ export type Stmt =
 
 /** A kernel's parameters and body. */
 export interface Kernel {
-  /** Parameters, in `bufs[]` order: inputs then outputs. */
-  params: { buf: string; tensor: string; size: number; role: "input" | "output" }[];
+  /**
+   * Parameters, in `bufs[]` order: inputs then outputs. An input with a
+   * `storage` lies in device memory as 16-bit values of that format (the
+   * host gives floats; the harness converts them, rounding to nearest even).
+   */
+  params: {
+    buf: string;
+    tensor: string;
+    size: number;
+    role: "input" | "output";
+    storage?: "f16" | "bf16";
+  }[];
   /** Temporaries of the whole kernel (heap, allocated once per call). */
   temps: { buf: string; size: number }[];
   body: Stmt[];

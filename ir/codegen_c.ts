@@ -105,6 +105,17 @@ const VECTOR_PRELUDE = [
   "}",
   "static inline tb_v16 tb_loadu_s2(const float *p) { return tb_loadu_s2_m(p, 0xFFFFu); }",
   "#endif",
+  "/* Transposes 16 vectors in place (r[i][j] <- r[j][i]): four rounds of interleaving. */",
+  "static inline void tb_transpose16(tb_v16 *r) {",
+  "  for (int round = 0; round < 4; round++) {",
+  "    tb_v16 t[16];",
+  "    for (int i = 0; i < 8; i++) {",
+  "      t[2 * i] = __builtin_shufflevector(r[i], r[i + 8], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);",
+  "      t[2 * i + 1] = __builtin_shufflevector(r[i], r[i + 8], 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);",
+  "    }",
+  "    for (int i = 0; i < 16; i++) r[i] = t[i];",
+  "  }",
+  "}",
   "#endif /* TB_VECTOR_PRELUDE */",
   "",
 ];
@@ -265,6 +276,7 @@ function emitStmt(s: Stmt, depth: number, ctx: Ctx): void {
   switch (s.k) {
     case "for":
       if (s.kind === "vectorize" && emitVectorLoop(s, depth, ctx)) return;
+      if (s.kind === "unroll" && emitTransposedCopy(s, depth, ctx)) return;
       // A loop of one iteration is a constant (a register tile's unit `n` axis, say).
       if (
         (s.extent === 1 && s.kind !== "vectorize") ||
@@ -711,6 +723,59 @@ function emitVectorLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolea
       lines.push(...edge.map((l) => `${pad}    ${l}`), `${pad}  }`);
     }
     lines.push(`${pad}}`);
+  }
+  ctx.out.push(...lines);
+  ctx.vectors = true;
+  return true;
+}
+
+/**
+ * An unrolled loop `x` around a vectorized loop `f` whose one store runs
+ * along `x` in memory (coefficient 1) and strides along `f`, copying a value
+ * that is contiguous along `f`: the copy-out of a tile kept channel-innermost
+ * (`conv2d-nchwc`). Written as blocks of 16 x 16 values: 16 vector loads
+ * along `f`, an in-register transpose, 16 vector stores along `x` (masked
+ * where fewer than 16 `x` remain), instead of 16 scalar stores per vector.
+ * Returns false (nothing written) when the loop is not such a copy (a
+ * guarded edge tile, say).
+ */
+function emitTransposedCopy(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolean {
+  const inner = s.body.length === 1 ? s.body[0] : undefined;
+  if (
+    !inner || inner.k !== "for" || inner.kind !== "vectorize" ||
+    inner.extent % VECTOR_LANES !== 0 || inner.body.length !== 1 || s.extent > MAX_EXPLICIT_UNROLL
+  ) return false;
+  const st = inner.body[0];
+  if (st.k !== "store" || st.accumulate || st.value.k !== "load") return false;
+  const stride = coefOf(st.index, inner.v, ctx.consts);
+  if (coefOf(st.index, s.v, ctx.consts) !== 1 || stride === undefined || stride <= 1) {
+    return false;
+  }
+  if (coefOf(st.value.index, inner.v, ctx.consts) !== 1 || ctx.tiles.has(st.buf)) return false;
+  const pad = "  ".repeat(depth);
+  const lines: string[] = [];
+  for (let fb = 0; fb < inner.extent; fb += VECTOR_LANES) {
+    for (let xb = 0; xb < s.extent; xb += VECTOR_LANES) {
+      const n = Math.min(VECTOR_LANES, s.extent - xb);
+      lines.push(`${pad}{`, `${pad}  tb_v16 tb_t[16];`);
+      for (let i = 0; i < VECTOR_LANES; i++) {
+        const at = new Map(ctx.consts).set(s.v, xb + i).set(inner.v, fb);
+        const v = i < n ? vexpr(st.value, inner.v, ctx, at) : { code: "(tb_v16){0}", vec: true };
+        if (!v?.vec) return false;
+        lines.push(`${pad}  tb_t[${i}] = ${v.code};`);
+      }
+      lines.push(`${pad}  tb_transpose16(tb_t);`);
+      for (let j = 0; j < VECTOR_LANES; j++) {
+        const at = new Map(ctx.consts).set(s.v, xb).set(inner.v, fb + j);
+        const p = `&${st.buf}[${indexCode(st.index, ctx, at)}]`;
+        lines.push(
+          n === VECTOR_LANES
+            ? `${pad}  tb_storeu(${p}, tb_t[${j}]);`
+            : `${pad}  tb_storeu_m(${p}, tb_t[${j}], ${(1 << n) - 1}u);`,
+        );
+      }
+      lines.push(`${pad}}`);
+    }
   }
   ctx.out.push(...lines);
   ctx.vectors = true;

@@ -73,6 +73,8 @@ export function generateCuda(kernel: Kernel, options: CudaOptions = {}): string 
     ),
     "",
   ];
+  // Before the kernels: ptxas reports its kernels in reverse order, the launches' first.
+  out.push(...halfKernels(kernel, prefix));
   if (gemm) out.push(...emitGemm(kernel, launches, true));
   for (const l of gemm ? [] : launches) {
     const threads = l.block[0] * l.block[1] * l.block[2];
@@ -86,6 +88,49 @@ export function generateCuda(kernel: Kernel, options: CudaOptions = {}): string 
 
 function dims(d: number[]): string {
   return d.join("x");
+}
+
+/** The conversion kernels `<p>_to_f16` / `<p>_to_bf16` of the 16-bit inputs' formats. */
+function halfKernels(kernel: Kernel, p: string): string[] {
+  const formats = new Set(kernel.params.flatMap((b) => b.storage ? [b.storage] : []));
+  const convert = {
+    f16: "__half_as_ushort(__float2half_rn",
+    bf16: "__bfloat16_as_ushort(__float2bfloat16_rn",
+  };
+  return [...formats].flatMap((f) => [
+    `extern "C" __global__ void ${p}_to_${f}(const float *x, unsigned short *y, long n) {`,
+    "  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;",
+    `  if (i < n) y[i] = ${convert[f]}(x[i]));`,
+    "}",
+    "",
+  ]);
+}
+
+/**
+ * `<p>_pack_inputs(float **d)`, for a kernel with 16-bit inputs
+ * (`Kernel.params[i].storage`): each such input, uploaded as floats, is
+ * rounded to FP16 or BF16 (nearest even) into a scratch buffer whose bytes
+ * then replace the first half of the input's buffer. Nothing otherwise.
+ */
+function packInputs(kernel: Kernel, p: string): string[] {
+  const packed = kernel.params.flatMap((b, i) => b.storage ? [{ ...b, i }] : []);
+  if (packed.length === 0) return [];
+  const out = [
+    `static cudaError_t ${p}_pack_inputs(float **d) {`,
+    "  cudaError_t e;",
+    "  unsigned short *s = 0;",
+  ];
+  for (const b of packed) {
+    out.push(
+      `  if ((e = cudaMalloc((void **)&s, ${b.size}UL * 2)) != cudaSuccess) return e;`,
+      `  ${p}_to_${b.storage}<<<${Math.ceil(b.size / 256)}, 256>>>(d[${b.i}], s, ${b.size}L);`,
+      `  e = cudaMemcpy(d[${b.i}], s, ${b.size}UL * 2, cudaMemcpyDeviceToDevice);`,
+      "  cudaFree(s);",
+      "  if (e != cudaSuccess) return e;",
+    );
+  }
+  out.push("  return cudaGetLastError();", "}", "");
+  return out;
 }
 
 function hostCode(kernel: Kernel, launches: GpuLaunch[], p: string): string[] {
@@ -116,6 +161,7 @@ function hostCode(kernel: Kernel, launches: GpuLaunch[], p: string): string[] {
     );
   }
   out.push("  return cudaSuccess;", "}", "");
+  out.push(...packInputs(kernel, p));
   // Dynamic shared memory above the 48 KiB default needs the kernel's opt-in, once.
   out.push(`static cudaError_t ${p}_setup(void) {`);
   for (const l of launches) {
@@ -148,6 +194,9 @@ function hostCode(kernel: Kernel, launches: GpuLaunch[], p: string): string[] {
       "  if (e != cudaSuccess) return e;",
     );
   });
+  if (kernel.params.some((b) => b.storage)) {
+    out.push(`  if ((e = ${p}_pack_inputs(d)) != cudaSuccess) return e;`);
+  }
   out.push(
     "  if ((e = cudaEventCreate(&ev[0])) != cudaSuccess) return e;",
     "  if ((e = cudaEventCreate(&ev[1])) != cudaSuccess) return e;",

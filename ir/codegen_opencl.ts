@@ -38,7 +38,13 @@ export interface OpenCLProgram {
   /** Kernels in launch order, with their grid (work groups) and block (work-group size). */
   launches: Omit<GpuLaunch, "body">[];
   /** Global buffers in argument order: the parameters (inputs, outputs), then temporaries. */
-  buffers: { buf: string; size: number; role: "input" | "output" | "temp" }[];
+  buffers: {
+    buf: string;
+    size: number;
+    role: "input" | "output" | "temp";
+    /** 16-bit storage of an input (`Kernel.params`): the runner writes converted values. */
+    storage?: "f16" | "bf16";
+  }[];
 }
 
 const OPENCL: Dialect = {
@@ -78,7 +84,12 @@ export function openclProgram(kernel: Kernel, options: { prefix?: string } = {})
     source: out.join("\n"),
     launches: launches.map(({ body: _, ...rest }) => rest),
     buffers: [
-      ...kernel.params.map((p) => ({ buf: p.buf, size: p.size, role: p.role })),
+      ...kernel.params.map((p) => ({
+        buf: p.buf,
+        size: p.size,
+        role: p.role,
+        ...(p.storage ? { storage: p.storage } : {}),
+      })),
       ...kernel.temps.map((t) => ({ buf: t.buf, size: t.size, role: "temp" as const })),
     ],
   };

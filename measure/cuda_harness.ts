@@ -40,8 +40,12 @@
 
 /** The buffers of a lowered GPU kernel the harness needs (a subset of `Kernel`). */
 export interface HarnessBuffers {
-  /** Parameters in `bufs[]` order: inputs then outputs. */
-  params: { size: number; role: "input" | "output" }[];
+  /**
+   * Parameters in `bufs[]` order: inputs then outputs. With any `storage`
+   * (16-bit inputs), the program's `<prefix>_pack_inputs(d)` (generateCuda)
+   * converts the uploaded floats before the checked launch.
+   */
+  params: { size: number; role: "input" | "output"; storage?: "f16" | "bf16" }[];
   /** Device temporaries, after the parameters. */
   temps: { size: number }[];
   /**
@@ -98,7 +102,11 @@ static cudaError_t ${p}_h_impl(float **host, const long *sizes, int nbufs, int n
     e = cudaMemcpy(d[i], host[i], ${p}_h_sizes[i] * sizeof(float), cudaMemcpyHostToDevice);
     if (e != cudaSuccess) return e;
   }
-  for (int k = 0; k < ${outputs.length}; ++k) {
+${
+    kernel.params.some((b) => b.storage)
+      ? `  if ((e = ${p}_pack_inputs(d)) != cudaSuccess) return e;\n`
+      : ""
+  }  for (int k = 0; k < ${outputs.length}; ++k) {
     int i = ${p}_h_outputs[k];
     if ((e = cudaMemset(d[i], 0xff, ${p}_h_sizes[i] * sizeof(float))) != cudaSuccess) return e;
   }

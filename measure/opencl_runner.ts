@@ -201,13 +201,15 @@ export class OpenCLRuntime {
         if (inputs[j].length !== b.size) {
           throw new RangeError(`input ${b.buf} needs ${b.size} values, got ${inputs[j].length}`);
         }
+        // A 16-bit input gets its values rounded to FP16 or BF16 (as the CUDA harness does).
+        const data = b.storage ? halfBits(inputs[j], b.storage) : inputs[j];
         const rc = cl.symbols.clEnqueueWriteBuffer(
           this.#queue,
           mems[bi],
           CL_TRUE,
           0n,
-          BigInt(b.size * 4),
-          inputs[j],
+          BigInt(data.byteLength),
+          data,
           0,
           null,
           null,
@@ -399,4 +401,24 @@ export function checkGpuSchedules(
     rt.release(built);
   }
   return results;
+}
+
+/**
+ * The 16-bit patterns of `x` in FP16 or BF16, each rounded to nearest even
+ * (what `__float2half_rn` / `__float2bfloat16_rn` give on the GPU).
+ *
+ * @example
+ * ```ts
+ * import { halfBits } from "./opencl_runner.ts";
+ * const [h, b] = [halfBits(new Float32Array([1.5]), "f16"), halfBits(new Float32Array([1.5]), "bf16")];
+ * if (h[0] !== 0x3e00 || b[0] !== 0x3fc0) throw new Error();
+ * ```
+ */
+export function halfBits(x: Float32Array, storage: "f16" | "bf16"): Uint16Array {
+  if (storage === "f16") return new Uint16Array(Float16Array.from(x).buffer);
+  const u = new Uint32Array(x.buffer, x.byteOffset, x.length), out = new Uint16Array(x.length);
+  for (let i = 0; i < u.length; i++) {
+    out[i] = Number.isNaN(x[i]) ? 0x7fc0 : ((u[i] + 0x7fff + ((u[i] >>> 16) & 1)) >>> 16) & 0xffff;
+  }
+  return out;
 }

@@ -299,8 +299,11 @@ function convPackedApply(sch: Schedule, v: Record<string, unknown>): void {
  * column. Filters live in the `[F/FR][C][KH][KW][FR]` layout, rewritten once
  * ahead of the timed calls (the weights are layout-free); the tile is stored
  * channel-innermost (`transform_layout` of the `cache_write` tile) and copied
- * out with strided stores. Unlike `conv2d-packed`, whose vectors run along
- * output columns, a 7- or 14-wide output row fills its vectors.
+ * out (16 x 16 blocks transposed in registers, stored along the rows; a copy
+ * with each channel's row read back by scalar loads was half as fast on the
+ * 1x1 layers of ResNet-18 and left out). Unlike
+ * `conv2d-packed`, whose vectors run along output columns, a 7- or 14-wide
+ * output row fills its vectors.
  */
 function convNCHWcKnobs(w: Workload): Knob[] {
   const padded = w.shape[8] > 0;

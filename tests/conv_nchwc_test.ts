@@ -24,9 +24,12 @@ Deno.test("conv2d-nchwc keeps its tile in vector variables and rewrites the filt
     /void tb_kernel\(float \*\*bufs\) \{\n {2}tb_layout\(bufs\);\n {2}tb_compute\(bufs\);/,
   );
   assert.match(source, /^#define TB_LAYOUT_REWRITE 1/);
-  // 2 rows x 7 columns of 16-channel vectors accumulate in registers across the reduction.
-  assert.match(compute, /T_O_local_acc13 \+= \(T_P\[[^;]*\* tb_loadu\(&T_Wt_global\[/);
-  assert.doesNotMatch(compute, /T_O_local_acc14\b/);
+  // 2 rows x 7 columns of 16-channel vectors: the tile lives in 14 vector variables.
+  assert.match(compute, /T_O_local_v13 \+= \(T_P\[[^;]*\* tb_loadu\(&T_Wt_global\[/);
+  assert.doesNotMatch(compute, /T_O_local_v14\b|float T_O_local\[/);
+  // Copied out per row: 7 channel vectors transposed in registers, 16 stores of 7 columns.
+  assert.equal(compute.match(/tb_transpose16\(tb_t\);/g)?.length, 2);
+  assert.equal(compute.match(/tb_storeu_m\(&T_O\[[^;]*, tb_t\[\d+\], 127u\);/g)?.length, 32);
 });
 
 Deno.test("conv2d-nchwc's tiles fit the vector registers", () => {

@@ -67,8 +67,12 @@ Deno.test("64 random candidates of the default GPU space of matmul 1024³ (and 8
       if (g.mma === 1) assert.ok(text.includes("cvt.rna.tf32.f32"), `p${i}: TF32 rounding`);
       assert.equal(/cp\.async\.c[ag]\.shared\.global/.test(text), g.load === 2, `p${i}: load`);
       if (g.load === 2) assert.ok(text.includes("cp.async.wait_group"), `p${i}: wait_group`);
-      if (g.load !== 2 && g.vecA === 4) {
+      if (g.load !== 2 && g.vecA === 4 && !g.halfInputs) {
         assert.ok(text.includes("ld.global.v4.f32"), `p${i}: float4 loads`);
+      }
+      // FP16 / BF16 inputs stored as 16-bit values: four of them per 8-byte load.
+      if (g.halfInputs && g.vecA === 4) {
+        assert.match(text, /ld\.global(\.nc)?\.v2\.(u32|b32)/, `p${i}: packed 16-bit loads`);
       }
       if (g.mma === 0) assert.ok(text.includes("ld.shared.v4.f32"), `p${i}: float4 shared loads`);
     });
