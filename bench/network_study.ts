@@ -23,7 +23,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { checkOutputDir } from "../cli/output.ts";
-import { HelpRequest, oneLine, parseFlags, UsageError } from "../cli/args.ts";
+import { HelpRequest, oneLine, parseFlags, positiveInt, UsageError } from "../cli/args.ts";
 import { parseTrace, type Trace } from "../ir/trace.ts";
 import { measureEndToEnd } from "../network/end_to_end.ts";
 import { loadNetwork } from "../network/load.ts";
@@ -75,15 +75,6 @@ export interface NetworkStudyArgs {
   seedDefault: boolean;
 }
 
-function positive(flag: string, v: string | undefined, def: number): number {
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) {
-    throw new UsageError(`--${flag} must be a positive integer, got "${v}"`);
-  }
-  return n;
-}
-
 function names(flag: string, v: string, known?: readonly string[]): string[] {
   const items = [...new Set(v.split(",").map((s) => s.trim()))];
   for (const s of items) {
@@ -129,13 +120,13 @@ export function parseNetworkStudyArgs(argv: string[]): NetworkStudyArgs {
       v.strategies!,
       STRATEGY_NAMES.filter((s) => !TRANSFER_STRATEGIES.includes(s)),
     ),
-    trials: positive("trials", v.trials, 200),
+    trials: positiveInt("trials", v.trials, 200),
     templates: v.template === undefined ? [] : names("template", v.template, TEMPLATE_NAMES),
     out: v.out!,
     within,
-    seed: positive("seed", v.seed, 1),
-    size: positive("size", v.size, 224),
-    repeat: positive("repeat", v.repeat, 3),
+    seed: positiveInt("seed", v.seed, 1),
+    size: positiveInt("size", v.size, 224),
+    repeat: positiveInt("repeat", v.repeat, 3),
     seedDefault: !v["no-seed-default"],
   };
 }

@@ -359,6 +359,26 @@ function integer(text: string, flag: string, { min, max }: { min: number; max: n
   return n;
 }
 
+/**
+ * The positive integer of flag `--flag` (`def` when absent); a UsageError naming the flag otherwise.
+ *
+ * @example
+ * ```ts
+ * import { positiveInt } from "./args.ts";
+ * if (positiveInt("trials", "64") !== 64 || positiveInt("trials", undefined, 8) !== 8) throw new Error();
+ * ```
+ */
+export function positiveInt(flag: string, v: string | undefined, def: number): number;
+export function positiveInt(flag: string, v: string | undefined, def?: number): number | undefined;
+export function positiveInt(flag: string, v: string | undefined, def?: number): number | undefined {
+  if (v === undefined) return def;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new UsageError(`--${flag} must be a positive integer, got "${v}"`);
+  }
+  return n;
+}
+
 function positive(text: string, flag: string): number {
   const n = Number(text);
   if (!Number.isFinite(n) || n <= 0) {

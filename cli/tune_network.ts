@@ -32,7 +32,7 @@ import { dirname, resolve } from "node:path";
 import { checkOutputFile } from "./output.ts";
 import type { MeasureResult } from "../measure/measurer.ts";
 import { TEMPLATE_NAMES } from "../search/templates.ts";
-import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
+import { parseFlags, positiveInt, runJsonCommand, UsageError } from "./args.ts";
 import { STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../tuner/strategies.ts";
 import { DEFAULTS } from "../tuner/defaults.ts";
 
@@ -76,15 +76,6 @@ export interface TuneNetworkArgs {
   execute: boolean;
   /** Measure each task's default schedule first (`--no-seed-default`: false). */
   seedDefault: boolean;
-}
-
-function positive(flag: string, v: string | undefined, def?: number): number | undefined {
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) {
-    throw new UsageError(`--${flag} must be a positive integer, got "${v}"`);
-  }
-  return n;
 }
 
 function list<T extends string>(flag: string, v: string, known: readonly T[]): T[] {
@@ -134,16 +125,16 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
   }
   return {
     network: v.network,
-    trials: positive("trials", v.trials, DEFAULTS.tune.trials)!,
+    trials: positiveInt("trials", v.trials, DEFAULTS.tune.trials)!,
     strategies: list("strategy", v.strategy!, STRATEGIES),
     templates: v.template === undefined ? [] : list("template", v.template, TEMPLATE_NAMES),
     schedulers: list("scheduler", v.scheduler!, TASK_SCHEDULERS),
     db: v.db!,
-    perRound: positive("per-round", v["per-round"]),
-    seed: positive("seed", v.seed, 1)!,
-    size: positive("size", v.size, 224)!,
+    perRound: positiveInt("per-round", v["per-round"]),
+    seed: positiveInt("seed", v.seed, 1)!,
+    size: positiveInt("size", v.size, 224)!,
     plot: v.plot,
-    repeat: positive("repeat", v.repeat, 5)!,
+    repeat: positiveInt("repeat", v.repeat, 5)!,
     execute: !v["no-execute"],
     seedDefault: !v["no-seed-default"],
   };
