@@ -181,13 +181,14 @@ export async function createExecutor(
   const kernelIndex = new Map<string, number>(), schedules: Schedule[] = [];
   const instances: (string | undefined)[] = [];
   const traced = new Set<string>();
-  const keyOf = (s: Step, i: number) => {
-    const key = `${taskKey(s.workload)}/${s.workload.inputs.map((t) => t.shape).join(";")}`;
-    return rewrites.has(key) ? `${key}#${i}` : key;
-  };
+  /** Workloads (by identity) whose kernel rewrites its weights' layout. */
   const rewrites = new Set<string>();
+  const identity = (s: Step) =>
+    `${taskKey(s.workload)}/${s.workload.inputs.map((t) => t.shape).join(";")}`;
+  const keyOf = (s: Step, i: number) =>
+    rewrites.has(identity(s)) ? `${identity(s)}#${i}` : identity(s);
   steps.forEach((s, i) => {
-    const shared = `${taskKey(s.workload)}/${s.workload.inputs.map((t) => t.shape).join(";")}`;
+    const shared = identity(s);
     const trace = options.traces?.get(taskKey(s.workload));
     // Tunable layers untuned run their default nest; the other steps (bias,
     // ReLU, adds, pools) the parallel nest of the reference kernels.
