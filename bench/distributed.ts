@@ -23,9 +23,9 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { join } from "node:path";
 import { Queue, QueueEvents, Worker } from "bullmq";
 import { readLines } from "../measure/lines.ts";
+import { scriptArgs } from "../cli/script.ts";
 import { createRemoteMeasurer } from "../remote/remote_measurer.ts";
 import { MACHINES_KEY } from "../remote/machine.ts";
 import { startRedis } from "../remote/testing.ts";
@@ -35,8 +35,6 @@ import { Schedule } from "../ir/schedule.ts";
 import { traceOf } from "../ir/trace.ts";
 import { createPrng } from "../ir/prng.ts";
 import { Redis } from "ioredis";
-
-const ROOT = new URL("..", import.meta.url).pathname;
 
 /** Jobs/s and overhead per job of trivial jobs through the queue. */
 export async function queueThroughput(jobs: number): Promise<{
@@ -106,16 +104,7 @@ export async function queueThroughput(jobs: number): Promise<{
 /** A `deno task worker` subprocess, with the count of its finished jobs. */
 function spawnWorker(url: string): { child: Deno.ChildProcess; jobs: () => number } {
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      "--config",
-      join(ROOT, "deno.json"),
-      join(ROOT, "cli/worker.ts"),
-      "--queue",
-      url,
-    ],
+    args: scriptArgs("cli/worker.ts", ["--queue", url]),
     stdin: "null",
     stdout: "null",
     stderr: "piped",
@@ -200,19 +189,13 @@ export async function comparisonSeconds(args: string[], workers: number): Promis
     if (redis) await waitWorkers(redis.port, workers);
     const t0 = performance.now();
     const r = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--quiet",
-        "--config",
-        join(ROOT, "deno.json"),
-        join(ROOT, "cli/compare.ts"),
+      args: scriptArgs("cli/compare.ts", [
         ...args,
         "--quiet",
         "--out",
         out,
         ...(redis ? ["--queue", redis.url] : []),
-      ],
+      ]),
       stdout: "null",
       stderr: "piped",
     }).output();

@@ -4,10 +4,9 @@
  * @module
  */
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { ROOT, scriptArgs } from "../cli/script.ts";
 
-/** The repository root. */
-export const ROOT: string = fileURLToPath(new URL("..", import.meta.url));
+export { ROOT };
 
 /** Environment sharing one kernel cache across tests, so repeated tests don't rebuild kernels. */
 export const SHARED_KERNEL_CACHE: Record<string, string> = {
@@ -33,15 +32,7 @@ export async function runScript(
   env: Record<string, string> = {},
 ): Promise<ScriptResult> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      "--config",
-      join(ROOT, "deno.json"),
-      join(ROOT, script),
-      ...args,
-    ],
+    args: scriptArgs(script, args),
     cwd,
     env,
     stdout: "piped",

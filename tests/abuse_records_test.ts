@@ -9,6 +9,7 @@ import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { RecordsDB } from "../datasets/db.ts";
 import { ROOT, runScript, type ScriptResult, SHARED_KERNEL_CACHE } from "./_cli.ts";
+import { scriptArgs } from "../cli/script.ts";
 
 function cli(script: string, args: string[], cwd: string): Promise<ScriptResult> {
   return runScript(script, args, cwd, SHARED_KERNEL_CACHE);
@@ -240,16 +241,7 @@ Deno.test("a read-only database can be exported but not resumed, and stays byte-
     const run = async (script: string, args: string[]) => {
       const [cmd, ...pre] = [...prefix, Deno.execPath()];
       const out = await new Deno.Command(cmd, {
-        args: [
-          ...pre,
-          "run",
-          "-A",
-          "--quiet",
-          "--config",
-          join(ROOT, "deno.json"),
-          join(ROOT, script),
-          ...args,
-        ],
+        args: [...pre, ...scriptArgs(script, args)],
         cwd: dir,
         env: SHARED_KERNEL_CACHE,
         stdout: "piped",
@@ -338,13 +330,12 @@ function spawnTune(
   const err = Deno.openSync(join(dir, "tune.err"), { write: true, create: true, truncate: true });
   out.close();
   err.close();
-  const run = [Deno.execPath(), "run", "-A", "--quiet", "--config", join(ROOT, "deno.json")];
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   const line = viaTask
     ? `cd ${quote(ROOT)} && exec ${quote(Deno.execPath())} task --quiet tune ${
       args.map(quote).join(" ")
     }`
-    : `exec ${run.map(quote).join(" ")} ${quote(join(ROOT, script))} ${args.map(quote).join(" ")}`;
+    : `exec ${[Deno.execPath(), ...scriptArgs(script, args)].map(quote).join(" ")}`;
   return new Deno.Command("sh", {
     args: ["-c", `${line} > ${quote(join(dir, "tune.out"))} 2> ${quote(join(dir, "tune.err"))}`],
     cwd: dir,

@@ -10,7 +10,8 @@ import { RecordsDB } from "../datasets/db.ts";
 import { readLines } from "../measure/lines.ts";
 import { MACHINES_KEY } from "../remote/machine.ts";
 import { redisMissing, startRedis } from "../remote/testing.ts";
-import { ROOT, runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
+import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
+import { scriptArgs } from "../cli/script.ts";
 
 const missing = redisMissing();
 if (missing) console.warn(missing);
@@ -46,19 +47,7 @@ class WorkerProc {
   readonly lines: string[] = [];
   constructor(url: string) {
     this.child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--quiet",
-        "--config",
-        join(ROOT, "deno.json"),
-        join(
-          ROOT,
-          "cli/worker.ts",
-        ),
-        "--queue",
-        url,
-      ],
+      args: scriptArgs("cli/worker.ts", ["--queue", url]),
       env: SHARED_KERNEL_CACHE,
       stdin: "null",
       stdout: "null",

@@ -18,6 +18,7 @@ import {
 } from "../tuner/strategies.ts";
 import { strategyFor, strategyProblem } from "../tuner/tune_strategy.ts";
 import { ROOT, runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
+import { scriptArgs } from "../cli/script.ts";
 
 const FAST = ["--trials", "4", "--batch", "4", "--repeat", "1", "--min-repeat-ms", "0", "--quiet"];
 const MATMUL = ["--workload", "matmul", "--shape", "64,64,64"];
@@ -164,7 +165,7 @@ console.log(JSON.stringify({ afterRandom, afterMlp: loaded() }));
 /** Runs a script given by absolute path with the repository's config. */
 async function runAbsolute(path: string, cwd: string) {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", "--config", join(ROOT, "deno.json"), path],
+    args: scriptArgs(path),
     cwd,
     stdout: "piped",
     stderr: "piped",
