@@ -57,6 +57,41 @@ export function attachedExtents(sch: Schedule, a: Stage, s: Stage, loop: Loop): 
   return new Lowering(sch).regionExtents(a, s, loop);
 }
 
+/**
+ * True when stage `s` is a layout rewrite (see `Kernel.prologue`): a packed
+ * copy computed at the root, on the CPU, of layout-free inputs only.
+ */
+function isLayoutRewrite(sch: Schedule, s: Stage): boolean {
+  const layoutFree = sch.workload.layoutFree ?? [];
+  return s.packed && s.attach.k === "root" && !isGpuSchedule(sch) &&
+    readsOf(s).every((t) => layoutFree.includes(t));
+}
+
+/** A GPU schedule (bound loops or shared memory). */
+function isGpuSchedule(sch: Schedule): boolean {
+  return sch.stages.some((s) => s.bindings.size > 0 || s.scope === "shared");
+}
+
+/**
+ * True when the schedule's kernel rewrites the layout of its weights
+ * (`Kernel.prologue` non-empty), without lowering it.
+ *
+ * @example
+ * ```ts
+ * import { rewritesLayout } from "./lower.ts";
+ * import { Schedule } from "./schedule.ts";
+ * import { createPrng } from "./prng.ts";
+ * import { createWorkload } from "./workloads.ts";
+ * const sch = new Schedule(createWorkload("dense", [4, 32, 8]), { prng: createPrng(1) });
+ * if (rewritesLayout(sch)) throw new Error();
+ * sch.cacheRead("W", "global", ["D"]);
+ * if (!rewritesLayout(sch)) throw new Error();
+ * ```
+ */
+export function rewritesLayout(sch: Schedule): boolean {
+  return sch.stages.some((s) => isLayoutRewrite(sch, s));
+}
+
 /** Lowers a schedule to a kernel. Throws ScheduleError for an illegal combination. */
 export function lower(sch: Schedule): Kernel {
   return new Lowering(sch).run();
@@ -78,7 +113,7 @@ class Lowering {
   private readonly gpu: boolean;
 
   constructor(private readonly sch: Schedule) {
-    this.gpu = sch.stages.some((s) => s.bindings.size > 0 || s.scope === "shared");
+    this.gpu = isGpuSchedule(sch);
   }
 
   run(): Kernel {
@@ -120,13 +155,11 @@ class Lowering {
     const body: Stmt[] = [];
     const prologue: Stmt[] = [];
     const roots: { stage: string; body: Stmt[] }[] = [];
-    const layoutFree = new Set(sch.workload.layoutFree ?? []);
     for (const s of sch.stages) {
       if (s.attach.k !== "root") continue;
       const nest = this.emitStage(s, s.shape.map(() => int(0)));
       roots.push({ stage: s.name, body: nest });
-      const rewrite = s.packed && !this.gpu && readsOf(s).every((t) => layoutFree.has(t));
-      (rewrite ? prologue : body).push(...nest);
+      (isLayoutRewrite(sch, s) ? prologue : body).push(...nest);
     }
     this.checkParallel([...prologue, ...body], false);
     const packed = sch.stages.find((s) => s.packed && s.attach.k !== "inline");

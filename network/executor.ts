@@ -31,7 +31,7 @@ import {
   maxPool2d,
 } from "../ir/nn.ts";
 import { createPrng } from "../ir/prng.ts";
-import { lower } from "../ir/lower.ts";
+import { rewritesLayout } from "../ir/lower.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { replayTrace, type Trace } from "../ir/trace.ts";
 import type { Workload } from "../ir/workloads.ts";
@@ -198,15 +198,14 @@ export async function createExecutor(
         : s.tunable
         ? new Schedule(s.workload, { prng: createPrng(0) })
         : referenceSchedule(s.workload);
-    if (!kernelIndex.has(shared) && !rewrites.has(shared)) {
-      const sch = make();
-      if ((lower(sch).prologue?.length ?? 0) > 0) rewrites.add(shared);
-    }
+    // The first step of a workload decides whether its layers share one kernel.
+    const first = kernelIndex.has(shared) || rewrites.has(shared) ? undefined : make();
+    if (first && rewritesLayout(first)) rewrites.add(shared);
     const key = keyOf(s, i);
     if (kernelIndex.has(key)) return;
     kernelIndex.set(key, schedules.length);
     if (trace) traced.add(shared);
-    schedules.push(make());
+    schedules.push(first ?? make());
     instances.push(rewrites.has(shared) ? `layer ${i}` : undefined);
   });
   const tracedCount = traced.size;
