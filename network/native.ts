@@ -33,8 +33,6 @@ export interface NativeKernel {
   readonly sizes: number[];
   /** Calls the kernel on buffers (aligned ones are fastest: `measure/buffers.ts`). */
   run(buffers: Float32Array[]): void;
-  /** True when the kernel rewrites the layout of its weights (see the module). */
-  readonly rewritesLayout: boolean;
   /**
    * Calls the kernel, rewriting the layout of its weights on the first call
    * only: every call must pass the same weights (contents unchanged). Same as
@@ -122,7 +120,6 @@ export async function compileSchedules(
     let prepared = false;
     return {
       sizes,
-      rewritesLayout,
       run(buffers: Float32Array[]) {
         check(buffers);
         lib.symbols.tb_kernel(pointerTable(buffers));
