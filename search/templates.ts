@@ -330,7 +330,13 @@ function convNCHWcApply(sch: Schedule, v: Record<string, unknown>): void {
   const wp = sch.cacheRead("Wt", "global", [local]);
   sch.transformLayout(wp, 0, FR);
   sch.transformLayout(local, 1, FR);
-  if (v.pad_parallel === 1) sch.parallel("P", "c");
+  if (sch.stages.some((s) => s.name === "P")) {
+    // The padding copy: rows in 16-wide (masked at the edge) vectors, its
+    // channels in parallel when `pad_parallel`.
+    if (v.pad_parallel === 1) sch.parallel("P", "c");
+    const [, x1] = sch.split("P", "x", [null, 16]);
+    sch.vectorize("P", x1);
+  }
   const [fo, fi] = sch.split("O", "f", [null, FR]);
   const [yo, yi] = sch.split("O", "y", [null, YR]);
   const [xo, xi] = sch.split("O", "x", [null, XR]);
@@ -391,9 +397,13 @@ const TEMPLATES: Record<string, Template> = {
     workloads: ["conv2d"],
     knobs: convNCHWcKnobs,
     apply: convNCHWcApply,
-    // At most 28 accumulator vectors: with the filter vectors and a broadcast
-    // the tile stays in AVX-512's 32 registers.
-    isValid: (v) => (v.yr as number) * (v.xr as number) * ((v.fr as number) / 16) <= 28,
+    // The accumulators, the FR/16 filter vectors of a step and a broadcast
+    // fit AVX-512's 32 registers (a 64 x 7 tile, 28 + 4 + 1, spills and ran
+    // at 0.85 of the 32 x 7 one on the 512 x 7 x 7 layer).
+    isValid: (v) => {
+      const vectors = (v.fr as number) / 16;
+      return (v.yr as number) * (v.xr as number) * vectors + vectors + 1 <= 32;
+    },
   },
   "conv2d-rich": {
     workloads: ["conv2d"],

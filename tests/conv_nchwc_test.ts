@@ -24,6 +24,9 @@ Deno.test("conv2d-nchwc keeps its tile in vector variables and rewrites the filt
     /void tb_kernel\(float \*\*bufs\) \{\n {2}tb_layout\(bufs\);\n {2}tb_compute\(bufs\);/,
   );
   assert.match(source, /^#define TB_LAYOUT_REWRITE 1/);
+  // The padding copy moves rows in 16-wide vectors, masked at the edges.
+  assert.match(compute, /tb_storeu\(&T_P\[[^;]*tb_loadu\(&T_I\[/);
+  assert.match(compute, /tb_storeu_m\(&T_P\[/);
   // 2 rows x 7 columns of 16-channel vectors: the tile lives in 14 vector variables.
   assert.match(compute, /T_O_local_v13 \+= \(T_P\[[^;]*\* tb_loadu\(&T_Wt_global\[/);
   assert.doesNotMatch(compute, /T_O_local_v14\b|float T_O_local\[/);
@@ -41,8 +44,15 @@ Deno.test("conv2d-nchwc's tiles fit the vector registers", () => {
     if (!t.space.isValid(t.space.point(i))) continue;
     valid++;
     const v = t.space.values(t.space.point(i));
-    assert.ok((v.fr as number) / 16 * (v.yr as number) * (v.xr as number) <= 28);
+    const vectors = (v.fr as number) / 16;
+    // Accumulators, a step's filter vectors and one broadcast.
+    assert.ok(vectors * (v.yr as number) * (v.xr as number) + vectors + 1 <= 32);
   }
+  // 64 channels by 7 columns (28 accumulators and 4 filter vectors) spills.
+  const spills = t.space.knobs.map((k) =>
+    k.options.indexOf(({ fr: 64, yr: 1, xr: 7 } as Record<string, unknown>)[k.name] ?? k.options[0])
+  );
+  assert.equal(t.space.isValid(spills), false);
   assert.ok(valid > 100, `${valid} valid points of ${names}`);
 });
 
