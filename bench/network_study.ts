@@ -59,7 +59,9 @@ export const NETWORK_STUDY_USAGE = `usage: deno run -A bench/network_study.ts [o
   --seed N            seed of strategies, scheduler, weights and input (default 1)
   --size N            input height and width of the built-in networks (default 224)
   --repeat N          timed forward passes of each tuned network (default 3)
-  --no-seed-default   do not measure each task's default schedule as its first trial`;
+  --no-seed-default   do not measure each task's default schedule as its first trial
+  --no-transfer       do not pretrain a task's cost model (xgb, xgb-rank) on the other
+                      tasks' measurements of this session`;
 
 /** Parsed arguments of the study. */
 export interface NetworkStudyArgs {
@@ -73,6 +75,8 @@ export interface NetworkStudyArgs {
   size: number;
   repeat: number;
   seedDefault: boolean;
+  /** Pretrain each task's cost model on the other tasks' samples (`--no-transfer`: false). */
+  transfer: boolean;
 }
 
 function names(flag: string, v: string, known?: readonly string[]): string[] {
@@ -107,6 +111,7 @@ export function parseNetworkStudyArgs(argv: string[]): NetworkStudyArgs {
     size: { type: "string" },
     repeat: { type: "string" },
     "no-seed-default": { type: "boolean", default: false },
+    "no-transfer": { type: "boolean", default: false },
   }, NETWORK_STUDY_USAGE);
   const within = v.within === undefined ? 0.05 : Number(v.within);
   if (!(within >= 0 && within < 1)) {
@@ -128,6 +133,7 @@ export function parseNetworkStudyArgs(argv: string[]): NetworkStudyArgs {
     size: positiveInt("size", v.size, 224),
     repeat: positiveInt("repeat", v.repeat, 3),
     seedDefault: !v["no-seed-default"],
+    transfer: !v["no-transfer"],
   };
 }
 
@@ -274,6 +280,7 @@ export async function networkStudy(argv: string[]): Promise<Record<string, unkno
         seed: a.seed,
         warm: false,
         seedDefault: a.seedDefault,
+        transfer: a.transfer,
         onRound: (r, t) =>
           console.error(
             `[${n.name} ${strategy}] ${r.trialsUsed}/${a.trials}: ${t.key} best ${
@@ -331,6 +338,7 @@ export async function networkStudy(argv: string[]): Promise<Record<string, unkno
     size: a.size,
     seed: a.seed,
     seedDefault: a.seedDefault,
+    transfer: a.transfer,
     within: a.within,
     note: "trialsUsed: trials to reach targetMs, within `within` of the best final estimate of " +
       "any strategy on that network (null: never); estimateMs sums weight x best latency of the " +

@@ -49,6 +49,8 @@ Deno.test("parseNetworkStudyArgs rejects a bad flag with a UsageError naming it"
   bad(["--bogus"], /bogus/);
   const a = parseNetworkStudyArgs(["--no-seed-default", "--template", "conv2d-packed"]);
   assert.equal(a.seedDefault, false);
+  assert.equal(a.transfer, true);
+  assert.equal(parseNetworkStudyArgs(["--no-transfer"]).transfer, false);
   assert.deepEqual(a.templates, ["conv2d-packed"]);
   assert.deepEqual(a.strategies, [
     "random",

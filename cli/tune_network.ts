@@ -56,6 +56,8 @@ export const TUNE_NETWORK_USAGE =
   --plot FILE         plot of the estimate against trials, .svg or .png
                       (default tune_network_<network>.svg)
   --no-seed-default   do not measure each task's default schedule as its first trial
+  --no-transfer       do not pretrain a task's cost model (xgb, xgb-rank) on the other
+                      tasks' measurements of this session
                       (by default it is, so no task ends slower than untuned)
   --repeat N          timed forward passes of the tuned network (default 5)
   --no-execute        skip running the tuned network (estimate only)`;
@@ -76,6 +78,8 @@ export interface TuneNetworkArgs {
   execute: boolean;
   /** Measure each task's default schedule first (`--no-seed-default`: false). */
   seedDefault: boolean;
+  /** Pretrain each task's cost model on the other tasks' samples (`--no-transfer`: false). */
+  transfer: boolean;
 }
 
 function list<T extends string>(flag: string, v: string, known: readonly T[]): T[] {
@@ -113,6 +117,7 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
     repeat: { type: "string" },
     "no-execute": { type: "boolean", default: false },
     "no-seed-default": { type: "boolean", default: false },
+    "no-transfer": { type: "boolean", default: false },
   }, TUNE_NETWORK_USAGE);
   if (!v.network) {
     throw new UsageError(
@@ -137,6 +142,7 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
     repeat: positiveInt("repeat", v.repeat, 5)!,
     execute: !v["no-execute"],
     seedDefault: !v["no-seed-default"],
+    transfer: !v["no-transfer"],
   };
 }
 
@@ -254,6 +260,7 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
         warm,
         shared,
         seedDefault: a.seedDefault,
+        transfer: a.transfer,
         onRound: (r, t) =>
           console.error(
             `[${label}] ${r.trialsUsed}/${a.trials} trials: task ${r.task} ${t.key} x${t.weight} +${r.measured} (${t.trials} in all), best ${
@@ -284,6 +291,7 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
     gflop: +(tasks.reduce((s, t) => s + t.weight * t.workload.flops, 0) / 1e9).toFixed(3),
     trials: a.trials,
     perRound,
+    transfer: a.transfer,
     db: a.db,
     plot,
     note: "estimateMs sums weight x best latency over the tunable layers; measured.latencyMs is " +

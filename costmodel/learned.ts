@@ -34,11 +34,31 @@ export interface LearnedModel extends CostModel {
   readonly samples: number;
 }
 
-/** Throughput targets: (1 / seconds) / max over the samples; failures are 0. */
+/**
+ * Throughput targets: (1 / seconds) / max over the samples of the same
+ * {@link Sample.group} (tasks of other sizes learned from in one model each
+ * have their best at 1, as in AutoTVM's transfer across tasks); failures are 0.
+ *
+ * @example
+ * ```ts
+ * import { throughputTargets } from "./learned.ts";
+ * const t = throughputTargets([
+ *   { candidate: { knobs: [0] }, seconds: 2e-3 },
+ *   { candidate: { knobs: [1] }, seconds: 1e-3 },
+ *   { candidate: { knobs: [0] }, seconds: 8e-3, group: "conv2d(1,3,224,224,64,7,7,2,3)" },
+ *   { candidate: { knobs: [2] } },
+ * ]);
+ * if (t.join() !== "0.5,1,1,0") throw new Error(t.join());
+ * ```
+ */
 export function throughputTargets(samples: readonly Sample[]): Float32Array {
   const speed = samples.map((s) => (s.seconds && s.seconds > 0 ? 1 / s.seconds : 0));
-  const best = Math.max(0, ...speed);
-  return Float32Array.from(speed, (v) => (best > 0 ? v / best : 0));
+  const best = new Map<string | undefined, number>();
+  samples.forEach((s, i) => best.set(s.group, Math.max(best.get(s.group) ?? 0, speed[i])));
+  return Float32Array.from(speed, (v, i) => {
+    const b = best.get(samples[i].group)!;
+    return b > 0 ? v / b : 0;
+  });
 }
 
 /** Creates a learned cost model. */

@@ -33,3 +33,15 @@ Deno.test("throughput targets are normalised by the best and zero for failures",
   ]);
   assert.deepEqual([...t], [0.5, 1, 0]);
 });
+
+Deno.test("throughput targets are normalised within each task when samples come from several", () => {
+  const t = throughputTargets([
+    { candidate: {}, seconds: 4 },
+    { candidate: {}, seconds: 2 },
+    { candidate: {}, seconds: 0.5, group: "small" },
+    { candidate: {}, seconds: 0.25, group: "small" },
+    { candidate: {}, group: "small" },
+  ]);
+  // Without groups the small task's 0.25 s would be the best of all and the own task's 2 s at 0.125.
+  assert.deepEqual([...t], [0.5, 1, 0.5, 1, 0]);
+});

@@ -11,6 +11,12 @@ export interface Sample {
   candidate: Candidate;
   /** Seconds per call; undefined when the candidate failed. */
   seconds?: number;
+  /**
+   * Which task it was measured on, when a model learns from several (another
+   * layer of the network: transfer). Throughputs are normalised within a
+   * group. Default: the model's own task.
+   */
+  group?: string;
 }
 
 /** A cost model. */

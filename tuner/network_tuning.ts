@@ -38,6 +38,7 @@ import { traceOf } from "../ir/trace.ts";
 import { seededStrategy } from "../search/seeded.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import type { Candidate, Strategy } from "../search/strategy.ts";
+import type { Sample } from "../costmodel/model.ts";
 import { defaultTemplate, templatesOf, templateSpace } from "../search/templates.ts";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
@@ -101,6 +102,15 @@ export interface NetworkTuningOptions {
    * time in each (as in a replay) and only the choices differ.
    */
   shared?: Map<string, Map<string, MeasureResult>>;
+  /**
+   * Transfer across tasks (AutoTVM's transfer learning, Ansor's one cost
+   * model for all tasks): a task tuned by a learned-model strategy with a
+   * `-transfer` variant in the table (`xgb`, `xgb-rank`) starts with its
+   * model trained on what this session measured on the other tasks of the
+   * same knob space (same template, same knobs and options), throughputs
+   * normalised per task, and that model picks its first plan. Default true.
+   */
+  transfer?: boolean;
 }
 
 /** A task at the end of a session. */
@@ -216,6 +226,7 @@ export async function taskStrategy(
   w: Workload,
   seed: number,
   templates: string[] = [],
+  pretrain: Sample[] = [],
 ): Promise<{ name: string; strategy: Strategy }> {
   const plan = taskStrategyPlan(name, w, templates);
   if (plan.template === undefined) {
@@ -223,10 +234,80 @@ export async function taskStrategy(
     return { name: plan.name, strategy: createTraceStrategy(traces, defaultSpace(w), { seed }) };
   }
   const t = templateSpace(plan.template, w);
+  // With samples of other tasks, the variant whose model learns from them first.
+  const transfer = pretrain.length > 0 && canTransfer(name) ? `${name}-transfer` : name;
   return {
     name: plan.name,
-    strategy: await createStrategy(name, t.space, { seed, candidateOf: t.candidateOf }),
+    strategy: await createStrategy(transfer, t.space, {
+      seed,
+      candidateOf: t.candidateOf,
+      ...(transfer !== name ? { pretrain } : {}),
+    }),
   };
+}
+
+/**
+ * Whether a strategy learns a cost model that samples of other tasks can
+ * pretrain (it has a `-transfer` variant in the table).
+ *
+ * @example
+ * ```ts
+ * import { canTransfer } from "./network_tuning.ts";
+ * if (!canTransfer("xgb") || canTransfer("ga")) throw new Error();
+ * ```
+ */
+export function canTransfer(strategy: string): boolean {
+  return STRATEGIES[`${strategy}-transfer`]?.pretrain === true;
+}
+
+/**
+ * The knob space of a task's template as a key: tasks with the same key have
+ * the same knobs with the same options, so a knob vector means the same
+ * schedule choices on both (`conv2d-nchwc` on a padded and an unpadded
+ * convolution differ: only the first has `pad_parallel`). Undefined for a
+ * task tuned on sketches.
+ *
+ * @example
+ * ```ts
+ * import { knobSpaceKey } from "./network_tuning.ts";
+ * import { conv2d } from "../ir/workloads.ts";
+ * const t = ["conv2d-nchwc"];
+ * const a = knobSpaceKey("xgb", conv2d(1, 64, 56, 56, 64, 3, 3, 1, 1), t);
+ * const b = knobSpaceKey("xgb", conv2d(1, 256, 14, 14, 256, 3, 3, 1, 1), t);
+ * const c = knobSpaceKey("xgb", conv2d(1, 64, 56, 56, 128, 1, 1, 2, 0), t);
+ * if (a !== b || a === c) throw new Error();
+ * ```
+ */
+export function knobSpaceKey(
+  strategy: string,
+  w: Workload,
+  templates: string[] = [],
+): string | undefined {
+  const plan = taskStrategyPlan(strategy, w, templates);
+  if (plan.template === undefined) return undefined;
+  const space = templateSpace(plan.template, w).space;
+  return JSON.stringify([plan.template, space.knobs.map((k) => [k.name, k.options])]);
+}
+
+/**
+ * What the runs of other tasks measured, as samples for a task's cost model:
+ * every candidate with knobs and a result (failures too: the model learns
+ * them as 0), grouped by task so that throughputs are normalised per task.
+ */
+function transferSamples(db: RecordsDB, runs: { runId: number; key: string }[]): Sample[] {
+  return runs.flatMap(({ runId, key }) =>
+    db.candidates(runId).flatMap((c) =>
+      c.knobs && c.result
+        ? [{
+          candidate: { knobs: c.knobs },
+          ...(c.result.errorKind === "none" && c.result.seconds !== null
+            ? { seconds: c.result.seconds }
+            : {}),
+          group: key,
+        }]
+        : []
+    )
+  );
 }
 
 /**
@@ -276,6 +357,7 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
   const runner = createRunner({ timing, timeoutSeconds });
   const store = sqliteRecordStore(db, { close: false });
   const live = new Map<number, LiveTask>();
+  const spaces = new Map<number, string | undefined>();
   try {
     const warm: RecordedStart[] = Array.isArray(o.warm)
       ? o.warm
@@ -299,7 +381,14 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
       let t = live.get(i);
       if (t) return t;
       const w = o.tasks[i].workload;
-      const own = await taskStrategy(o.strategy, w, seed + i, o.templates);
+      const space = knobSpaceKey(o.strategy, w, o.templates);
+      const donors = o.transfer === false || !canTransfer(o.strategy) || space === undefined
+        ? []
+        : [...live].flatMap(([j, other]) =>
+          j !== i && spaces.get(j) === space ? [{ runId: other.runId, key: outcomes[j].key }] : []
+        );
+      const pretrain = transferSamples(db, donors);
+      const own = await taskStrategy(o.strategy, w, seed + i, o.templates, pretrain);
       const name = own.name;
       const strategy = o.seedDefault === false
         ? own.strategy
@@ -320,6 +409,8 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
             weight: o.tasks[i].weight,
             scheduler: o.scheduler ?? "gradient",
             seedDefault: o.seedDefault !== false,
+            // Samples of other tasks its model started from, and how many tasks gave them.
+            transfer: { samples: pretrain.length, tasks: donors.length },
           },
           timing,
           timeoutSeconds,
@@ -334,6 +425,7 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
       for (const [k, r] of o.shared?.get(outcomes[i].key) ?? []) measurer.remember(k, r);
       t = { runId, strategy, measurer };
       live.set(i, t);
+      spaces.set(i, space);
       outcomes[i].runId = runId;
       return t;
     };

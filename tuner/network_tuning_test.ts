@@ -6,7 +6,19 @@ import type { Candidate } from "../ir/candidate.ts";
 import type { Measurer } from "../measure/measurer.ts";
 import { seededStrategy } from "../search/seeded.ts";
 import { tune } from "./loop.ts";
-import { defaultPerRound, defaultScheduleCandidate, taskStrategy } from "./network_tuning.ts";
+import {
+  defaultPerRound,
+  defaultScheduleCandidate,
+  taskStrategy,
+  tuneNetwork,
+} from "./network_tuning.ts";
+import { templateSpace } from "../search/templates.ts";
+import type { Sample } from "../costmodel/model.ts";
+import { RecordsDB } from "../datasets/db.ts";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 Deno.test("taskStrategy takes the first given template that schedules the task, else its default one", async () => {
   const c = conv2d(1, 8, 8, 8, 8, 3, 3, 1, 1);
@@ -87,5 +99,68 @@ Deno.test("every strategy of the network study runs seeded with the default sche
     assert.equal(JSON.parse(first.trace).insts.length, 0, name);
     assert.equal(first.knobs ?? null, null, name);
     assert.equal((await store.best(runId))?.result.seconds, 1e-3, name);
+  }
+});
+
+Deno.test("a task's xgb model pretrained on other tasks' samples picks its first plan from them", async () => {
+  const w = conv2d(1, 16, 14, 14, 32, 3, 3, 1, 1);
+  const { space } = templateSpace("conv2d-nchwc", w);
+  const at = (name: string) => space.knobs.findIndex((k) => k.name === name);
+  const [order, unroll] = [at("order"), at("unroll_kw")];
+  const fast = (knobs: number[]) => knobs[order] === 1 && knobs[unroll] === 1;
+  // Another task's samples: a quarter of the space (order 1 with rx unrolled) is twice as fast.
+  const pretrain: Sample[] = [];
+  for (let i = 0; i < space.size && pretrain.length < 200; i += 7) {
+    const knobs = space.point(i);
+    if (!space.isValid(knobs)) continue;
+    pretrain.push({ candidate: { knobs }, seconds: fast(knobs) ? 1e-3 : 2e-3, group: "other" });
+  }
+  const share = async (samples: Sample[]) => {
+    const { strategy } = await taskStrategy("xgb", w, 3, ["conv2d-nchwc"], samples);
+    const plan = strategy.propose(16);
+    return plan.filter((c) => fast(c.knobs!)).length / plan.length;
+  };
+  // Without samples the first plan is random (about a quarter fast); with them, mostly fast.
+  assert.ok(await share([]) < 0.5);
+  assert.ok(await share(pretrain) >= 0.9);
+});
+
+Deno.test("tuneNetwork pretrains a task's model on the other tasks of the same knob space, unless told not to", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tb-transfer-" });
+  try {
+    const tasks = [
+      { workload: conv2d(1, 4, 8, 8, 16, 3, 3, 1, 1), weight: 1, layers: ["l"] },
+      { workload: conv2d(1, 8, 6, 6, 16, 3, 3, 1, 1), weight: 1, layers: ["l"] },
+      // 1x1 without padding: no pad_parallel knob, another space.
+      { workload: conv2d(1, 8, 6, 6, 16, 1, 1, 1, 0), weight: 1, layers: ["l"] },
+    ];
+    for (const transfer of [true, false]) {
+      const db = join(dir, `${transfer}.db`);
+      await tuneNetwork({
+        tasks,
+        db,
+        trials: 6,
+        perRound: 2,
+        strategy: "xgb",
+        templates: ["conv2d-nchwc"],
+        scheduler: "round-robin",
+        transfer,
+        cacheDir: join(ROOT, ".cache/kernels"),
+      });
+      const r = RecordsDB.open(db);
+      const given = r.runs().map((run) =>
+        (run.config as { network: { transfer: unknown } }).network.transfer
+      );
+      r.close();
+      // Each task's seeded default schedule plus one knob point: one sample per earlier task of its space.
+      assert.deepEqual(
+        given,
+        transfer
+          ? [{ samples: 0, tasks: 0 }, { samples: 1, tasks: 1 }, { samples: 0, tasks: 0 }]
+          : [{ samples: 0, tasks: 0 }, { samples: 0, tasks: 0 }, { samples: 0, tasks: 0 }],
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
