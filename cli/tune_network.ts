@@ -27,6 +27,7 @@ import {
   tuneNetwork,
 } from "../tuner/network_tuning.ts";
 import { TASK_SCHEDULERS, type TaskSchedulerName, warmStart } from "../tuner/task_scheduler.ts";
+import { trialsToReach } from "../tuner/trials_used.ts";
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { checkOutputFile } from "./output.ts";
@@ -157,6 +158,43 @@ function tunedTraces(o: NetworkTuningOutcome): Map<string, Trace> {
   );
 }
 
+/** How soon the gradient scheduler reached round robin's result (the issue's target: half the budget). */
+export interface SchedulerComparison {
+  /** Round robin's estimate at the end of its budget, ms. */
+  roundRobinMs: number;
+  /** Trials round robin used. */
+  budget: number;
+  /** First trial after which the gradient scheduler's estimate was at most that; null: never. */
+  gradientTrials: number | null;
+}
+
+/**
+ * Compares the estimate curves (ms after each trial) of a gradient and a
+ * round-robin session of one strategy; undefined unless both ran and round
+ * robin reached an estimate.
+ *
+ * @example
+ * ```ts
+ * import { schedulerComparison } from "./tune_network.ts";
+ * const c = schedulerComparison([NaN, 9, 6, 5, 5], [NaN, NaN, 8, 7, 6]);
+ * if (c?.gradientTrials !== 3 || c.roundRobinMs !== 6 || c.budget !== 5) throw new Error();
+ * ```
+ */
+export function schedulerComparison(
+  gradient: number[] | undefined,
+  roundRobin: number[] | undefined,
+): SchedulerComparison | undefined {
+  const target = roundRobin?.at(-1);
+  if (!gradient || !roundRobin || target === undefined || !Number.isFinite(target)) {
+    return undefined;
+  }
+  return {
+    roundRobinMs: target,
+    budget: roundRobin.length,
+    gradientTrials: trialsToReach(gradient, target) ?? null,
+  };
+}
+
 /** One session's part of the summary. */
 async function sessionSummary(
   label: { strategy: string; scheduler: string },
@@ -245,6 +283,7 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
   // Sessions share their measurements: a candidate two sessions try has one time.
   const shared = new Map<string, Map<string, MeasureResult>>();
   const series: { label: string; values: number[] }[] = [];
+  const curves = new Map<string, number[]>();
   for (const scheduler of a.schedulers) {
     for (const strategy of a.strategies) {
       const label = `${scheduler} ${strategy}`;
@@ -269,6 +308,7 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
           ),
       });
       series.push({ label, values: estimateCurve(o) });
+      curves.set(label, series.at(-1)!.values);
       sessions.push(await sessionSummary({ strategy, scheduler }, o, net, weights, a));
     }
   }
@@ -299,6 +339,22 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
       "default schedules",
     ...(untuned ? { untunedLatencyMs: +untuned.latencyMs.toFixed(3) } : {}),
     sessions,
+    schedulers: a.strategies.flatMap((strategy) => {
+      const c = schedulerComparison(
+        curves.get(`gradient ${strategy}`),
+        curves.get(`round-robin ${strategy}`),
+      );
+      if (c) {
+        console.error(
+          `[${strategy}] gradient reaches round robin's ${
+            ms(c.roundRobinMs / 1e3)
+          } ms (at ${c.budget} trials) ${
+            c.gradientTrials === null ? "never" : `after ${c.gradientTrials} trials`
+          }`,
+        );
+      }
+      return c ? [{ strategy, ...c, roundRobinMs: ms(c.roundRobinMs / 1e3) }] : [];
+    }),
   };
   if (
     sessions.some((s) => (s.measured as { matchesReference?: boolean })?.matchesReference === false)

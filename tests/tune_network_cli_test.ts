@@ -85,6 +85,19 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
       first.stderr.match(new RegExp(`\\[${label}\\] 3/6 trials: .*estimate ([\\d.]+) ms`))?.[1];
     assert.ok(afterWarmUp("gradient random"), first.stderr);
     assert.equal(afterWarmUp("gradient random"), afterWarmUp("round-robin random"));
+    // The issue's target in the summary: when the gradient session first reached round robin's end.
+    const [cmp] = s.schedulers;
+    assert.equal(cmp.strategy, "random");
+    assert.equal(cmp.budget, 6);
+    assert.equal(cmp.roundRobinMs, sessions[1].estimateMs);
+    assert.ok(
+      cmp.gradientTrials === null || (cmp.gradientTrials >= 3 && cmp.gradientTrials <= 6),
+      JSON.stringify(cmp),
+    );
+    assert.match(
+      first.stderr,
+      /\[random\] gradient reaches round robin's [\d.]+ ms \(at 6 trials\)/,
+    );
     const svg = await Deno.readTextFile(join(dir, "curve.svg"));
     assert.match(svg, /^<svg/);
     assert.match(svg, /gradient random/);
@@ -100,6 +113,7 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
     ]);
     assert.ok(w.warmEstimateMs! <= Math.min(...sessions.map((x) => x.estimateMs!)) + 1e-9);
     assert.equal(w.measured, undefined);
+    assert.deepEqual(JSON.parse(second.stdout).schedulers, []);
     const png = await Deno.readFile(join(dir, "c.png"));
     assert.equal(png[1], 80); // "\x89PNG"
   } finally {
