@@ -39,6 +39,7 @@ import { seededStrategy } from "../search/seeded.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import type { Candidate, Strategy } from "../search/strategy.ts";
 import type { Sample } from "../costmodel/model.ts";
+import type { KnobSpace } from "../search/knobs.ts";
 import { defaultTemplate, templatesOf, templateSpace } from "../search/templates.ts";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
@@ -107,8 +108,10 @@ export interface NetworkTuningOptions {
    * model for all tasks): a task tuned by a learned-model strategy with a
    * `-transfer` variant in the table (`xgb`, `xgb-rank`) starts with its
    * model trained on what this session measured on the other tasks of the
-   * same knob space (same template, same knobs and options), throughputs
-   * normalised per task, and that model picks its first plan. Default true.
+   * same template whose knobs include all of its own ({@link knobTranslator}:
+   * a 1x1 convolution learns from the padded ones, not the reverse),
+   * throughputs normalised per task, and that model picks its first plan.
+   * Default true.
    */
   transfer?: boolean;
 }
@@ -260,53 +263,81 @@ export function canTransfer(strategy: string): boolean {
   return STRATEGIES[`${strategy}-transfer`]?.pretrain === true;
 }
 
+/** A task's template and knob space, as {@link knobTranslator} reads them. */
+export interface TaskSpace {
+  template: string;
+  space: KnobSpace;
+}
+
 /**
- * The knob space of a task's template as a key: tasks with the same key have
- * the same knobs with the same options, so a knob vector means the same
- * schedule choices on both (`conv2d-nchwc` on a padded and an unpadded
- * convolution differ: only the first has `pad_parallel`). Undefined for a
- * task tuned on sketches.
- *
- * @example
- * ```ts
- * import { knobSpaceKey } from "./network_tuning.ts";
- * import { conv2d } from "../ir/workloads.ts";
- * const t = ["conv2d-nchwc"];
- * const a = knobSpaceKey("xgb", conv2d(1, 64, 56, 56, 64, 3, 3, 1, 1), t);
- * const b = knobSpaceKey("xgb", conv2d(1, 256, 14, 14, 256, 3, 3, 1, 1), t);
- * const c = knobSpaceKey("xgb", conv2d(1, 64, 56, 56, 128, 1, 1, 2, 0), t);
- * if (a !== b || a === c) throw new Error();
- * ```
+ * The template and knob space a task is tuned on by a knob strategy;
+ * undefined for a task tuned on sketches.
  */
-export function knobSpaceKey(
+export function taskSpace(
   strategy: string,
   w: Workload,
   templates: string[] = [],
-): string | undefined {
+): TaskSpace | undefined {
   const plan = taskStrategyPlan(strategy, w, templates);
   if (plan.template === undefined) return undefined;
-  const space = templateSpace(plan.template, w).space;
-  return JSON.stringify([plan.template, space.knobs.map((k) => [k.name, k.options])]);
+  return { template: plan.template, space: templateSpace(plan.template, w).space };
+}
+
+/**
+ * How a knob vector of task `from` reads in the space of task `to`: the same
+ * template, and every knob of `to` present in `from` (matched by name, each
+ * value mapped to its option index in `to`); knobs only `from` has are left
+ * out (a padded convolution's `pad_parallel` means nothing to a 1x1 one).
+ * Undefined when the spaces cannot be matched; the function gives undefined
+ * for a vector with a value `to` does not offer.
+ *
+ * @example
+ * ```ts
+ * import { knobTranslator, taskSpace } from "./network_tuning.ts";
+ * import { conv2d } from "../ir/workloads.ts";
+ * const t = ["conv2d-nchwc"];
+ * const padded = taskSpace("xgb", conv2d(1, 64, 56, 56, 64, 3, 3, 1, 1), t)!;
+ * const pointwise = taskSpace("xgb", conv2d(1, 64, 56, 56, 128, 1, 1, 2, 0), t)!;
+ * const read = knobTranslator(padded, pointwise)!;
+ * // fr, yr, xr, order, unroll_kw, parallel, pad_parallel -> the first six.
+ * if (read([1, 0, 2, 1, 0, 1, 1])?.join() !== "1,0,2,1,0,1") throw new Error();
+ * if (knobTranslator(pointwise, padded) !== undefined) throw new Error("no pad_parallel to read");
+ * ```
+ */
+export function knobTranslator(
+  from: TaskSpace,
+  to: TaskSpace,
+): ((knobs: number[]) => number[] | undefined) | undefined {
+  if (from.template !== to.template) return undefined;
+  const at = to.space.knobs.map((k) => from.space.knobs.findIndex((f) => f.name === k.name));
+  if (at.some((j) => j < 0)) return undefined;
+  // Option index in `from` -> option index in `to`, per knob of `to`.
+  const maps = to.space.knobs.map((k, i) =>
+    from.space.knobs[at[i]].options.map((o) => k.options.findIndex((x) => x === o))
+  );
+  return (knobs) => {
+    const out = maps.map((m, i) => m[knobs[at[i]]] ?? -1);
+    return out.some((x) => x < 0) ? undefined : out;
+  };
 }
 
 /**
  * What the runs of other tasks measured, as samples for a task's cost model:
  * every candidate with knobs and a result (failures too: the model learns
- * them as 0), grouped by task so that throughputs are normalised per task.
+ * them as 0), its knobs read in the task's space, grouped by task so that
+ * throughputs are normalised per task.
  */
-function transferSamples(db: RecordsDB, runs: { runId: number; key: string }[]): Sample[] {
-  return runs.flatMap(({ runId, key }) =>
-    db.candidates(runId).flatMap((c) =>
-      c.knobs && c.result
-        ? [{
-          candidate: { knobs: c.knobs },
-          ...(c.result.errorKind === "none" && c.result.seconds !== null
-            ? { seconds: c.result.seconds }
-            : {}),
-          group: key,
-        }]
-        : []
-    )
+function transferSamples(
+  db: RecordsDB,
+  runs: { runId: number; key: string; read: (knobs: number[]) => number[] | undefined }[],
+): Sample[] {
+  return runs.flatMap(({ runId, key, read }) =>
+    db.candidates(runId).flatMap((c) => {
+      const knobs = c.knobs && c.result ? read(c.knobs) : undefined;
+      if (!knobs) return [];
+      const ok = c.result!.errorKind === "none" && c.result!.seconds !== null;
+      return [{ candidate: { knobs }, ...(ok ? { seconds: c.result!.seconds! } : {}), group: key }];
+    })
   );
 }
 
@@ -357,7 +388,7 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
   const runner = createRunner({ timing, timeoutSeconds });
   const store = sqliteRecordStore(db, { close: false });
   const live = new Map<number, LiveTask>();
-  const spaces = new Map<number, string | undefined>();
+  const spaces = new Map<number, TaskSpace | undefined>();
   try {
     const warm: RecordedStart[] = Array.isArray(o.warm)
       ? o.warm
@@ -381,12 +412,14 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
       let t = live.get(i);
       if (t) return t;
       const w = o.tasks[i].workload;
-      const space = knobSpaceKey(o.strategy, w, o.templates);
+      const space = taskSpace(o.strategy, w, o.templates);
       const donors = o.transfer === false || !canTransfer(o.strategy) || space === undefined
         ? []
-        : [...live].flatMap(([j, other]) =>
-          j !== i && spaces.get(j) === space ? [{ runId: other.runId, key: outcomes[j].key }] : []
-        );
+        : [...live].flatMap(([j, other]) => {
+          const from = spaces.get(j);
+          const read = j !== i && from ? knobTranslator(from, space) : undefined;
+          return read ? [{ runId: other.runId, key: outcomes[j].key, read }] : [];
+        });
       const pretrain = transferSamples(db, donors);
       const own = await taskStrategy(o.strategy, w, seed + i, o.templates, pretrain);
       const name = own.name;

@@ -125,13 +125,13 @@ Deno.test("a task's xgb model pretrained on other tasks' samples picks its first
   assert.ok(await share(pretrain) >= 0.9);
 });
 
-Deno.test("tuneNetwork pretrains a task's model on the other tasks of the same knob space, unless told not to", async () => {
+Deno.test("tuneNetwork pretrains a task's model on the other tasks whose knobs cover its own, unless told not to", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tb-transfer-" });
   try {
     const tasks = [
       { workload: conv2d(1, 4, 8, 8, 16, 3, 3, 1, 1), weight: 1, layers: ["l"] },
       { workload: conv2d(1, 8, 6, 6, 16, 3, 3, 1, 1), weight: 1, layers: ["l"] },
-      // 1x1 without padding: no pad_parallel knob, another space.
+      // 1x1 without padding: no pad_parallel knob; it reads the padded tasks' samples.
       { workload: conv2d(1, 8, 6, 6, 16, 1, 1, 1, 0), weight: 1, layers: ["l"] },
     ];
     for (const transfer of [true, false]) {
@@ -156,7 +156,7 @@ Deno.test("tuneNetwork pretrains a task's model on the other tasks of the same k
       assert.deepEqual(
         given,
         transfer
-          ? [{ samples: 0, tasks: 0 }, { samples: 1, tasks: 1 }, { samples: 0, tasks: 0 }]
+          ? [{ samples: 0, tasks: 0 }, { samples: 1, tasks: 1 }, { samples: 2, tasks: 2 }]
           : [{ samples: 0, tasks: 0 }, { samples: 0, tasks: 0 }, { samples: 0, tasks: 0 }],
       );
     }
