@@ -272,6 +272,15 @@ export interface TaskSpace {
 /**
  * The template and knob space a task is tuned on by a knob strategy;
  * undefined for a task tuned on sketches.
+ *
+ * @example
+ * ```ts
+ * import { taskSpace } from "./network_tuning.ts";
+ * import { conv2d } from "../ir/workloads.ts";
+ * const w = conv2d(1, 8, 8, 8, 16, 3, 3, 1, 1);
+ * if (taskSpace("xgb", w, ["conv2d-nchwc"])?.template !== "conv2d-nchwc") throw new Error();
+ * if (taskSpace("ansor", w) !== undefined) throw new Error();
+ * ```
  */
 export function taskSpace(
   strategy: string,
