@@ -39,7 +39,6 @@ import { seededStrategy } from "../search/seeded.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import type { Candidate, Strategy } from "../search/strategy.ts";
 import type { Sample } from "../costmodel/model.ts";
-import type { KnobSpace } from "../search/knobs.ts";
 import { defaultTemplate, templatesOf, templateSpace } from "../search/templates.ts";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
@@ -109,9 +108,12 @@ export interface NetworkTuningOptions {
    * `-transfer` variant in the table (`xgb`, `xgb-rank`) starts with its
    * model trained on what this session measured on the other tasks of the
    * same template whose knobs include all of its own ({@link knobTranslator}:
-   * a 1x1 convolution learns from the padded ones, not the reverse),
-   * throughputs normalised per task, and that model picks its first plan.
-   * Default true.
+   * a 1x1 convolution learns from the padded ones, not the reverse), and on
+   * the records of earlier sessions in `db` whose runs recorded such a knob
+   * space (its own workload's included: AutoTVM's `load_history`, Ansor's
+   * model restored from its log), at most 4,096 samples, this session's
+   * first; throughputs normalised per task or run, and that model picks its
+   * first plan. Default true.
    */
   transfer?: boolean;
 }
@@ -263,10 +265,14 @@ export function canTransfer(strategy: string): boolean {
   return STRATEGIES[`${strategy}-transfer`]?.pretrain === true;
 }
 
-/** A task's template and knob space, as {@link knobTranslator} reads them. */
+/**
+ * A task's template and its knobs with their options, as
+ * {@link knobTranslator} reads them (and as a run's config records them,
+ * `knobSpace`, so that later sessions can read its knob vectors).
+ */
 export interface TaskSpace {
   template: string;
-  space: KnobSpace;
+  knobs: readonly { name: string; options: readonly unknown[] }[];
 }
 
 /**
@@ -289,7 +295,11 @@ export function taskSpace(
 ): TaskSpace | undefined {
   const plan = taskStrategyPlan(strategy, w, templates);
   if (plan.template === undefined) return undefined;
-  return { template: plan.template, space: templateSpace(plan.template, w).space };
+  const { knobs } = templateSpace(plan.template, w).space;
+  return {
+    template: plan.template,
+    knobs: knobs.map((k) => ({ name: k.name, options: k.options })),
+  };
 }
 
 /**
@@ -318,17 +328,22 @@ export function knobTranslator(
   to: TaskSpace,
 ): ((knobs: number[]) => number[] | undefined) | undefined {
   if (from.template !== to.template) return undefined;
-  const at = to.space.knobs.map((k) => from.space.knobs.findIndex((f) => f.name === k.name));
+  const at = to.knobs.map((k) => from.knobs.findIndex((f) => f.name === k.name));
   if (at.some((j) => j < 0)) return undefined;
-  // Option index in `from` -> option index in `to`, per knob of `to`.
-  const maps = to.space.knobs.map((k, i) =>
-    from.space.knobs[at[i]].options.map((o) => k.options.findIndex((x) => x === o))
-  );
+  // Option index in `from` -> option index in `to`, per knob of `to` (options
+  // compared as JSON: a recorded space comes back from JSON).
+  const maps = to.knobs.map((k, i) => {
+    const own = k.options.map((x) => JSON.stringify(x));
+    return from.knobs[at[i]].options.map((o) => own.indexOf(JSON.stringify(o)));
+  });
   return (knobs) => {
     const out = maps.map((m, i) => m[knobs[at[i]]] ?? -1);
     return out.some((x) => x < 0) ? undefined : out;
   };
 }
+
+/** Most samples a task's model is pretrained on (this session's other tasks first). */
+const MAX_PRETRAIN = 4096;
 
 /**
  * What the runs of other tasks measured, as samples for a task's cost model:
@@ -398,6 +413,8 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
   const store = sqliteRecordStore(db, { close: false });
   const live = new Map<number, LiveTask>();
   const spaces = new Map<number, TaskSpace | undefined>();
+  // Runs there before this session, newest first (their records can pretrain a task's model).
+  const earlier = db.runs().filter((r) => r.target === "cpu").reverse();
   try {
     const warm: RecordedStart[] = Array.isArray(o.warm)
       ? o.warm
@@ -422,14 +439,19 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
       if (t) return t;
       const w = o.tasks[i].workload;
       const space = taskSpace(o.strategy, w, o.templates);
-      const donors = o.transfer === false || !canTransfer(o.strategy) || space === undefined
-        ? []
-        : [...live].flatMap(([j, other]) => {
-          const from = spaces.get(j);
-          const read = j !== i && from ? knobTranslator(from, space) : undefined;
-          return read ? [{ runId: other.runId, key: outcomes[j].key, read }] : [];
-        });
-      const pretrain = transferSamples(db, donors);
+      const transfer = o.transfer !== false && canTransfer(o.strategy) && space !== undefined;
+      const donors = !transfer ? [] : [...live].flatMap(([j, other]) => {
+        const from = spaces.get(j);
+        const read = j !== i && from ? knobTranslator(from, space) : undefined;
+        return read ? [{ runId: other.runId, key: outcomes[j].key, read }] : [];
+      });
+      // Earlier sessions' runs whose config records their knob space, newest first.
+      const recorded = !transfer ? [] : earlier.flatMap((run) => {
+        const from = (run.config as { knobSpace?: TaskSpace }).knobSpace;
+        const read = from ? knobTranslator(from, space) : undefined;
+        return read ? [{ runId: run.id, key: `run ${run.id}`, read }] : [];
+      });
+      const pretrain = transferSamples(db, [...donors, ...recorded]).slice(0, MAX_PRETRAIN);
       const own = await taskStrategy(o.strategy, w, seed + i, o.templates, pretrain);
       const name = own.name;
       const strategy = o.seedDefault === false
@@ -451,9 +473,11 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
             weight: o.tasks[i].weight,
             scheduler: o.scheduler ?? "gradient",
             seedDefault: o.seedDefault !== false,
-            // Samples of other tasks its model started from, and how many tasks gave them.
-            transfer: { samples: pretrain.length, tasks: donors.length },
+            // Samples its model started from: how many, from how many other tasks of this
+            // session and how many runs of earlier sessions.
+            transfer: { samples: pretrain.length, tasks: donors.length, runs: recorded.length },
           },
+          ...(space ? { knobSpace: space } : {}),
           timing,
           timeoutSeconds,
         },

@@ -125,7 +125,7 @@ Deno.test("a task's xgb model pretrained on other tasks' samples picks its first
   assert.ok(await share(pretrain) >= 0.9);
 });
 
-Deno.test("tuneNetwork pretrains a task's model on the other tasks whose knobs cover its own, unless told not to", async () => {
+Deno.test("tuneNetwork pretrains a task's model on this and earlier sessions' tasks whose knobs cover its own, unless told not to", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tb-transfer-" });
   try {
     const tasks = [
@@ -134,8 +134,7 @@ Deno.test("tuneNetwork pretrains a task's model on the other tasks whose knobs c
       // 1x1 without padding: no pad_parallel knob; it reads the padded tasks' samples.
       { workload: conv2d(1, 8, 6, 6, 16, 1, 1, 1, 0), weight: 1, layers: ["l"] },
     ];
-    for (const transfer of [true, false]) {
-      const db = join(dir, `${transfer}.db`);
+    const session = async (db: string, transfer: boolean) => {
       await tuneNetwork({
         tasks,
         db,
@@ -152,14 +151,24 @@ Deno.test("tuneNetwork pretrains a task's model on the other tasks whose knobs c
         (run.config as { network: { transfer: unknown } }).network.transfer
       );
       r.close();
-      // Each task's seeded default schedule plus one knob point: one sample per earlier task of its space.
-      assert.deepEqual(
-        given,
-        transfer
-          ? [{ samples: 0, tasks: 0 }, { samples: 1, tasks: 1 }, { samples: 2, tasks: 2 }]
-          : [{ samples: 0, tasks: 0 }, { samples: 0, tasks: 0 }, { samples: 0, tasks: 0 }],
-      );
-    }
+      return given;
+    };
+    const none = { samples: 0, tasks: 0, runs: 0 };
+    // Each task's seeded default schedule plus one knob point: one sample per earlier task of its space.
+    assert.deepEqual(await session(join(dir, "on.db"), true), [
+      none,
+      { samples: 1, tasks: 1, runs: 0 },
+      { samples: 2, tasks: 2, runs: 0 },
+    ]);
+    assert.deepEqual(await session(join(dir, "off.db"), false), [none, none, none]);
+    // A second session on the same records: every task also reads the first session's runs
+    // (their configs record their knob spaces), its own included; the 1x1 task reads all three.
+    const again = (await session(join(dir, "on.db"), true)).slice(3);
+    assert.deepEqual(again, [
+      { samples: 2, tasks: 0, runs: 2 },
+      { samples: 3, tasks: 1, runs: 2 },
+      { samples: 5, tasks: 2, runs: 3 },
+    ]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
