@@ -269,9 +269,10 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
   if (tasks.length === 0) throw new UsageError(`--network ${a.network} has no tunable layer`);
   // Every session starts from the records there before the first.
   const db = RecordsDB.open(a.db, { mode: "create" });
-  let warm;
+  let warm, recordsUpTo;
   try {
     warm = warmStart(db, tasks.map((t) => t.workload));
+    recordsUpTo = db.runs().at(-1)?.id ?? 0;
   } finally {
     db.close();
   }
@@ -297,6 +298,7 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
         perRound,
         seed: a.seed,
         warm,
+        recordsUpTo,
         shared,
         seedDefault: a.seedDefault,
         transfer: a.transfer,

@@ -79,6 +79,13 @@ export interface NetworkTuningOptions {
    * of several sessions passes the one read before the first). Default true.
    */
   warm?: boolean | RecordedStart[];
+  /**
+   * With transfer, read only the earlier runs with an id up to this one (a
+   * comparison of several sessions passes the last run there before the
+   * first, so no session learns from another). Default: every run in `db`
+   * when the session starts; none when `warm` is false.
+   */
+  recordsUpTo?: number;
   /** Directory of the kernel cache. Default `$TUNEBOOK_CACHE`, else `.cache/kernels`. */
   cacheDir?: string;
   /** Timing of each candidate. Default 1 call per repeat, 3 repeats of at least 40 ms. */
@@ -414,7 +421,9 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
   const live = new Map<number, LiveTask>();
   const spaces = new Map<number, TaskSpace | undefined>();
   // Runs there before this session, newest first (their records can pretrain a task's model).
-  const earlier = db.runs().filter((r) => r.target === "cpu").reverse();
+  const earlier = o.warm === false ? [] : db.runs()
+    .filter((r) => r.target === "cpu" && !(r.id > (o.recordsUpTo ?? Infinity)))
+    .reverse();
   try {
     const warm: RecordedStart[] = Array.isArray(o.warm)
       ? o.warm

@@ -134,8 +134,9 @@ Deno.test("tuneNetwork pretrains a task's model on this and earlier sessions' ta
       // 1x1 without padding: no pad_parallel knob; it reads the padded tasks' samples.
       { workload: conv2d(1, 8, 6, 6, 16, 1, 1, 1, 0), weight: 1, layers: ["l"] },
     ];
-    const session = async (db: string, transfer: boolean) => {
+    const session = async (db: string, transfer: boolean, recordsUpTo?: number) => {
       await tuneNetwork({
+        recordsUpTo,
         tasks,
         db,
         trials: 6,
@@ -169,6 +170,9 @@ Deno.test("tuneNetwork pretrains a task's model on this and earlier sessions' ta
       { samples: 3, tasks: 1, runs: 2 },
       { samples: 5, tasks: 2, runs: 3 },
     ]);
+    // Sessions compared in one command read only the runs there before the first.
+    const apart = (await session(join(dir, "on.db"), true, 0)).slice(6);
+    assert.deepEqual(apart.map((t) => (t as { runs: number }).runs), [0, 0, 0]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
