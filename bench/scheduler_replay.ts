@@ -62,6 +62,8 @@ export interface ReplayVariant {
   scheduler: TaskSchedulerName;
   perRound: number;
   dropBoundWhenStalled?: boolean;
+  /** A stalled task's forward estimate paced by its average gain per round. */
+  paceStalled?: boolean;
 }
 
 /**
@@ -88,6 +90,7 @@ export async function replaySchedule(
     perRound: v.perRound,
     scheduler: v.scheduler,
     dropBoundWhenStalled: v.dropBoundWhenStalled,
+    paceStalled: v.paceStalled,
     tuneTask: (i, n) => {
       const got = tasks[i].seconds.slice(next[i], next[i] + n);
       next[i] += got.length;
@@ -236,6 +239,11 @@ if (import.meta.main) {
   );
   const variants: [string, ReplayVariant][] = rounds.flatMap((perRound) => [
     [`gradient, rounds of ${perRound}`, { scheduler: "gradient", perRound }],
+    [`gradient, stalled tasks paced, rounds of ${perRound}`, {
+      scheduler: "gradient",
+      perRound,
+      paceStalled: true,
+    }],
     [`gradient (Ansor's rule), rounds of ${perRound}`, {
       scheduler: "gradient",
       perRound,

@@ -22,7 +22,11 @@
  *   its siblings (ResNet-18's 512x7x7 convolution beside the 64x56x56 one of
  *   the same flops) keeps the most negative gradient and takes almost every
  *   round (312 of 400 trials in one run); without the bound its gradient
- *   decays as `g / t_i`, as for a task with no siblings.
+ *   decays as `g / t_i`, as for a task with no siblings. An optional second
+ *   one (`paceStalled`): a stalled task's forward estimate is at most the
+ *   gain per round it has averaged this session, `(g_i(1) - g_i) / (t_i - 1)`
+ *   over this session's rounds, instead of `g_i / t_i`, which keeps a heavy
+ *   layer near its limit ahead of a light one that has had one round.
  *
  * A round is `perRound` trials of one task, tuned by the caller's `tuneTask`
  * (so any strategy, any measurer); a task that measures nothing new is dead
@@ -165,6 +169,11 @@ export interface TaskSchedulerOptions {
    * See {@link taskGradients}.
    */
   dropBoundWhenStalled?: boolean;
+  /**
+   * A stalled task's forward estimate is at most the gain per round it has
+   * averaged this session. See {@link taskGradients}. Default false.
+   */
+  paceStalled?: boolean;
   /** Seed of the tie-breaking PRNG. Default 1. */
   seed?: number;
   /** Called after every round. */
@@ -228,8 +237,13 @@ export interface GradientState {
  */
 export function taskGradients(
   s: GradientState,
-  o: { alpha?: number; beta?: number; backwardWindow?: number; dropBoundWhenStalled?: boolean } =
-    {},
+  o: {
+    alpha?: number;
+    beta?: number;
+    backwardWindow?: number;
+    dropBoundWhenStalled?: boolean;
+    paceStalled?: boolean;
+  } = {},
 ): number[] {
   const alpha = o.alpha ?? 0.2, beta = o.beta ?? 2, window = o.backwardWindow ?? 3;
   const dropWhenStalled = o.dropBoundWhenStalled ?? true;
@@ -245,7 +259,12 @@ export function taskGradients(
       );
       if (similar.length > 1) next = Math.min(next, beta * task.flops / Math.max(...similar));
     }
-    const forward = next - g;
+    let forward = next - g;
+    if (o.paceStalled && stalled) {
+      // Gain per round this task has averaged since its first round of the session.
+      const pace = (h[0] - g) / (h.length - 1);
+      forward = Math.max(forward, -pace);
+    }
     return task.weight * (alpha * backward + (1 - alpha) * forward);
   });
 }

@@ -213,3 +213,26 @@ Deno.test("taskGradients: a stalled task loses the similar-task bound unless Ans
   const [, b] = taskGradients(improving);
   assert.equal(a, b);
 });
+
+Deno.test("taskGradients: paceStalled caps a stalled task's forward estimate at its average gain per round", () => {
+  const tasks = [{ weight: 4, flops: 1e9 }, { weight: 1, flops: 1e8 }];
+  // Task 0 (weight 4) went from 0.55 to 0.46 ms in its first 7 rounds and has not moved in the
+  // last 3 of its 10; task 1 has had one round, at 0.15 ms.
+  const h0 = [0.55, 0.52, 0.5, 0.48, 0.47, 0.465, 0.46, 0.46, 0.46, 0.46].map((x) => x * 1e-3);
+  const state = { tasks, rounds: [10, 1], history: [h0, [0.15e-3]], best: [0.46e-3, 0.15e-3] };
+  const [heavy, light] = taskGradients(state);
+  // Ansor's forward estimate for task 0: 4 * 0.8 * (-0.46 / 10) ms, more than the light task's gain.
+  assert.ok(Math.abs(heavy - 4 * 0.8 * -0.046e-3) < 1e-12, `${heavy}`);
+  assert.ok(heavy < light);
+  const [paced, same] = taskGradients(state, { paceStalled: true });
+  // Paced: 4 * 0.8 * -(0.55 - 0.46) / 9 ms = -0.032 ms; the light task now goes first.
+  assert.ok(Math.abs(paced - 4 * 0.8 * -(0.09e-3 / 9)) < 1e-12, `${paced}`);
+  assert.equal(same, light);
+  assert.ok(light < paced);
+  // A task still improving keeps Ansor's estimate.
+  const improving = { ...state, history: [h0.map((x, i) => x - i * 1e-6), [0.15e-3]] };
+  assert.equal(
+    taskGradients(improving, { paceStalled: true })[0],
+    taskGradients(improving)[0],
+  );
+});
