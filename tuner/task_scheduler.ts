@@ -26,7 +26,9 @@
  *   one (`paceStalled`): a stalled task's forward estimate is at most the
  *   gain per round it has averaged this session, `(g_i(1) - g_i) / (t_i - 1)`
  *   over this session's rounds, instead of `g_i / t_i`, which keeps a heavy
- *   layer near its limit ahead of a light one that has had one round.
+ *   layer near its limit ahead of a light one that has had one round. It is
+ *   off: in replays of ResNet-18 it reached round robin's estimate later
+ *   (README, "Tuning a whole network").
  *
  * A round is `perRound` trials of one task, tuned by the caller's `tuneTask`
  * (so any strategy, any measurer); a task that measures nothing new is dead
