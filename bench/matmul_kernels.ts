@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { generateC } from "../ir/codegen_c.ts";
 import { lower } from "../ir/lower.ts";
+import { pointOfValues } from "../ir/knobs.ts";
 import { createPrng } from "../ir/prng.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { replayTrace } from "../ir/trace.ts";
@@ -99,7 +100,7 @@ export async function measureSize(
   const w = createWorkload("matmul", [size, size, size]);
   const t = templateSpace("matmul-packed", w);
   const sources = POINTS.map((values) => {
-    const point = t.space.knobs.map((k) => k.options.indexOf(values[k.name]));
+    const point = pointOfValues(t.space.knobs, values)!;
     return generateC(lower(replayTrace(t.candidateOf(point).trace!, { prng: createPrng(0) })));
   });
   const naive = lower(new Schedule(w, { prng: createPrng(0) }));

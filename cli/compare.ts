@@ -56,7 +56,7 @@ import {
   rankAcrossSpaces,
   rankTable,
 } from "../search/score.ts";
-import type { KnobSpace } from "../search/knobs.ts";
+import { type KnobSpace, pointOfValues } from "../search/knobs.ts";
 import type { CandidateOf } from "../search/strategy.ts";
 import { defaultTemplate, templateSpace } from "../search/templates.ts";
 import { stderrProgress } from "../tuner/progress.ts";
@@ -245,9 +245,8 @@ async function transferSamples(spec: string, target: KnobSpace): Promise<Sample[
   for (let i = 0; i < source.space.size; i++) {
     const r = source.evaluateIndex(i);
     if (r.errorKind === "instantiation_error") continue;
-    const values = source.space.values(source.space.point(i));
-    const knobs = target.knobs.map((k) => k.options.indexOf(values[k.name]));
-    if (knobs.some((x) => x < 0)) continue;
+    const knobs = pointOfValues(target.knobs, source.space.values(source.space.point(i)));
+    if (!knobs) continue;
     out.push({ candidate: { knobs }, seconds: r.seconds });
   }
   if (out.length === 0) throw new UsageError(`--transfer-from ${spec}: no configuration matches`);

@@ -157,3 +157,30 @@ export function splitOptions(extent: number, parts: number, maxInnermost = Infin
   rec(extent, []);
   return out;
 }
+
+/**
+ * The point whose knobs take `values` (by knob name; options compared as
+ * JSON, so values read back from a JSON record match); undefined when a
+ * knob's value is missing or not among its options.
+ *
+ * @example
+ * ```ts
+ * import { pointOfValues } from "./knobs.ts";
+ * const knobs = [
+ *   { name: "tile", options: [[1, 8], [2, 4]] },
+ *   { name: "unroll", options: [0, 1] },
+ * ];
+ * if (pointOfValues(knobs, { tile: [2, 4], unroll: 1 })?.join() !== "1,1") throw new Error();
+ * if (pointOfValues(knobs, { tile: [4, 2], unroll: 1 }) !== undefined) throw new Error();
+ * ```
+ */
+export function pointOfValues(
+  knobs: readonly { name: string; options: readonly unknown[] }[],
+  values: Record<string, unknown>,
+): Point | undefined {
+  const point = knobs.map((k) => {
+    const v = JSON.stringify(values[k.name]);
+    return k.options.findIndex((o) => JSON.stringify(o) === v);
+  });
+  return point.some((i) => i < 0) ? undefined : point;
+}

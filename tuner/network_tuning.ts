@@ -39,6 +39,7 @@ import { seededStrategy } from "../search/seeded.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import type { Candidate, Strategy } from "../search/strategy.ts";
 import type { Sample } from "../costmodel/model.ts";
+import { pointOfValues } from "../ir/knobs.ts";
 import { defaultTemplate, templatesOf, templateSpace } from "../search/templates.ts";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
@@ -335,18 +336,12 @@ export function knobTranslator(
   to: TaskSpace,
 ): ((knobs: number[]) => number[] | undefined) | undefined {
   if (from.template !== to.template) return undefined;
-  const at = to.knobs.map((k) => from.knobs.findIndex((f) => f.name === k.name));
-  if (at.some((j) => j < 0)) return undefined;
-  // Option index in `from` -> option index in `to`, per knob of `to` (options
-  // compared as JSON: a recorded space comes back from JSON).
-  const maps = to.knobs.map((k, i) => {
-    const own = k.options.map((x) => JSON.stringify(x));
-    return from.knobs[at[i]].options.map((o) => own.indexOf(JSON.stringify(o)));
-  });
-  return (knobs) => {
-    const out = maps.map((m, i) => m[knobs[at[i]]] ?? -1);
-    return out.some((x) => x < 0) ? undefined : out;
-  };
+  if (!to.knobs.every((k) => from.knobs.some((f) => f.name === k.name))) return undefined;
+  return (knobs) =>
+    pointOfValues(
+      to.knobs,
+      Object.fromEntries(from.knobs.map((k, i) => [k.name, k.options[knobs[i]]])),
+    );
 }
 
 /** Most samples a task's model is pretrained on (this session's other tasks first). */
@@ -356,20 +351,28 @@ const MAX_PRETRAIN = 4096;
  * What the runs of other tasks measured, as samples for a task's cost model:
  * every candidate with knobs and a result (failures too: the model learns
  * them as 0), its knobs read in the task's space, grouped by task so that
- * throughputs are normalised per task.
+ * throughputs are normalised per task; the first {@link MAX_PRETRAIN} in the
+ * order of `runs` (the runs after those are not read).
  */
 function transferSamples(
   db: RecordsDB,
   runs: { runId: number; key: string; read: (knobs: number[]) => number[] | undefined }[],
 ): Sample[] {
-  return runs.flatMap(({ runId, key, read }) =>
-    db.candidates(runId).flatMap((c) => {
+  const out: Sample[] = [];
+  for (const { runId, key, read } of runs) {
+    if (out.length >= MAX_PRETRAIN) break;
+    for (const c of db.candidates(runId)) {
       const knobs = c.knobs && c.result ? read(c.knobs) : undefined;
-      if (!knobs) return [];
+      if (!knobs) continue;
       const ok = c.result!.errorKind === "none" && c.result!.seconds !== null;
-      return [{ candidate: { knobs }, ...(ok ? { seconds: c.result!.seconds! } : {}), group: key }];
-    })
-  );
+      out.push({
+        candidate: { knobs },
+        ...(ok ? { seconds: c.result!.seconds! } : {}),
+        group: key,
+      });
+    }
+  }
+  return out.slice(0, MAX_PRETRAIN);
 }
 
 /**
@@ -420,8 +423,9 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
   const store = sqliteRecordStore(db, { close: false });
   const live = new Map<number, LiveTask>();
   const spaces = new Map<number, TaskSpace | undefined>();
+  const transferring = o.transfer !== false && canTransfer(o.strategy);
   // Runs there before this session, newest first (their records can pretrain a task's model).
-  const earlier = o.warm === false ? [] : db.runs()
+  const earlier = !transferring || o.warm === false ? [] : db.runs()
     .filter((r) => r.target === "cpu" && !(r.id > (o.recordsUpTo ?? Infinity)))
     .reverse();
   try {
@@ -448,7 +452,7 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
       if (t) return t;
       const w = o.tasks[i].workload;
       const space = taskSpace(o.strategy, w, o.templates);
-      const transfer = o.transfer !== false && canTransfer(o.strategy) && space !== undefined;
+      const transfer = transferring && space !== undefined;
       const donors = !transfer ? [] : [...live].flatMap(([j, other]) => {
         const from = spaces.get(j);
         const read = j !== i && from ? knobTranslator(from, space) : undefined;
@@ -460,7 +464,7 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
         const read = from ? knobTranslator(from, space) : undefined;
         return read ? [{ runId: run.id, key: `run ${run.id}`, read }] : [];
       });
-      const pretrain = transferSamples(db, [...donors, ...recorded]).slice(0, MAX_PRETRAIN);
+      const pretrain = transferSamples(db, [...donors, ...recorded]);
       const own = await taskStrategy(o.strategy, w, seed + i, o.templates, pretrain);
       const name = own.name;
       const strategy = o.seedDefault === false
