@@ -61,7 +61,7 @@ export const NETWORK_STUDY_USAGE = `usage: deno run -A bench/network_study.ts [o
   --repeat N          timed forward passes of each tuned network (default 3)
   --no-seed-default   do not measure each task's default schedule as its first trial
   --no-transfer       do not pretrain a task's cost model (xgb, xgb-rank) on the other
-                      tasks' measurements of this session`;
+                      tasks' measurements`;
 
 /** Parsed arguments of the study. */
 export interface NetworkStudyArgs {

@@ -57,9 +57,9 @@ export const TUNE_NETWORK_USAGE =
   --plot FILE         plot of the estimate against trials, .svg or .png
                       (default tune_network_<network>.svg)
   --no-seed-default   do not measure each task's default schedule as its first trial
-  --no-transfer       do not pretrain a task's cost model (xgb, xgb-rank) on the other
-                      tasks' measurements of this session
                       (by default it is, so no task ends slower than untuned)
+  --no-transfer       do not pretrain a task's cost model (xgb, xgb-rank) on the other
+                      tasks' measurements and the earlier records in --db
   --repeat N          timed forward passes of the tuned network (default 5)
   --no-execute        skip running the tuned network (estimate only)`;
 
@@ -79,7 +79,10 @@ export interface TuneNetworkArgs {
   execute: boolean;
   /** Measure each task's default schedule first (`--no-seed-default`: false). */
   seedDefault: boolean;
-  /** Pretrain each task's cost model on the other tasks' samples (`--no-transfer`: false). */
+  /**
+   * Pretrain each task's cost model on the other tasks' samples and the earlier
+   * records in `--db` (`--no-transfer`: false).
+   */
   transfer: boolean;
 }
 
@@ -284,7 +287,6 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
   // Sessions share their measurements: a candidate two sessions try has one time.
   const shared = new Map<string, Map<string, MeasureResult>>();
   const series: { label: string; values: number[] }[] = [];
-  const curves = new Map<string, number[]>();
   for (const scheduler of a.schedulers) {
     for (const strategy of a.strategies) {
       const label = `${scheduler} ${strategy}`;
@@ -310,7 +312,6 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
           ),
       });
       series.push({ label, values: estimateCurve(o) });
-      curves.set(label, series.at(-1)!.values);
       sessions.push(await sessionSummary({ strategy, scheduler }, o, net, weights, a));
     }
   }
@@ -342,10 +343,9 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
     ...(untuned ? { untunedLatencyMs: +untuned.latencyMs.toFixed(3) } : {}),
     sessions,
     schedulers: a.strategies.flatMap((strategy) => {
-      const c = schedulerComparison(
-        curves.get(`gradient ${strategy}`),
-        curves.get(`round-robin ${strategy}`),
-      );
+      const curve = (scheduler: string) =>
+        series.find((s) => s.label === `${scheduler} ${strategy}`)?.values;
+      const c = schedulerComparison(curve("gradient"), curve("round-robin"));
       if (c) {
         console.error(
           `[${strategy}] gradient reaches round robin's ${

@@ -229,6 +229,16 @@ function convPackedKnobs(w: Workload): Knob[] {
   ];
 }
 
+/**
+ * The padding copy `P` of a convolution: its rows (loop `columns`) in 16-wide
+ * vectors, masked at the edges, its channels in parallel when `parallel`.
+ */
+function vectorizePadding(sch: Schedule, parallel: boolean, columns: string): void {
+  if (parallel) sch.parallel("P", "c");
+  const [, x1] = sch.split("P", columns, [null, 16]);
+  sch.vectorize("P", x1);
+}
+
 /** Reduction orders of `conv2d-packed`'s register tile. */
 const CONV_REDUCE_ORDERS = [["rc", "ry", "rx"], ["ry", "rx", "rc"]];
 
@@ -252,12 +262,7 @@ function convPackedApply(sch: Schedule, v: Record<string, unknown>): void {
     sch.reorder("P", ["n", "c", "y", xp, xq]);
     padColumns = xq;
   }
-  if (v.pad_parallel === 1) {
-    // The padding copy: channels in parallel, rows in 16-wide (masked at the edge) vectors.
-    sch.parallel("P", "c");
-    const [, x1] = sch.split("P", padColumns, [null, 16]);
-    sch.vectorize("P", x1);
-  }
+  if (v.pad_parallel === 1) vectorizePadding(sch, true, padColumns);
   const wp = v.pack === "W" ? sch.cacheRead("Wt", "global", [local]) : undefined;
   const [fo, fi] = sch.split("O", "f", [null, FR]);
   const [yo, yi] = sch.split("O", "y", [null, YR]);
@@ -330,13 +335,7 @@ function convNCHWcApply(sch: Schedule, v: Record<string, unknown>): void {
   const wp = sch.cacheRead("Wt", "global", [local]);
   sch.transformLayout(wp, 0, FR);
   sch.transformLayout(local, 1, FR);
-  if (sch.stages.some((s) => s.name === "P")) {
-    // The padding copy: rows in 16-wide (masked at the edge) vectors, its
-    // channels in parallel when `pad_parallel`.
-    if (v.pad_parallel === 1) sch.parallel("P", "c");
-    const [, x1] = sch.split("P", "x", [null, 16]);
-    sch.vectorize("P", x1);
-  }
+  if (sch.stages.some((s) => s.name === "P")) vectorizePadding(sch, v.pad_parallel === 1, "x");
   const [fo, fi] = sch.split("O", "f", [null, FR]);
   const [yo, yi] = sch.split("O", "y", [null, YR]);
   const [xo, xi] = sch.split("O", "x", [null, XR]);
