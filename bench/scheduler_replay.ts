@@ -25,8 +25,8 @@
  * ```
  * @module
  */
-import { HelpRequest, oneLine, parseFlags, UsageError } from "../cli/args.ts";
-import { DatabaseError, RecordsDB } from "../datasets/db.ts";
+import { parseFlags, runCommand, UsageError } from "../cli/args.ts";
+import { RecordsDB } from "../datasets/db.ts";
 import { createPrng } from "../ir/prng.ts";
 import {
   type SchedulerTask,
@@ -212,26 +212,16 @@ function replayMain(argv: string[]) {
   };
 }
 
-if (import.meta.main) {
-  let a;
-  let db: RecordsDB;
+/** The replay's command: prints the comparison (a bad flag is a UsageError, a bad database a DatabaseError). */
+async function replayCommand(argv: string[]): Promise<void> {
+  const { db: path, trials, shuffles, plan, rrRound, rounds } = replayMain(argv);
+  const db = RecordsDB.open(path, { mode: "read" });
+  let recorded: RecordedTask[];
   try {
-    a = replayMain(Deno.args);
-    db = RecordsDB.open(a.db, { mode: "read" });
-  } catch (e) {
-    if (e instanceof HelpRequest) {
-      console.log(e.message);
-      Deno.exit(0);
-    }
-    if (e instanceof UsageError || e instanceof DatabaseError) {
-      console.error(`scheduler_replay: ${oneLine(e.message)}`);
-      Deno.exit(2);
-    }
-    throw e;
+    recorded = recordedTasks(db);
+  } finally {
+    db.close();
   }
-  const { trials, shuffles, plan, rrRound, rounds } = a;
-  const recorded = recordedTasks(db);
-  db.close();
   console.log(
     `${recorded.length} tasks, ${
       Math.min(...recorded.map((t) => t.seconds.length))
@@ -277,4 +267,8 @@ if (import.meta.main) {
   console.log("| variant | trials to reach round robin's final estimate |\n| --- | --- |");
   for (const [name, xs] of reach) console.log(`| ${name} | ${show(xs)} |`);
   for (const [p, xs] of oracle) console.log(`| oracle allocation, rounds of ${p} | ${show(xs)} |`);
+}
+
+if (import.meta.main) {
+  await runCommand("scheduler_replay", replayCommand);
 }

@@ -397,10 +397,7 @@ function nonNegative(text: string, flag: string): number {
 
 /**
  * Runs a command (of `import.meta.main`) whose result is one line of JSON on
- * stdout. A {@link HelpRequest} prints the usage on stdout and exits with
- * status 0; a {@link UsageError} or a `DatabaseError` (a bad flag, file or
- * database) prints `name: message` on stderr and exits with status 2; any
- * other error propagates.
+ * stdout; errors as in {@link runCommand}.
  *
  * @param name command name for messages, e.g. `"compare"`
  * @param command parses `argv`, does the work and returns the JSON summary
@@ -409,8 +406,25 @@ export async function runJsonCommand(
   name: string,
   command: (argv: string[]) => Promise<unknown>,
 ): Promise<void> {
+  await runCommand(name, async (argv) => console.log(JSON.stringify(await command(argv))));
+}
+
+/**
+ * Runs a command (of `import.meta.main`) on `Deno.args`. A
+ * {@link HelpRequest} prints the usage on stdout and exits with status 0; a
+ * {@link UsageError} or a `DatabaseError` (a bad flag, file or database)
+ * prints `name: message` on stderr and exits with status 2; any other error
+ * propagates.
+ *
+ * @param name command name for messages, e.g. `"scheduler_replay"`
+ * @param command parses `argv` and does the work, printing what it reports
+ */
+export async function runCommand(
+  name: string,
+  command: (argv: string[]) => Promise<void>,
+): Promise<void> {
   try {
-    console.log(JSON.stringify(await command(Deno.args)));
+    await command(Deno.args);
   } catch (e) {
     if (e instanceof HelpRequest) {
       console.log(e.message);

@@ -16,9 +16,9 @@ import { referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { runSession } from "../tuner/session.ts";
 import { DEFAULTS } from "../tuner/defaults.ts";
-import { HelpRequest, oneLine, parseFlags, UsageError } from "./args.ts";
+import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
 import { watchRuns } from "./stop.ts";
-import { DatabaseError, RecordsDB } from "../datasets/db.ts";
+import { RecordsDB } from "../datasets/db.ts";
 
 /** Usage text of `study`. */
 export const STUDY_USAGE =
@@ -146,17 +146,5 @@ export async function study(argv: string[]): Promise<StudyRow[]> {
 }
 
 if (import.meta.main) {
-  try {
-    console.log(JSON.stringify(await study(Deno.args)));
-  } catch (e) {
-    if (e instanceof HelpRequest) {
-      console.log(e.message);
-      Deno.exit(0);
-    }
-    if (e instanceof UsageError || e instanceof DatabaseError) {
-      console.error(`study: ${oneLine(e.message)}`);
-      Deno.exit(2);
-    }
-    throw e;
-  }
+  await runJsonCommand("study", study);
 }
