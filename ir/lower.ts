@@ -296,6 +296,19 @@ class Lowering {
     const body = this.bodyOf(s);
     const index = this.layoutIndex(region, rel.slice(0, spatial));
     const isReduce = !(body instanceof Expr);
+    if (!(body instanceof Expr) && !this.gpu) {
+      const p0 = s.leaves.findIndex((l) => l.kind === "reduce");
+      const unrolled = new Set<string>(), vectorized = new Set<string>();
+      for (const l of s.leaves) {
+        const name = (leafVar.get(l) as { name: string }).name;
+        if (kinds.get(l) === "unroll") unrolled.add(name);
+        if (kinds.get(l) === "vectorize") vectorized.add(name);
+      }
+      const conds = this.zeroUnless(body.body).map((c) => this.convert(c, rootVal, "int"));
+      for (const cond of paddingGuards(conds, this.env, unrolled, vectorized)) {
+        guards.push({ cond, depth: Math.max(depthOf(cond), p0), spatial: false });
+      }
+    }
     const store = (): Stmt => {
       let value = this.convert(isReduce ? body.body : body, rootVal, "float");
       const inside = andAll(zeroOutside);
@@ -687,6 +700,29 @@ class Lowering {
     return kinds;
   }
 
+  /**
+   * Conditions (tensor expressions in `e`'s variables) without which `e` is
+   * zero: the conjuncts of `select(cond, t, 0)` bodies of the stages it
+   * reads (a padding stage: zero outside the input), through copies and
+   * products. Empty when nothing is known.
+   */
+  private zeroUnless(e: Expr): Expr[] {
+    const n = e.node;
+    if (n.k === "bin" && n.op === "mul") return [...this.zeroUnless(n.a), ...this.zeroUnless(n.b)];
+    if (n.k === "select" && n.f.node.k === "const" && n.f.node.value === 0) {
+      const conjuncts = (c: Expr): Expr[] =>
+        c.node.k === "and" ? [...conjuncts(c.node.a), ...conjuncts(c.node.b)] : [c];
+      return [...conjuncts(n.cond), ...this.zeroUnless(n.t)];
+    }
+    if (n.k !== "load") return [];
+    const p = this.sch.stages.find((t) => t.name === n.tensor.name);
+    if (!p || !(p.body instanceof Expr)) return [];
+    const map = new Map<IterVar, Expr>(p.axes.map((a, i) => [a, n.index[i]]));
+    return this.zeroUnless(this.bodyOf(p) as Expr).map((c) =>
+      rewrite(c, (y) => y.node.k === "var" ? map.get(y.node.v) : undefined)
+    );
+  }
+
   /** Converts a tensor expression to the AST, given the values of the root axes. */
   private convert(e: Expr, rootVal: Map<IterVar, AExpr>, ctx: "int" | "float"): AExpr {
     const n = e.node;
@@ -775,6 +811,54 @@ function fullTileCondition(
     else return undefined;
   }
   return andAll(conds);
+}
+
+/**
+ * The guards that skip a reduction's iterations whose value is zero
+ * (`conds`: comparisons `a < k` or `a >= k` of loop variables, from
+ * {@link Lowering.zeroUnless}): the padded taps of a convolution, which
+ * oneDNN's kernels skip too. A condition on unrolled or vectorized variables
+ * (the register tile) is guarded where it holds for some element of the
+ * tile, at the loop outside it (`a` taken at the tile's extreme); one whose
+ * other variables are fixed is also guarded per unrolled element, where the
+ * C compiler folds it to a constant and drops the padded products. A
+ * condition that always holds is left out.
+ */
+function paddingGuards(
+  conds: AExpr[],
+  env: ReadonlyMap<string, [number, number]>,
+  unrolled: ReadonlySet<string>,
+  vectorized: ReadonlySet<string>,
+): AExpr[] {
+  const out: AExpr[] = [];
+  const always = (c: AExpr & { k: "cmp" }, b: number) => {
+    const [lo, hi] = bounds(c.a, env);
+    return c.op === "<" ? hi < b : lo >= b;
+  };
+  for (const c of conds) {
+    if (c.k !== "cmp" || c.b.k !== "int" || (c.op !== "<" && c.op !== ">=")) continue;
+    const b = c.b.v;
+    if (always(c, b)) continue;
+    const vars = [...varsOf(c.a)];
+    const tile = new Set(vars.filter((v) => unrolled.has(v) || vectorized.has(v)));
+    if (tile.size === 0) {
+      out.push(c);
+      continue;
+    }
+    if (!nondecreasing(c.a, tile)) continue;
+    const extreme = new Map(
+      [...tile].map((v) => [v, int(c.op === "<" ? env.get(v)![0] : env.get(v)![1])]),
+    );
+    const weak = { ...c, a: substitute(c.a, extreme) } as AExpr & { k: "cmp" };
+    if (!always(weak, b)) out.push(weak);
+    const fixed = vars.every((v) => {
+      if (unrolled.has(v)) return true;
+      const r = env.get(v);
+      return !vectorized.has(v) && r !== undefined && r[0] === r[1];
+    });
+    if (fixed) out.push(c);
+  }
+  return out;
 }
 
 function hasLoad(e: Expr): boolean {

@@ -68,7 +68,7 @@ function pinOpenMP(): void {
  * Ends libgomp's worker threads (`omp_pause_resource_all(omp_pause_hard)`,
  * OpenMP 5.0); the next parallel kernel starts new ones. Threads that still
  * spin-wait right after a short parallel kernel crash the process if it exits
- * or unloads their kernel meanwhile, so the executor calls this when closed.
+ * or unloads their kernel meanwhile, so a kernel and the executor call this when closed.
  */
 export function pauseOpenMP(): void {
   openmp?.symbols.omp_pause_resource_all(2);
@@ -130,7 +130,11 @@ export async function compileSchedules(
         (compute ?? lib.symbols.tb_kernel)(pointerTable(buffers));
         prepared = true;
       },
-      close: () => lib.close(),
+      close: () => {
+        // Worker threads still spinning in this library would crash once it is unloaded.
+        pauseOpenMP();
+        lib.close();
+      },
     };
   });
 }
