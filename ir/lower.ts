@@ -38,6 +38,13 @@ import { readsOf, type Schedule } from "./schedule.ts";
 import { holderIn, type LayoutDim, type Loop, padToLayout, type Stage } from "./stage.ts";
 import { Expr, type IterVar, type Reduce, rewrite } from "./te.ts";
 
+/**
+ * A padding guard that is evaluated at run time wraps at least this many
+ * iterations (a register tile's multiply-adds); below that, as in a naive
+ * loop nest, the branch costs more than the zeros it skips.
+ */
+const MIN_GUARDED_WORK = 32;
+
 /** Attached buffers up to this many bytes live on the stack. */
 const STACK_LIMIT_BYTES = 128 * 1024;
 
@@ -305,8 +312,16 @@ class Lowering {
         if (kinds.get(l) === "vectorize") vectorized.add(name);
       }
       const conds = this.zeroUnless(body.body).map((c) => this.convert(c, rootVal, "int"));
-      for (const cond of paddingGuards(conds, this.env, unrolled, vectorized)) {
-        guards.push({ cond, depth: Math.max(depthOf(cond), p0), spatial: false });
+      // Iterations of the leaves inside each depth: a guard evaluated at run time costs a
+      // branch per iteration of its loop, worth it only over a tile's worth of work.
+      const inside = s.leaves.map((_, d) =>
+        s.leaves.slice(d + 1).reduce((a, l) => a * l.extent, 1)
+      );
+      for (const { cond, folded } of paddingGuards(conds, this.env, unrolled, vectorized)) {
+        const depth = Math.max(depthOf(cond), p0);
+        if (folded || inside[depth] >= MIN_GUARDED_WORK) {
+          guards.push({ cond, depth, spatial: false });
+        }
       }
     }
     const store = (): Stmt => {
@@ -821,16 +836,16 @@ function fullTileCondition(
  * (the register tile) is guarded where it holds for some element of the
  * tile, at the loop outside it (`a` taken at the tile's extreme); one whose
  * other variables are fixed is also guarded per unrolled element, where the
- * C compiler folds it to a constant and drops the padded products. A
- * condition that always holds is left out.
+ * C compiler folds it to a constant and drops the padded products
+ * (`folded`). A condition that always holds is left out.
  */
 function paddingGuards(
   conds: AExpr[],
   env: ReadonlyMap<string, [number, number]>,
   unrolled: ReadonlySet<string>,
   vectorized: ReadonlySet<string>,
-): AExpr[] {
-  const out: AExpr[] = [];
+): { cond: AExpr; folded: boolean }[] {
+  const out: { cond: AExpr; folded: boolean }[] = [];
   const always = (c: AExpr & { k: "cmp" }, b: number) => {
     const [lo, hi] = bounds(c.a, env);
     return c.op === "<" ? hi < b : lo >= b;
@@ -842,7 +857,7 @@ function paddingGuards(
     const vars = [...varsOf(c.a)];
     const tile = new Set(vars.filter((v) => unrolled.has(v) || vectorized.has(v)));
     if (tile.size === 0) {
-      out.push(c);
+      out.push({ cond: c, folded: false });
       continue;
     }
     if (!nondecreasing(c.a, tile)) continue;
@@ -850,13 +865,13 @@ function paddingGuards(
       [...tile].map((v) => [v, int(c.op === "<" ? env.get(v)![0] : env.get(v)![1])]),
     );
     const weak = { ...c, a: substitute(c.a, extreme) } as AExpr & { k: "cmp" };
-    if (!always(weak, b)) out.push(weak);
+    if (!always(weak, b)) out.push({ cond: weak, folded: false });
     const fixed = vars.every((v) => {
       if (unrolled.has(v)) return true;
       const r = env.get(v);
       return !vectorized.has(v) && r !== undefined && r[0] === r[1];
     });
-    if (fixed) out.push(c);
+    if (fixed) out.push({ cond: c, folded: true });
   }
   return out;
 }
