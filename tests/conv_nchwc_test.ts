@@ -98,6 +98,10 @@ Deno.test("conv2d-nchwc skips the filter taps that read the padding, as oneDNN's
   // Rows of taps outside the input are skipped per reduction step, columns per unrolled tap.
   assert.match(source, /if \(\(\(\(\(m_O_local_\d+ \+ 0\) \+ v_O_local_ry\) >= 1\)/);
   assert.match(source, /if \(\(\(\(\(m_O_local_\d+ \+ v_O_local_x\) \+ v_O_local_rx\) >= 1\)/);
+  // A naive nest (the default schedule) has no such branch per multiply-add.
+  const naive = templateSource("conv2d-nchwc", shape, values).naive;
+  assert.doesNotMatch(naive, /v_O_ry\) >= 1/);
+  assert.match(naive, /T_P\[/);
   const [kernel] = await compileSchedules([sch]);
   try {
     const input = new Float32Array(16 * 49).fill(1);
