@@ -150,6 +150,18 @@ export interface Latency {
   timesMs: number[];
 }
 
+/** One kernel call's time in {@link Executor.profile}. */
+export interface StepTime {
+  /** The layer it belongs to. */
+  layer: string;
+  /** Its workload (`taskKey`: `conv2d(1,64,56,56,64,3,3,1,1)`, `bias_act(...)`). */
+  kernel: string;
+  /** A tunable layer's kernel. */
+  tunable: boolean;
+  /** Median over the passes, in milliseconds. */
+  medianMs: number;
+}
+
 /** A network compiled to native kernels. */
 export interface Executor {
   /** The kernel calls, in order. */
@@ -162,6 +174,12 @@ export interface Executor {
   run(input: Float32Array): Float32Array;
   /** Times whole forward passes (the kernels' calls, no compilation) after `warmup` ones. */
   latency(options?: { repeat?: number; warmup?: number }): Latency;
+  /**
+   * Times each kernel call of `repeat` forward passes (after `warmup` ones),
+   * in step order: where a pass's time goes (TVM's debug executor). The
+   * steps' sum exceeds {@link latency} by the timer's cost per call.
+   */
+  profile(options?: { repeat?: number; warmup?: number }): StepTime[];
   /** Unloads the kernels. */
   close(): void;
 }
@@ -256,6 +274,23 @@ export async function createExecutor(
         timesMs.push(performance.now() - t0);
       }
       return { medianMs: median(timesMs), timesMs };
+    },
+    profile({ repeat = 10, warmup = 1 } = {}): StepTime[] {
+      for (let i = 0; i < warmup; i++) forward();
+      const times = calls.map(() => [] as number[]);
+      for (let r = 0; r < repeat; r++) {
+        calls.forEach(([k, bufs], i) => {
+          const t0 = performance.now();
+          k.runPrepared(bufs);
+          times[i].push(performance.now() - t0);
+        });
+      }
+      return steps.map((s, i) => ({
+        layer: s.layer,
+        kernel: taskKey(s.workload),
+        tunable: s.tunable,
+        medianMs: median(times[i]),
+      }));
     },
     close: () => {
       pauseOpenMP();

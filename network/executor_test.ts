@@ -46,6 +46,13 @@ for (
       const lat = ex.latency({ repeat: 2, warmup: 0 });
       assert.equal(lat.timesMs.length, 2);
       assert.ok(lat.medianMs > 0);
+      // One time per kernel call, in step order; profiling leaves the output as it was.
+      const prof = ex.profile({ repeat: 2, warmup: 0 });
+      assert.deepEqual(prof.map((p) => p.layer), ex.steps.map((s) => s.layer));
+      assert.deepEqual(prof.map((p) => p.tunable), ex.steps.map((s) => s.tunable));
+      assert.ok(prof.every((p) => p.medianMs >= 0 && Number.isFinite(p.medianMs)));
+      assert.ok(prof.some((p) => p.kernel.startsWith("conv2d(")));
+      assert.deepEqual(ex.run(x), got);
     } finally {
       ex.close();
     }

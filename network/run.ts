@@ -4,14 +4,16 @@
  *
  * ```sh
  * deno run -A network/run.ts --network resnet18 [--size 224] [--repeat 5] [--check]
- *   [--traces FILE.json] [--seed 1]
+ *   [--traces FILE.json] [--seed 1] [--profile]
  * ```
  *
  * `--network` is a built-in name, FILE.json or FILE.onnx (an ONNX model runs
  * with its own weights, others with random ones from `--seed`); `--traces` is
  * a JSON object of tuned traces by task key (`conv2d(1,64,56,56,64,3,3,1,1)`),
- * the other kernels use their default schedules. Bad arguments exit 2 with
- * one line naming the flag or file.
+ * the other kernels use their default schedules. `--profile` adds each kernel
+ * call's median time over `--repeat` passes (`profile.steps`) and their sums
+ * for the tunable layers and for the rest (bias, ReLU, adds, pools, concat).
+ * Bad arguments exit 2 with one line naming the flag or file.
  * @module
  */
 import { parseArgs } from "node:util";
@@ -66,6 +68,7 @@ async function main(args: string[]): Promise<void> {
         seed: { type: "string" },
         traces: { type: "string" },
         check: { type: "boolean" },
+        profile: { type: "boolean" },
       },
     }).values;
   } catch (e) {
@@ -101,6 +104,16 @@ async function main(args: string[]): Promise<void> {
       latencyMs: +latency.medianMs.toFixed(3),
       timesMs: latency.timesMs.map((t) => +t.toFixed(3)),
     };
+    if (v.profile) {
+      const steps = ex.profile({ repeat, warmup: 1 });
+      const sum = (tunable: boolean) =>
+        +steps.filter((s) => s.tunable === tunable).reduce((a, s) => a + s.medianMs, 0).toFixed(3);
+      report.profile = {
+        tunableMs: sum(true),
+        otherMs: sum(false),
+        steps: steps.map((s) => ({ ...s, medianMs: +s.medianMs.toFixed(4) })),
+      };
+    }
     if (v.check) {
       const want = referenceRun(network, weights, input);
       let err = 0, scale = 0;

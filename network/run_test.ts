@@ -43,6 +43,21 @@ Deno.test("network/run.ts runs a JSON network, checks it against the reference a
     assert.equal(report.tasks, 3); // conv2d, depthwise_conv2d, matmul
     assert.equal(report.matchesReference, true);
     assert.equal(report.timesMs.length, 2);
+    assert.equal(report.profile, undefined);
+    // --profile: each kernel call's time, and the sums of the tunable steps and the rest.
+    const p = JSON.parse((await run(["--network", file, "--repeat", "2", "--profile"])).stdout);
+    assert.equal(p.profile.steps.length, p.kernelCalls);
+    assert.deepEqual(
+      p.profile.steps.filter((s: { tunable: boolean }) => s.tunable).map((s: { kernel: string }) =>
+        s.kernel.split("(")[0]
+      ),
+      ["conv2d", "depthwise_conv2d", "matmul"],
+    );
+    const sum = (t: boolean) =>
+      p.profile.steps.filter((s: { tunable: boolean }) => s.tunable === t)
+        .reduce((a: number, s: { medianMs: number }) => a + s.medianMs, 0);
+    assert.ok(Math.abs(p.profile.tunableMs - sum(true)) < 0.01);
+    assert.ok(Math.abs(p.profile.otherMs - sum(false)) < 0.01);
     const bad = await run(["--network", file, "--repeat", "0"]);
     assert.equal(bad.code, 2);
     assert.equal(bad.stderr.trim(), 'network/run: --repeat must be a positive integer, got "0"');
