@@ -5,6 +5,7 @@
  * ```sh
  * deno run -A bench/network_peers.ts --network resnet18 --db runs.db [--threads 2]
  *   [--size 224] [--rounds 3] [--repeat 5] [--no-layers] [--python /usr/bin/python3]
+ *   [--plot layers.svg|.png]
  * ```
  *
  * - **PyTorch**: torchvision's model of the same name (a built-in network
@@ -22,8 +23,10 @@
  * `--repeat` forward passes, and the ratio PyTorch / tunebook (above 1:
  * tunebook is faster) is taken round by round. With layers (default), each
  * distinct convolution of the network is timed by tunebook's harness (its
- * best record) and by oneDNN through bench/peers.ts, one ratio per layer.
- * The last line is JSON with every figure.
+ * best record) and by oneDNN through bench/peers.ts, in `--rounds` rounds
+ * over all layers (each peer's figure its best round), one ratio per layer;
+ * `--plot` draws those ratios as bars (plots/ratio_bars.ts), those below 0.9
+ * in red. The last line is JSON with every figure.
  * @module
  */
 import { parseArgs } from "node:util";
@@ -41,6 +44,8 @@ import { randomWeights, type Weights } from "../network/weights.ts";
 import { fillUniform } from "../measure/prng.ts";
 import { warmStart } from "../tuner/task_scheduler.ts";
 import { DEFAULT_CACHE, type PeerRow, runPeers } from "./peers.ts";
+import { ratioBarsSVG } from "../plots/ratio_bars.ts";
+import { svgToPNG } from "../plots/figure.ts";
 
 const TORCH_SCRIPT = fileURLToPath(new URL("./peers/torch_network.py", import.meta.url));
 
@@ -140,6 +145,7 @@ if (import.meta.main) {
       python: { type: "string", default: "/usr/bin/python3" },
       "no-layers": { type: "boolean", default: false },
       cache: { type: "string", default: DEFAULT_CACHE },
+      plot: { type: "string" },
     },
   });
   const threads = Number(v.threads), size = Number(v.size);
@@ -154,6 +160,10 @@ if (import.meta.main) {
       console.error(`network_peers: --${flag} must be a positive integer`);
       Deno.exit(2);
     }
+  }
+  if (v.plot !== undefined && !/\.(svg|png)$/.test(v.plot)) {
+    console.error(`network_peers: --plot "${v.plot}" must end in .svg or .png`);
+    Deno.exit(2);
   }
   Deno.env.set("OMP_NUM_THREADS", String(threads));
   const { network: net, weights: given } = await loadNetwork(v.network!, { size });
@@ -229,7 +239,7 @@ if (import.meta.main) {
       timing: { warmup: 1, repeat, minRepeatMs: 20 },
       tunebook: { traces: [...traces.values()], cacheDir: join(v.cache!, "kernels") },
       cacheDir: v.cache,
-      rounds: 1,
+      rounds,
       log: (line) => console.error(`[network_peers] ${line}`),
     });
     console.log(`| layer | weight | tunebook GFLOP/s | oneDNN GFLOP/s | tunebook / oneDNN |`);
@@ -249,6 +259,24 @@ if (import.meta.main) {
         : "-";
       const w = convs.find((t) => t.workload === row.workload)!.weight;
       console.log(`| ${taskKey(row.workload)} | ${w} | ${g(a)} | ${g(b)} | ${ratio} |`);
+    }
+    if (v.plot) {
+      const bars = layers.flatMap((row) => {
+        const a = row.figures.tunebook, b = row.figures.onednn;
+        return a && b && "gflops" in a && "gflops" in b
+          ? [{ label: taskKey(row.workload), ratio: a.gflops / b.gflops }]
+          : [];
+      });
+      const svg = ratioBarsSVG(bars, {
+        title: `${net.name}: tunebook / oneDNN per convolution${
+          ratios.length ? ` (PyTorch / tunebook ${median(ratios).toFixed(2)}x end to end)` : ""
+        }`,
+        x: "tunebook / oneDNN (GFLOP/s, each peer's best round)",
+        target: 0.9,
+      });
+      if (v.plot.endsWith(".png")) await Deno.writeFile(v.plot, await svgToPNG(svg));
+      else await Deno.writeTextFile(v.plot, svg);
+      console.error(`[network_peers] wrote ${v.plot}`);
     }
   }
   console.log(JSON.stringify({

@@ -49,10 +49,21 @@ Deno.test("bench/network_peers.ts times a tuned network and its convolutions aga
       "2",
       "--repeat",
       "2",
+      "--plot",
+      "layers.svg",
     ], dir);
     assert.equal(r.code, 0, r.stderr);
     const j = lastJson(r.stdout);
     assert.equal(j.tunedTasks, 1);
+    // The plot: the one convolution's bar, labelled with its ratio, and the 0.9 line.
+    const svg = await Deno.readTextFile(join(dir, "layers.svg"));
+    assert.ok(svg.includes("conv2d(1,8,8,8,8,3,3,1,1)"));
+    if (j.layers[0].onednn.gflops) {
+      assert.ok(svg.includes((j.layers[0].tunebook.gflops / j.layers[0].onednn.gflops).toFixed(2)));
+    }
+    const bad = await runScript("bench/network_peers.ts", ["--plot", "x.pdf"], dir);
+    assert.equal(bad.code, 2);
+    assert.equal(bad.stderr.trim(), 'network_peers: --plot "x.pdf" must end in .svg or .png');
     assert.equal(j.matchesReference, true);
     assert.equal(j.rounds.length, 2);
     assert.ok(j.rounds.every((x: { tunedMs: number }) => x.tunedMs > 0));
