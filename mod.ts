@@ -88,6 +88,7 @@ export * from "./costmodel/features.ts";
 export * from "./costmodel/metrics.ts";
 export { bandCurveSVG, bestSoFar, svgToPNG, tuningCurveSVG } from "./plots/tuning_curve.ts";
 export { scatterSVG } from "./plots/scatter.ts";
+export { type RatioBar, type RatioBarsOptions, ratioBarsSVG } from "./plots/ratio_bars.ts";
 export { bandCurveSpec, vegaLiteBundle, type VegaLiteSpec, vegaLiteSVG } from "./plots/vegalite.ts";
 export { figureBundle, type FigureOptions } from "./plots/figure.ts";
 export {
