@@ -17,7 +17,7 @@
  */
 import type { Trace } from "../ir/trace.ts";
 import { fillUniform } from "../measure/prng.ts";
-import { createExecutor } from "./executor.ts";
+import { createExecutor, type StepTime } from "./executor.ts";
 import { type Network, sizeOf } from "./network.ts";
 import { referenceRun } from "./reference.ts";
 import type { Weights } from "./weights.ts";
@@ -36,6 +36,8 @@ export interface EndToEndOptions {
   check?: boolean;
   /** Kernel cache of the executor. */
   cacheDir?: string;
+  /** Also time each kernel call over `repeat` passes (the executor's `profile`). Default false. */
+  profile?: boolean;
 }
 
 /** What {@link measureEndToEnd} measured. */
@@ -47,12 +49,16 @@ export interface EndToEnd {
   /** Kernels compiled, and how many of them replay a given trace. */
   kernels: number;
   tuned: number;
+  /** Kernel calls of a forward pass. */
+  kernelCalls: number;
   /** Seconds to compile the network. */
   compileSeconds: number;
   /** With `check`: largest |output - reference| over the largest |reference|. */
   maxRelativeError?: number;
   /** With `check`: that error is at most 1e-4. */
   matchesReference?: boolean;
+  /** With `profile`: each kernel call's median time, in step order. */
+  profile?: StepTime[];
 }
 
 /**
@@ -80,14 +86,17 @@ export async function measureEndToEnd(
   const compileSeconds = (performance.now() - t0) / 1000;
   try {
     const output = ex.run(input);
-    const l = ex.latency({ repeat: o.repeat ?? 5, warmup: o.warmup ?? 1 });
+    const repeat = o.repeat ?? 5, warmup = o.warmup ?? 1;
+    const l = ex.latency({ repeat, warmup });
     const out: EndToEnd = {
       latencyMs: l.medianMs,
       timesMs: l.timesMs,
       kernels: ex.kernelCount,
       tuned: ex.tracedCount,
+      kernelCalls: ex.steps.length,
       compileSeconds,
     };
+    if (o.profile) out.profile = ex.profile({ repeat, warmup });
     if (o.check) {
       const want = referenceRun(net, weights, input);
       let err = 0, scale = 0;

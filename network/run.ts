@@ -17,12 +17,10 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { fillUniform } from "../measure/prng.ts";
 import { parseTrace, type Trace } from "../ir/trace.ts";
-import { createExecutor } from "./executor.ts";
+import { measureEndToEnd } from "./end_to_end.ts";
 import { loadNetwork } from "./load.ts";
-import { NetworkError, sizeOf } from "./network.ts";
-import { referenceRun } from "./reference.ts";
+import { NetworkError } from "./network.ts";
 import { extractTasks } from "./tasks.ts";
 import { randomWeights } from "./weights.ts";
 
@@ -82,53 +80,43 @@ async function main(args: string[]): Promise<void> {
   const traces = await readTraces(v.traces);
   const { network, weights: given } = await loadNetwork(v.network, { size });
   const weights = given ?? randomWeights(network, seed);
-  const input = new Float32Array(sizeOf(network.input.shape));
-  fillUniform(seed, [input]);
-  const t0 = performance.now();
-  const ex = await createExecutor(network, weights, { traces });
-  const compileSeconds = (performance.now() - t0) / 1000;
-  try {
-    const output = ex.run(input);
-    const latency = ex.latency({ repeat, warmup: 1 });
-    const tasks = extractTasks(network);
-    const report: Record<string, unknown> = {
-      network: network.name,
-      input: network.input.shape,
-      layers: network.layers.length,
-      tasks: tasks.length,
-      kernels: ex.kernelCount,
-      kernelCalls: ex.steps.length,
-      tuned: ex.tracedCount,
-      gflop: tasks.reduce((a, t) => a + t.weight * t.workload.flops, 0) / 1e9,
-      compileSeconds: +compileSeconds.toFixed(2),
-      latencyMs: +latency.medianMs.toFixed(3),
-      timesMs: latency.timesMs.map((t) => +t.toFixed(3)),
+  const r = await measureEndToEnd(network, weights, {
+    traces,
+    repeat,
+    seed,
+    check: v.check,
+    profile: v.profile,
+  });
+  const tasks = extractTasks(network);
+  const report: Record<string, unknown> = {
+    network: network.name,
+    input: network.input.shape,
+    layers: network.layers.length,
+    tasks: tasks.length,
+    kernels: r.kernels,
+    kernelCalls: r.kernelCalls,
+    tuned: r.tuned,
+    gflop: tasks.reduce((a, t) => a + t.weight * t.workload.flops, 0) / 1e9,
+    compileSeconds: +r.compileSeconds.toFixed(2),
+    latencyMs: +r.latencyMs.toFixed(3),
+    timesMs: r.timesMs.map((t) => +t.toFixed(3)),
+  };
+  if (r.profile) {
+    const sum = (tunable: boolean) =>
+      +r.profile!.filter((s) => s.tunable === tunable).reduce((a, s) => a + s.medianMs, 0)
+        .toFixed(3);
+    report.profile = {
+      tunableMs: sum(true),
+      otherMs: sum(false),
+      steps: r.profile.map((s) => ({ ...s, medianMs: +s.medianMs.toFixed(4) })),
     };
-    if (v.profile) {
-      const steps = ex.profile({ repeat, warmup: 1 });
-      const sum = (tunable: boolean) =>
-        +steps.filter((s) => s.tunable === tunable).reduce((a, s) => a + s.medianMs, 0).toFixed(3);
-      report.profile = {
-        tunableMs: sum(true),
-        otherMs: sum(false),
-        steps: steps.map((s) => ({ ...s, medianMs: +s.medianMs.toFixed(4) })),
-      };
-    }
-    if (v.check) {
-      const want = referenceRun(network, weights, input);
-      let err = 0, scale = 0;
-      want.forEach((w, i) => {
-        err = Math.max(err, Math.abs(output[i] - w));
-        scale = Math.max(scale, Math.abs(w));
-      });
-      report.maxRelativeError = err / scale;
-      report.matchesReference = err <= 1e-4 * scale;
-    }
-    console.log(JSON.stringify(report, null, 2));
-    if (v.check && !report.matchesReference) Deno.exitCode = 1;
-  } finally {
-    ex.close();
   }
+  if (v.check) {
+    report.maxRelativeError = r.maxRelativeError;
+    report.matchesReference = r.matchesReference;
+  }
+  console.log(JSON.stringify(report, null, 2));
+  if (v.check && !report.matchesReference) Deno.exitCode = 1;
 }
 
 if (import.meta.main) {
