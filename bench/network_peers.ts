@@ -45,7 +45,7 @@ import { fillUniform } from "../measure/prng.ts";
 import { warmStart } from "../tuner/task_scheduler.ts";
 import { DEFAULT_CACHE, type PeerRow, runPeers } from "./peers.ts";
 import { ratioBarsSVG } from "../plots/ratio_bars.ts";
-import { svgToPNG } from "../plots/figure.ts";
+import { writePlot } from "../plots/figure.ts";
 
 const TORCH_SCRIPT = fileURLToPath(new URL("./peers/torch_network.py", import.meta.url));
 
@@ -130,6 +130,12 @@ async function executorRounds(
   fillUniform(1, [input]);
   ex.run(input);
   return { time: (repeat) => ex.latency({ repeat, warmup: 1 }).medianMs, close: () => ex.close() };
+}
+
+/** tunebook / oneDNN GFLOP/s of a layer, when both peers measured it. */
+function layerRatio(row: PeerRow): number | undefined {
+  const a = row.figures.tunebook, b = row.figures.onednn;
+  return a && b && "gflops" in a && "gflops" in b ? a.gflops / b.gflops : undefined;
 }
 
 if (import.meta.main) {
@@ -254,18 +260,14 @@ if (import.meta.main) {
           : f
           ? Object.values(f)[0]
           : "-";
-      const ratio = a && b && "gflops" in a && "gflops" in b
-        ? (a.gflops / b.gflops).toFixed(2)
-        : "-";
+      const ratio = layerRatio(row)?.toFixed(2) ?? "-";
       const w = convs.find((t) => t.workload === row.workload)!.weight;
       console.log(`| ${taskKey(row.workload)} | ${w} | ${g(a)} | ${g(b)} | ${ratio} |`);
     }
     if (v.plot) {
       const bars = layers.flatMap((row) => {
-        const a = row.figures.tunebook, b = row.figures.onednn;
-        return a && b && "gflops" in a && "gflops" in b
-          ? [{ label: taskKey(row.workload), ratio: a.gflops / b.gflops }]
-          : [];
+        const ratio = layerRatio(row);
+        return ratio === undefined ? [] : [{ label: taskKey(row.workload), ratio }];
       });
       const svg = ratioBarsSVG(bars, {
         title: `${net.name}: tunebook / oneDNN per convolution${
@@ -274,8 +276,7 @@ if (import.meta.main) {
         x: "tunebook / oneDNN (GFLOP/s, each peer's best round)",
         target: 0.9,
       });
-      if (v.plot.endsWith(".png")) await Deno.writeFile(v.plot, await svgToPNG(svg));
-      else await Deno.writeTextFile(v.plot, svg);
+      await writePlot(v.plot, svg);
       console.error(`[network_peers] wrote ${v.plot}`);
     }
   }

@@ -18,7 +18,8 @@ import { loadNetwork } from "../network/load.ts";
 import { type Network, NetworkError } from "../network/network.ts";
 import { extractTasks, type Task } from "../network/tasks.ts";
 import { randomWeights, type Weights } from "../network/weights.ts";
-import { svgToPNG, tuningCurveSVG } from "../plots/tuning_curve.ts";
+import { tuningCurveSVG } from "../plots/tuning_curve.ts";
+import { writePlot } from "../plots/figure.ts";
 import { RecordsDB } from "../datasets/db.ts";
 import {
   defaultPerRound,
@@ -319,10 +320,7 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
     title: `${net.name}: end-to-end estimate (tunable layers) against trials`,
     y: "estimate (ms)",
   });
-  await Deno.writeFile(
-    plot,
-    plot.endsWith(".png") ? await svgToPNG(svg, { scale: 2 }) : new TextEncoder().encode(svg),
-  );
+  await writePlot(plot, svg, { scale: 2 });
   // The same network with every kernel on its default schedule: what tuning is measured against.
   const untuned = a.execute
     ? await measureEndToEnd(net, weights, { repeat: a.repeat, seed: a.seed })

@@ -207,8 +207,7 @@ class Lowering {
         if (!p || p.attach.k !== "inline") return undefined;
         const pb = this.bodyOf(p);
         if (!(pb instanceof Expr)) throw new Error("internal: inlined a reduction");
-        const map = new Map<IterVar, Expr>(p.axes.map((a, i) => [a, n.index[i]]));
-        return rewrite(pb, (y) => y.node.k === "var" ? map.get(y.node.v) : undefined);
+        return atIndex(pb, p, n.index);
       });
     const b = s.body;
     return b instanceof Expr ? inline(b) : { ...b, body: inline(b.body) };
@@ -303,8 +302,8 @@ class Lowering {
     const body = this.bodyOf(s);
     const index = this.layoutIndex(region, rel.slice(0, spatial));
     const isReduce = !(body instanceof Expr);
+    const p = isReduce ? s.leaves.findIndex((l) => l.kind === "reduce") : -1;
     if (!(body instanceof Expr) && !this.gpu) {
-      const p0 = s.leaves.findIndex((l) => l.kind === "reduce");
       const unrolled = new Set<string>(), vectorized = new Set<string>();
       for (const l of s.leaves) {
         const name = (leafVar.get(l) as { name: string }).name;
@@ -318,7 +317,7 @@ class Lowering {
         s.leaves.slice(d + 1).reduce((a, l) => a * l.extent, 1)
       );
       for (const { cond, folded } of paddingGuards(conds, this.env, unrolled, vectorized)) {
-        const depth = Math.max(depthOf(cond), p0);
+        const depth = Math.max(depthOf(cond), p);
         if (folded || inside[depth] >= MIN_GUARDED_WORK) {
           guards.push({ cond, depth, spatial: false });
         }
@@ -330,7 +329,6 @@ class Lowering {
       if (inside) value = { k: "select", cond: inside, t: value, f: { k: "float", v: 0 } };
       return { k: "store", buf: region.buf, index, value, accumulate: isReduce };
     };
-    const p = isReduce ? s.leaves.findIndex((l) => l.kind === "reduce") : -1;
 
     const forOf = (l: Loop, inner: Stmt[]): Stmt => {
       const thread = s.bindings.get(l);
@@ -732,10 +730,7 @@ class Lowering {
     if (n.k !== "load") return [];
     const p = this.sch.stages.find((t) => t.name === n.tensor.name);
     if (!p || !(p.body instanceof Expr)) return [];
-    const map = new Map<IterVar, Expr>(p.axes.map((a, i) => [a, n.index[i]]));
-    return this.zeroUnless(this.bodyOf(p) as Expr).map((c) =>
-      rewrite(c, (y) => y.node.k === "var" ? map.get(y.node.v) : undefined)
-    );
+    return this.zeroUnless(this.bodyOf(p) as Expr).map((c) => atIndex(c, p, n.index));
   }
 
   /** Converts a tensor expression to the AST, given the values of the root axes. */
@@ -874,6 +869,12 @@ function paddingGuards(
     if (fixed) out.push({ cond: c, folded: true });
   }
   return out;
+}
+
+/** `e`, an expression in stage `p`'s axes, at the element `index` of `p` (a consumer's load). */
+function atIndex(e: Expr, p: Stage, index: Expr[]): Expr {
+  const map = new Map<IterVar, Expr>(p.axes.map((a, i) => [a, index[i]]));
+  return rewrite(e, (y) => y.node.k === "var" ? map.get(y.node.v) : undefined);
 }
 
 function hasLoad(e: Expr): boolean {

@@ -53,6 +53,28 @@ export async function svgToPNG(svg: string, options: PNGOptions = {}): Promise<U
   }).render().asPng();
 }
 
+/**
+ * Writes a plot to `path`: PNG when it ends in `.png` (rendered with
+ * {@link svgToPNG} and `options`), else the SVG itself.
+ *
+ * @example
+ * ```ts
+ * import { writePlot } from "./figure.ts";
+ * const path = await Deno.makeTempFile({ suffix: ".svg" });
+ * await writePlot(path, '<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>');
+ * if (!(await Deno.readTextFile(path)).startsWith("<svg")) throw new Error();
+ * await Deno.remove(path);
+ * ```
+ */
+export async function writePlot(
+  path: string,
+  svg: string,
+  options: PNGOptions = {},
+): Promise<void> {
+  if (path.endsWith(".png")) await Deno.writeFile(path, await svgToPNG(svg, options));
+  else await Deno.writeTextFile(path, svg);
+}
+
 /** The width and height of an SVG document's root element (0 when it gives none). */
 export function svgSize(svg: string): { width: number; height: number } {
   const root = svg.match(/<svg\b[^>]*>/)?.[0] ?? "";

@@ -23,8 +23,9 @@ import { templateSpace } from "../search/templates.ts";
 
 const CACHE_DIR = fileURLToPath(new URL("../.cache/test-kernels", import.meta.url));
 
-/** A candidate's source, the naive kernel's source and their buffers. */
+/** A candidate's schedule and source, the naive kernel's source and their buffers. */
 export interface TemplateSource {
+  schedule: Schedule;
   source: string;
   naive: string;
   signature: KernelSignature;
@@ -42,6 +43,7 @@ export function templateSource(
   const sch = replayTrace(t.candidateOf(point).trace!, { prng: createPrng(0) });
   const naive = lower(new Schedule(w, { prng: createPrng(0) }));
   return {
+    schedule: sch,
     source: generateC(lower(sch)),
     naive: generateC(naive),
     signature: {
