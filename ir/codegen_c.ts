@@ -238,8 +238,14 @@ export function generateC(kernel: Kernel): string {
       `  float *restrict ${buf} = tb_ws.${buf};`,
     ]),
   ];
+  // gcc's loop if-conversion is off for every kernel (measure/builder.ts
+  // DEFAULT_FLAGS); a kernel with a max or min and no conditional code gets it
+  // back for its own functions, so that its max/min loops vectorize.
+  const attribute = ifConvertible([...prologue, ...kernel.body])
+    ? '__attribute__((optimize("tree-loop-if-convert"))) '
+    : "";
   const fn = (name: string, lines: string[]) => [
-    `void ${name}(float **bufs) {`,
+    `${attribute}void ${name}(float **bufs) {`,
     ...entry,
     ...lines,
     "}",
@@ -260,6 +266,63 @@ export function generateC(kernel: Kernel): string {
     "}",
     "",
   ].join("\n");
+}
+
+/**
+ * Whether gcc may if-convert a kernel's loops: it has a `max` or `min` (C
+ * prints them as `a > b ? a : b`, a branch that keeps the loop scalar unless
+ * if-converted) and no `select` or `if` (conditional loads, which gcc's
+ * if-conversion may turn into full-width loads past a buffer's end: see
+ * `DEFAULT_FLAGS` in measure/builder.ts). A ReLU, a residual add with its
+ * ReLU or an unpadded max pool then runs in vectors (bias and ReLU on 64 x
+ * 3,025 values: 44.6 us scalar, 6.2 us in vectors, 2 threads).
+ *
+ * @example
+ * ```ts
+ * import { ifConvertible } from "./codegen_c.ts";
+ * const relu = { k: "bin", op: "max", a: { k: "load", buf: "X", index: { k: "var", name: "i" } }, b: { k: "float", v: 0 } } as const;
+ * const store = { k: "store", buf: "O", index: { k: "var", name: "i" }, value: relu, accumulate: false } as const;
+ * if (!ifConvertible([{ k: "for", v: "i", extent: 8, kind: "serial", body: [store] }])) throw new Error();
+ * if (ifConvertible([{ k: "if", cond: { k: "cmp", op: "<", a: { k: "var", name: "i" }, b: { k: "int", v: 4 } }, body: [store] }])) throw new Error();
+ * ```
+ */
+export function ifConvertible(body: Stmt[]): boolean {
+  let minMax = false, conditional = false;
+  const visit = (e: AExpr): void => {
+    switch (e.k) {
+      case "bin":
+        if (e.op === "max" || e.op === "min") minMax = true;
+        visit(e.a);
+        visit(e.b);
+        return;
+      case "cmp":
+      case "and":
+        visit(e.a);
+        visit(e.b);
+        return;
+      case "select":
+        conditional = true;
+        return;
+      case "load":
+        visit(e.index);
+        return;
+      default:
+        return;
+    }
+  };
+  const walk = (ss: Stmt[]): void => {
+    for (const s of ss) {
+      if (s.k === "for" || s.k === "alloc") walk(s.body);
+      else if (s.k === "if") conditional = true;
+      else if (s.k === "let") visit(s.value);
+      else if (s.k === "store") {
+        visit(s.index);
+        visit(s.value);
+      }
+    }
+  };
+  walk(body);
+  return minMax && !conditional;
 }
 
 function alignedBytes(size: number): number {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { generateC } from "./codegen_c.ts";
+import { generateC, ifConvertible } from "./codegen_c.ts";
+import { biasAct, maxPool2d } from "./nn.ts";
 import { lower } from "./lower.ts";
 import { createPrng } from "./prng.ts";
 import { Schedule } from "./schedule.ts";
@@ -23,13 +24,13 @@ async function nativeVectorRegisters(): Promise<"zmm|ymm" | "ymm" | "xmm"> {
 }
 
 /** Assembly of `tb_kernel` (without OpenMP outlined functions) from gcc -O3 -march=native -S. */
-async function assemblyOf(source: string): Promise<string> {
+async function assemblyOf(source: string, flags: string[] = []): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "tb-codegen-" });
   try {
     const c = join(dir, "k.c"), s = join(dir, "k.s");
     await Deno.writeTextFile(c, source);
     const out = await new Deno.Command("gcc", {
-      args: ["-O3", "-march=native", "-fopenmp", "-std=gnu11", "-S", "-o", s, c],
+      args: ["-O3", "-march=native", "-fopenmp", "-std=gnu11", ...flags, "-S", "-o", s, c],
       stdout: "piped",
       stderr: "piped",
     }).output();
@@ -63,6 +64,26 @@ Deno.test("a vectorized matmul compiles to SIMD multiply-adds on vector register
   const packed = asm.match(/\bv?(fmadd\w*ps|mulps)\b/g)?.length ?? 0;
   const scalar = asm.match(/\bv?(fmadd\w*ss|mulss)\b/g)?.length ?? 0;
   assert.ok(packed > scalar, `packed ${packed}, scalar ${scalar}`);
+});
+
+Deno.test("a ReLU runs in vectors under the build's -fno-tree-loop-if-convert; a padded max pool keeps the flag", async () => {
+  // The default nest (serial, so the loop is in tb_kernel itself, not an OpenMP outlined function).
+  const src = generateC(lower(sched(biasAct(1, 4, 64, "relu"))));
+  assert.match(src, /__attribute__\(\(optimize\("tree-loop-if-convert"\)\)\) void tb_kernel/);
+  const asm = await assemblyOf(src, ["-fno-tree-loop-if-convert"]);
+  const regs = await nativeVectorRegisters();
+  assert.match(asm, new RegExp(`\\bv?addps\\b[^\\n]*%(${regs})\\d+`), asm.slice(0, 3000));
+  // Without the attribute the same loop stays scalar: the test would fail on the old code.
+  const plain = await assemblyOf(src.replace(/__attribute__\(\(optimize\([^)]*\)\)\) /, ""), [
+    "-fno-tree-loop-if-convert",
+  ]);
+  assert.doesNotMatch(plain, new RegExp(`\\bv?addps\\b[^\\n]*%(${regs})\\d+`));
+  // Padding is a select of a load: if-converted, gcc may read past the input.
+  const padded = lower(sched(maxPool2d(1, 4, 16, 16, 3, 2, 1)));
+  assert.equal(ifConvertible(padded.body), false);
+  assert.doesNotMatch(generateC(padded), /optimize/);
+  assert.equal(ifConvertible(lower(sched(maxPool2d(1, 4, 15, 15, 3, 2, 0))).body), true);
+  assert.equal(ifConvertible(lower(sched(matmul(16, 16, 16))).body), false);
 });
 
 Deno.test("parallel, vectorize and unroll annotations become pragmas", () => {
@@ -261,7 +282,8 @@ Deno.test("generated C only contains C words and names derived from checked name
       for (const s of sch.stages) tensors.add(s.name);
       for (const t of w.inputs) tensors.add(t.name);
       const src = generateC(lower(sch))
-        .replace(/"GCC unroll \d+"/g, "") // the one string literal
+        .replace(/"GCC unroll \d+"/g, "") // the string literals
+        .replace(/__attribute__\(\(optimize\("tree-loop-if-convert"\)\)\)/g, "")
         .replace(/\b\d+(\.\d+)?(e[-+]?\d+)?f?\b/g, "0"); // numbers, with float suffixes
       for (const id of src.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) {
         checked++;

@@ -56,14 +56,59 @@ export interface Step {
   tunable: boolean;
 }
 
+/** A buffer that is a slice of another: a concat's input written in place. */
+export interface Slice {
+  /** The buffer it lies in (the concat's output). */
+  of: string;
+  /** Its first element there. */
+  offset: number;
+  /** Its elements. */
+  size: number;
+}
+
+/** What {@link planSteps} plans. */
+export interface StepPlan {
+  steps: Step[];
+  /** Flatten layers and fused ReLUs: the buffer that holds them. */
+  views: Map<string, string>;
+  /** Buffers written in place into a concat's output (no step copies them). */
+  slices: Map<string, Slice>;
+  /** Buffers that no step writes but slices fill: each one's elements. */
+  joined: Map<string, number>;
+}
+
 /**
  * The kernel calls of a network whose batch norms are folded; `views` maps
  * flatten layers, and ReLUs fused into their producer, to the buffer that
  * holds them. A ReLU (or ReLU6) whose input is a convolution's or dense
  * layer's bias, or a residual add, read by nothing else, runs in that step
- * (TVM's operator fusion of injective consumers).
+ * (TVM's operator fusion of injective consumers). A concat along channels at
+ * batch 1 whose inputs are each written by one step and read by nothing
+ * else is no step at all: those steps write into its output, each at its
+ * channels' offset (`slices`; NCHW at batch 1 keeps each input's channels
+ * contiguous there), as TVM's and oneDNN's in-place concat do. SqueezeNet's
+ * eight concats are such.
+ *
+ * @example
+ * ```ts
+ * import { planSteps } from "./executor.ts";
+ * import { parseNetwork } from "./network.ts";
+ * const net = parseNetwork({
+ *   name: "fire",
+ *   input: { name: "x", shape: [1, 4, 5, 5] },
+ *   layers: [
+ *     { name: "a", op: "conv2d", inputs: ["x"], channels: 2, kernel: 1, bias: true },
+ *     { name: "b", op: "conv2d", inputs: ["x"], channels: 3, kernel: 3, pad: 1, bias: true },
+ *     { name: "cat", op: "concat", inputs: ["a", "b"] },
+ *     { name: "out", op: "relu", inputs: ["cat"] },
+ *   ],
+ * });
+ * const plan = planSteps(net);
+ * if (plan.steps.some((s) => s.workload.name === "concat")) throw new Error();
+ * if (plan.slices.get("b")?.offset !== 2 * 25 || plan.joined.get("cat") !== 5 * 25) throw new Error();
+ * ```
  */
-export function planSteps(net: Network): { steps: Step[]; views: Map<string, string> } {
+export function planSteps(net: Network): StepPlan {
   const shapes = inferShapes(net), steps: Step[] = [], views = new Map<string, string>();
   const buf = (n: string) => views.get(n) ?? n;
   const readers = new Map<string, number>();
@@ -131,7 +176,39 @@ export function planSteps(net: Network): { steps: Step[]; views: Map<string, str
         throw new NetworkError(`Layer "${l.name}": fold batch norm before planning`);
     }
   }
-  return { steps, views };
+  const { slices, joined } = concatInPlace(steps, buf(outName ?? ""), net.input.name);
+  return { steps: steps.filter((s) => !joined.has(s.output)), views, slices, joined };
+}
+
+/** The concats of {@link planSteps} done in place: their inputs' slices of their outputs. */
+function concatInPlace(
+  steps: Step[],
+  output: string,
+  input: string,
+): { slices: Map<string, Slice>; joined: Map<string, number> } {
+  const slices = new Map<string, Slice>(), joined = new Map<string, number>();
+  const writers = new Map<string, number>(), readers = new Map<string, number>();
+  for (const s of steps) {
+    writers.set(s.output, (writers.get(s.output) ?? 0) + 1);
+    for (const n of s.inputs) readers.set(n, (readers.get(n) ?? 0) + 1);
+  }
+  for (const s of steps) {
+    const w = s.workload;
+    if (w.name !== "concat" || w.shape[0] !== 1 || s.output === output) continue;
+    const ins = s.inputs;
+    const alone = (n: string) =>
+      writers.get(n) === 1 && readers.get(n) === 1 && n !== output && n !== input &&
+      !slices.has(n) && !joined.has(n);
+    if (new Set(ins).size !== ins.length || !ins.every(alone)) continue;
+    let offset = 0;
+    ins.forEach((n, i) => {
+      const size = w.inputs[i].size;
+      slices.set(n, { of: s.output, offset, size });
+      offset += size;
+    });
+    joined.set(s.output, w.outputs[0].size);
+  }
+  return { slices, joined };
 }
 
 /** Options of {@link createExecutor}. */
@@ -192,7 +269,7 @@ export async function createExecutor(
 ): Promise<Executor> {
   const folded = foldBatchNorm(net, weights);
   const fnet = folded.network;
-  const { steps, views } = planSteps(fnet);
+  const { steps, views, slices, joined } = planSteps(fnet);
   // Distinct kernels by workload identity (name and shape); a kernel that
   // rewrites the layout of its weights gets one instance per layer, which
   // keeps that layer's rewritten weights (see network/native.ts).
@@ -240,7 +317,16 @@ export async function createExecutor(
     for (let u = 0; u < U; u++) for (let k = 0; k < K; k++) t[k * U + u] = w[u * K + k];
     buffers.set(`${l.name}.weight.T`, t);
   }
-  for (const s of steps) buffers.set(s.output, alignedFloat32(s.workload.outputs[0].size));
+  for (const [name, size] of joined) buffers.set(name, alignedFloat32(size));
+  for (const s of steps) {
+    const slice = slices.get(s.output);
+    buffers.set(
+      s.output,
+      slice
+        ? buffers.get(slice.of)!.subarray(slice.offset, slice.offset + slice.size)
+        : alignedFloat32(s.workload.outputs[0].size),
+    );
+  }
   const calls: [NativeKernel, Float32Array[]][] = steps.map((s, i) => {
     const k = kernels[kernelIndex.get(keyOf(s, i))!];
     return [k, [

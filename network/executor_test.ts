@@ -190,3 +190,40 @@ Deno.test("a ReLU after a bias or a residual add runs in that step unless someth
     }
   });
 });
+
+Deno.test("a concat of inputs read by nothing else is written in place by their producers", async () => {
+  const net = parseNetwork({
+    name: "fire",
+    input: { name: "x", shape: [1, 4, 5, 5] },
+    layers: [
+      { name: "s", op: "conv2d", inputs: ["x"], channels: 3, kernel: 1, bias: true },
+      { name: "rs", op: "relu", inputs: ["s"] },
+      { name: "a", op: "conv2d", inputs: ["rs"], channels: 2, kernel: 1, bias: true },
+      { name: "ra", op: "relu", inputs: ["a"] },
+      { name: "b", op: "conv2d", inputs: ["rs"], channels: 3, kernel: 3, pad: 1, bias: true },
+      { name: "rb", op: "relu", inputs: ["b"] },
+      { name: "cat", op: "concat", inputs: ["ra", "rb"] },
+      // rs is read twice and by a concat: that concat stays a copy.
+      { name: "cat2", op: "concat", inputs: ["cat", "rs"] },
+      { name: "p", op: "max_pool2d", inputs: ["cat2"], kernel: 2, stride: 2 },
+    ],
+  });
+  const plan = planSteps(net);
+  assert.deepEqual(plan.steps.filter((s) => s.workload.name === "concat").map((s) => s.output), [
+    "cat2",
+  ]);
+  assert.deepEqual(plan.slices.get("a"), { of: "cat", offset: 0, size: 50 });
+  assert.deepEqual(plan.slices.get("b"), { of: "cat", offset: 50, size: 75 });
+  assert.equal(plan.joined.get("cat"), 125);
+  assert.ok(!plan.slices.has("s"));
+  const weights = randomWeights(net, 4);
+  const x = randomInput(net);
+  const ex = await createExecutor(net, weights);
+  try {
+    for (let pass = 0; pass < 2; pass++) {
+      assert.ok(relError(ex.run(x), referenceRun(net, weights, x)) < 1e-5);
+    }
+  } finally {
+    ex.close();
+  }
+});
