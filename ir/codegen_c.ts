@@ -105,6 +105,15 @@ const VECTOR_PRELUDE = [
   "}",
   "static inline tb_v16 tb_loadu_s2(const float *p) { return tb_loadu_s2_m(p, 0xFFFFu); }",
   "#endif",
+  "/* Lane-wise max and min as C's a > b ? a : b and a < b ? a : b: a compare and a blend. */",
+  "static inline tb_v16 tb_vmax(tb_v16 a, tb_v16 b) {",
+  "  tb_v16i m = a > b;",
+  "  return (tb_v16)(((tb_v16i)a & m) | ((tb_v16i)b & ~m));",
+  "}",
+  "static inline tb_v16 tb_vmin(tb_v16 a, tb_v16 b) {",
+  "  tb_v16i m = a < b;",
+  "  return (tb_v16)(((tb_v16i)a & m) | ((tb_v16i)b & ~m));",
+  "}",
   "/* Transposes 16 vectors in place (r[i][j] <- r[j][i]): four rounds of interleaving. */",
   "static inline void tb_transpose16(tb_v16 *r) {",
   "  for (int round = 0; round < 4; round++) {",
@@ -797,7 +806,9 @@ function emitVectorLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolea
  * along `x` in memory (coefficient 1) and strides along `f`, copying a value
  * that is contiguous along `f`: the copy-out of a tile kept channel-innermost
  * (`conv2d-nchwc`). Written as blocks of 16 x 16 values: 16 vector loads
- * along `f`, an in-register transpose, 16 vector stores along `x` (masked
+ * along `f` (of the value: a load, or an element-wise expression of loads
+ * along `f` and values invariant along it), an in-register transpose, 16
+ * vector stores along `x` (masked
  * where fewer than 16 `x` remain), instead of 16 scalar stores per vector.
  * Returns false (nothing written) when the loop is not such a copy (a
  * guarded edge tile, say).
@@ -809,12 +820,18 @@ function emitTransposedCopy(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): bo
     inner.extent % VECTOR_LANES !== 0 || inner.body.length !== 1 || s.extent > MAX_EXPLICIT_UNROLL
   ) return false;
   const st = inner.body[0];
-  if (st.k !== "store" || st.accumulate || st.value.k !== "load") return false;
+  if (st.k !== "store" || st.accumulate || ctx.tiles.has(st.buf)) return false;
   const stride = coefOf(st.index, inner.v, ctx.consts);
   if (coefOf(st.index, s.v, ctx.consts) !== 1 || stride === undefined || stride <= 1) {
     return false;
   }
-  if (coefOf(st.value.index, inner.v, ctx.consts) !== 1 || ctx.tiles.has(st.buf)) return false;
+  // The value: a load contiguous along `f`, or an expression of such loads and
+  // values invariant along `f` (a fused bias and activation: act(tile + b[f])).
+  let along = false;
+  forEachLoad(st.value, (l) => {
+    if (coefOf(l.index, inner.v, ctx.consts) === 1) along = true;
+  });
+  if (!along) return false;
   const pad = "  ".repeat(depth);
   const lines: string[] = [];
   for (let fb = 0; fb < inner.extent; fb += VECTOR_LANES) {
@@ -1113,6 +1130,11 @@ function vexpr(
       const a = vexpr(e.a, v, ctx, at, mask), b = vexpr(e.b, v, ctx, at, mask);
       if (!a || !b) return undefined;
       const vec = a.vec || b.vec;
+      if ((e.op === "max" || e.op === "min") && vec) {
+        // A scalar operand is broadcast: GCC's vector + scalar.
+        const v16 = (c: VCode) => c.vec ? c.code : `((tb_v16){0} + (${c.code}))`;
+        return { code: `tb_v${e.op}(${v16(a)}, ${v16(b)})`, vec: true };
+      }
       if (e.op === "max" || e.op === "min" || e.op === "%") {
         return vec ? undefined : { code: expr(e), vec: false };
       }

@@ -36,7 +36,7 @@ import { divModExact, divModFloor, nondecreasing, substitute } from "./affine.ts
 import { ScheduleError } from "./errors.ts";
 import { readsOf, type Schedule } from "./schedule.ts";
 import { holderIn, type LayoutDim, type Loop, padToLayout, type Stage } from "./stage.ts";
-import { Expr, type IterVar, type Reduce, rewrite } from "./te.ts";
+import { Expr, type IterVar, type Reduce, rewrite, visitLoads } from "./te.ts";
 
 /**
  * A padding guard that is evaluated at run time wraps at least this many
@@ -374,11 +374,11 @@ class Lowering {
       this.sch.stages.filter((a) =>
         l && a.attach.k === "at" && a.attach.stage === s && a.attach.loop === l
       );
-    // The copy of a cache_write stage: inside a full register tile (loop
+    // The copy of a cache_write stage (an element-wise stage reading the tile,
+    // with a fused epilogue or not): inside a full register tile (loop
     // versioning of the tile), its tensor guards below the tile loop hold.
-    const copyOf = s.body instanceof Expr && s.body.node.k === "load"
-      ? s.body.node.tensor.name
-      : undefined;
+    const copied = new Set<string>();
+    if (s.body instanceof Expr) visitLoads(s.body, (t) => copied.add(t.name));
     const build = (i: number, fullFrom = Infinity): Stmt[] => {
       const here = s.leaves[i - 1];
       // Producers first: their regions must exist before the consumer's loads are lowered.
@@ -395,7 +395,7 @@ class Lowering {
         return isReduce && i === p ? [...initNest(), ...x] : x;
       };
       let inner = nest(fullFrom);
-      const tile = attachedAt(here).some((a) => a.scope === "local" && a.name === copyOf);
+      const tile = attachedAt(here).some((a) => a.scope === "local" && copied.has(a.name));
       let full = tile && i < s.leaves.length ? nest(Math.min(fullFrom, i)) : inner;
       for (const wrap of producers.reverse()) {
         [inner, full] = [wrap(inner, full), wrap(full, full)];

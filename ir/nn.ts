@@ -281,7 +281,18 @@ export function globalAvgPool2d(N: number, C: number, H: number, W: number): Wor
 /** An activation applied after a bias or an add. */
 export type Activation = "none" | "relu" | "relu6";
 
-function activate(e: Expr, act: Activation): Expr {
+/**
+ * `act(e)`: `max(e, 0)` for ReLU, `min(max(e, 0), 6)` for ReLU6, `e` for none.
+ *
+ * @example
+ * ```ts
+ * import { activate } from "./nn.ts";
+ * import { placeholder } from "./te.ts";
+ * const x = placeholder([4], "x");
+ * activate(x.at(0), "relu6");
+ * ```
+ */
+export function activate(e: Expr, act: Activation): Expr {
   if (act === "relu") return max(e, 0);
   if (act === "relu6") return min(max(e, 0), 6);
   return e;

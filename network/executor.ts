@@ -21,8 +21,10 @@
  * @module
  */
 import { median } from "../ir/stats.ts";
+import { fuseBiasAct } from "../ir/epilogue.ts";
 import {
   type Activation,
+  ACTIVATIONS,
   avgPool2d,
   biasAct,
   concat,
@@ -54,6 +56,11 @@ export interface Step {
   output: string;
   /** A tunable layer's kernel (a task's workload); else bias, activation, add, pool or concat. */
   tunable: boolean;
+  /**
+   * A bias and this activation computed in the tuned kernel's output stage
+   * ({@link fuseBiasAct}); its inputs end with the bias.
+   */
+  epilogue?: Activation;
 }
 
 /** A buffer that is a slice of another: a concat's input written in place. */
@@ -211,10 +218,56 @@ function concatInPlace(
   return { slices, joined };
 }
 
+/**
+ * Steps with each tuned kernel's bias step folded into it where its trace
+ * allows ({@link fuseBiasAct}: the trace computes its output in a local tile
+ * and copies it out): the kernel then writes `act(output + bias)` itself and
+ * the bias step is gone (TVM's fused conv2d + bias + ReLU). A bias step whose
+ * input something else reads, or a kernel without a trace, stays as it was.
+ *
+ * @example
+ * ```ts
+ * import { fuseEpilogues, planSteps } from "./executor.ts";
+ * import { parseNetwork } from "./network.ts";
+ * const net = parseNetwork({
+ *   name: "one",
+ *   input: { name: "x", shape: [1, 16, 8, 8] },
+ *   layers: [{ name: "c", op: "conv2d", inputs: ["x"], channels: 16, kernel: 3, pad: 1, bias: true }],
+ * });
+ * const steps = planSteps(net).steps;
+ * // No tuned trace: the bias keeps its step.
+ * if (fuseEpilogues(steps, new Map()).length !== 2) throw new Error();
+ * ```
+ */
+export function fuseEpilogues(steps: Step[], traces: Map<string, Trace>): Step[] {
+  const readers = new Map<string, number>();
+  for (const s of steps) for (const n of s.inputs) readers.set(n, (readers.get(n) ?? 0) + 1);
+  const out: Step[] = [];
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i], next = steps[i + 1];
+    const trace = s.tunable ? traces.get(taskKey(s.workload)) : undefined;
+    const act = next?.workload.name === "bias_act"
+      ? ACTIVATIONS[next.workload.shape[3]]
+      : undefined;
+    if (
+      trace && next && act && next.inputs[0] === s.output && readers.get(s.output) === 1 &&
+      fuseBiasAct(trace, act)
+    ) {
+      out.push({ ...s, inputs: [...s.inputs, next.inputs[1]], output: next.output, epilogue: act });
+      i++;
+      continue;
+    }
+    out.push(s);
+  }
+  return out;
+}
+
 /** Options of {@link createExecutor}. */
 export interface ExecutorOptions {
   /** Tuned schedules by task key (`taskKey(workload)`); others use the default schedule. */
   traces?: Map<string, Trace>;
+  /** Fold bias steps into the tuned kernels ({@link fuseEpilogues}). Default true. */
+  fuseEpilogues?: boolean;
   /** Kernel cache directory. Default `.cache/network-kernels`. */
   cacheDir?: string;
 }
@@ -269,7 +322,11 @@ export async function createExecutor(
 ): Promise<Executor> {
   const folded = foldBatchNorm(net, weights);
   const fnet = folded.network;
-  const { steps, views, slices, joined } = planSteps(fnet);
+  const plan = planSteps(fnet);
+  const { views, slices, joined } = plan;
+  const steps = options.fuseEpilogues === false || !options.traces
+    ? plan.steps
+    : fuseEpilogues(plan.steps, options.traces);
   // Distinct kernels by workload identity (name and shape); a kernel that
   // rewrites the layout of its weights gets one instance per layer, which
   // keeps that layer's rewritten weights (see network/native.ts).
@@ -279,7 +336,9 @@ export async function createExecutor(
   /** Workloads (by identity) whose kernel rewrites its weights' layout. */
   const rewrites = new Set<string>();
   const identity = (s: Step) =>
-    `${taskKey(s.workload)}/${s.workload.inputs.map((t) => t.shape).join(";")}`;
+    `${taskKey(s.workload)}/${s.workload.inputs.map((t) => t.shape).join(";")}${
+      s.epilogue ? `+bias_${s.epilogue}` : ""
+    }`;
   const keyOf = (s: Step, i: number) =>
     rewrites.has(identity(s)) ? `${identity(s)}#${i}` : identity(s);
   steps.forEach((s, i) => {
@@ -288,7 +347,9 @@ export async function createExecutor(
     // Tunable layers untuned run their default nest; the other steps (bias,
     // ReLU, adds, pools) the parallel nest of the reference kernels.
     const make = () =>
-      trace
+      trace && s.epilogue
+        ? fuseBiasAct(trace, s.epilogue)!
+        : trace
         ? replayTrace(trace, { prng: createPrng(0) })
         : s.tunable
         ? new Schedule(s.workload, { prng: createPrng(0) })

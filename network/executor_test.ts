@@ -227,3 +227,33 @@ Deno.test("a concat of inputs read by nothing else is written in place by their 
     ex.close();
   }
 });
+
+Deno.test("a tuned convolution computes its bias and ReLU in its own copy-out; the output is unchanged", async () => {
+  const net = builtinNetwork("resnet18", { size: 32, classes: 10 });
+  const weights = randomWeights(net, 9);
+  const traces = new Map<string, Trace>();
+  for (const t of extractTasks(net)) {
+    if (t.workload.name !== "conv2d") continue;
+    const space = templateSpace("conv2d-nchwc", t.workload);
+    traces.set(taskKey(t.workload), space.candidateOf(space.space.knobs.map(() => 0)).trace!);
+  }
+  const x = randomInput(net);
+  const want = referenceRun(net, weights, x);
+  const fused = await createExecutor(net, weights, { traces });
+  const apart = await createExecutor(net, weights, { traces, fuseEpilogues: false });
+  try {
+    const convs = fused.steps.filter((s) => s.workload.name === "conv2d");
+    assert.ok(convs.length > 0 && convs.every((s) => s.epilogue !== undefined));
+    assert.ok(convs.some((s) => s.epilogue === "relu") && convs.some((s) => s.epilogue === "none"));
+    // The bias steps of the convolutions are gone; the dense layer (no trace) keeps its own.
+    assert.equal(fused.steps.filter((s) => s.workload.name === "bias_act").length, 1);
+    assert.equal(apart.steps.length - fused.steps.length, convs.length);
+    assert.ok(apart.steps.every((s) => s.epilogue === undefined));
+    for (const ex of [fused, apart]) {
+      assert.ok(relError(ex.run(x), want) < 1e-4);
+    }
+  } finally {
+    fused.close();
+    apart.close();
+  }
+});
