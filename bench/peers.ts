@@ -2,8 +2,10 @@
  * tunebook against its peers, in one run on the same shapes: tunebook's best
  * found kernel, OpenBLAS sgemm (AVX-512 kernels and the machine default),
  * oneDNN (matmul and convolution), Halide 14's three autoschedulers and a
- * naive loop. Prints a markdown table of GFLOP/s with ratios to OpenBLAS
- * (AVX-512), then one line of JSON with every figure.
+ * naive loop. Prints a markdown table of GFLOP/s with ratios to the
+ * reference peer ({@link referencePeer}: OpenBLAS AVX-512 for matmul, or
+ * OpenBLAS's default kernels on a CPU without AVX-512; oneDNN for a
+ * convolution), then one line of JSON with every figure.
  *
  * ```sh
  * deno run -A bench/peers.ts [--sizes 256,512,1024] [--convs conv2,conv1] [--threads 2] \
@@ -18,8 +20,8 @@
  * repeats of enough calls to last `--min-repeat-ms`), runs as its own process,
  * one at a time, and a round's figure is the median repeat; `--rounds` runs
  * every peer that many times, interleaved, and keeps each peer's best round
- * (the table), and prints tunebook's ratio to its reference (OpenBLAS
- * AVX-512, oneDNN for a convolution) round by round: the median and range of
+ * (the table), and prints tunebook's ratio to its reference peer round by
+ * round: the median and range of
  * ratios measured seconds apart. A peer whose library or compiler is missing
  * is reported as `unavailable: <reason>`; a peer that does not support a
  * workload (OpenBLAS has no convolution) as `n/a`.
@@ -40,6 +42,7 @@ import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { median, RecordsDB, workloadKey } from "../datasets/db.ts";
+import { cpuFlags } from "../datasets/machine.ts";
 import { parseTrace, type Trace } from "../ir/trace.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder, exists, sha256Hex } from "../measure/builder.ts";
@@ -110,10 +113,11 @@ async function run(
     return { ok: false, stdout: "", stderr: `${cmd}: ${(e as Error).message}` };
   }
   const { output: out, timedOut } = await outputWithin(child, timeoutSeconds);
+  const stopped = out.signal ? `\nstopped by ${out.signal}` : "";
   return {
     ok: out.success,
     stdout: decoder.decode(out.stdout),
-    stderr: timedOut ? `killed after ${timeoutSeconds} s` : decoder.decode(out.stderr),
+    stderr: timedOut ? `killed after ${timeoutSeconds} s` : decoder.decode(out.stderr) + stopped,
     timedOut,
   };
 }
@@ -384,11 +388,32 @@ export interface PeerRow {
 }
 
 /**
- * The peer tunebook is judged against on a workload: OpenBLAS (AVX-512) for
- * matmul, oneDNN for a convolution.
+ * The peer tunebook is judged against on a workload: OpenBLAS with its
+ * AVX-512 kernels for matmul (OpenBLAS with the machine's default kernels
+ * when `figures` holds no AVX-512 figure, as on a CPU without AVX-512),
+ * oneDNN for a convolution.
+ *
+ * @example
+ * ```ts
+ * import { referencePeer } from "./peers.ts";
+ * import { createWorkload } from "../ir/workloads.ts";
+ * const w = createWorkload("matmul", [8, 8, 8]);
+ * if (referencePeer(w) !== "openblas-avx512") throw new Error();
+ * const figures = { "openblas-avx512": { unavailable: "this CPU has no AVX-512" } };
+ * if (referencePeer(w, figures) !== "openblas-default") throw new Error();
+ * ```
  */
-export function referencePeer(w: Workload): Peer {
-  return w.name === "matmul" ? "openblas-avx512" : "onednn";
+export function referencePeer(w: Workload, figures?: Partial<Record<Peer, Figure>>): Peer {
+  if (w.name !== "matmul") return "onednn";
+  const avx512 = figures?.["openblas-avx512"];
+  return !figures || (avx512 && "gflops" in avx512) ? "openblas-avx512" : "openblas-default";
+}
+
+/** Why OpenBLAS's AVX-512 kernels cannot run here, or undefined when they can. */
+export function avx512Missing(flags: Set<string> = cpuFlags()): string | undefined {
+  return flags.size > 0 && !flags.has("avx512f")
+    ? "this CPU has no AVX-512 (no avx512f flag): OpenBLAS's SkylakeX kernels would stop on an illegal instruction"
+    : undefined;
 }
 
 /**
@@ -471,9 +496,12 @@ async function measurePeer(
   switch (peer) {
     case "naive":
       return await timed(await h.harness("naive"), args);
-    case "openblas-avx512":
+    case "openblas-avx512": {
       if (w.name !== "matmul") return { na: "OpenBLAS has no convolution" };
+      const missing = avx512Missing();
+      if (missing) return { unavailable: missing };
       return await timed(await h.harness("openblas"), args, { OPENBLAS_CORETYPE: "SkylakeX" });
+    }
     case "openblas-default": {
       if (w.name !== "matmul") return { na: "OpenBLAS has no convolution" };
       // The machine's own setting (inherited OPENBLAS_CORETYPE, or OpenBLAS's detection).
@@ -580,7 +608,7 @@ export function workloadLabel(w: Workload): string {
   return `conv2d ${n}x${c}x${hh}x${ww}, ${f} filters ${kh}x${kw}, stride ${s}, pad ${p}`;
 }
 
-/** The markdown table (GFLOP/s, ratio to OpenBLAS AVX-512) and notes on every non-figure. */
+/** The markdown table (GFLOP/s, ratio to the reference peer) and notes on every non-figure. */
 export function peersTable(rows: PeerRow[], peers: readonly Peer[]): string {
   const lines = [
     `| workload | ${peers.join(" | ")} |`,
@@ -588,7 +616,7 @@ export function peersTable(rows: PeerRow[], peers: readonly Peer[]): string {
   ];
   const notes = new Set<string>();
   for (const r of rows) {
-    const base = r.figures["openblas-avx512"];
+    const base = r.figures[referencePeer(r.workload, r.figures)];
     lines.push(
       `| ${workloadLabel(r.workload)} | ${
         peers.map((p) => cell(r.figures[p], base)).join(" | ")
@@ -603,7 +631,7 @@ export function peersTable(rows: PeerRow[], peers: readonly Peer[]): string {
     }
   }
   const paired = rows.flatMap((r) => {
-    const ref = referencePeer(r.workload);
+    const ref = referencePeer(r.workload, r.figures);
     const p = pairedRatio(r, "tunebook", ref);
     return p && p.rounds > 1
       ? [

@@ -10,7 +10,14 @@ import { join } from "node:path";
 import { createWorkload } from "../ir/workloads.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import { randomSearch } from "../search/random.ts";
-import { compileFailure, pairedRatio, PEERS, referencePeer } from "../bench/peers.ts";
+import {
+  avx512Missing,
+  compileFailure,
+  pairedRatio,
+  PEERS,
+  peersTable,
+  referencePeer,
+} from "../bench/peers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -45,7 +52,15 @@ Deno.test("bench/peers.ts measures every peer on matmul 64 or says why it cannot
   assert.match(stdout, /best of 2 round\(s\) over the peers/);
   assert.match(stdout, /\| workload \| tunebook \| openblas-avx512 \|/);
   assert.match(stdout, /\| matmul 64x64x64 \|/);
-  assert.match(stdout, /tunebook \/ openblas-avx512, matmul 64x64x64, round by round: median \d/);
+  // On a CPU without AVX-512 that peer says so, and OpenBLAS's default kernels are the reference.
+  const reference = avx512Missing() ? "openblas-default" : "openblas-avx512";
+  assert.match(
+    stdout,
+    new RegExp(`tunebook / ${reference}, matmul 64x64x64, round by round: median \\d`),
+  );
+  if (avx512Missing()) {
+    assert.match(stdout, /openblas-avx512: unavailable: this CPU has no AVX-512/);
+  }
   const { results } = JSON.parse(stdout.trim().split("\n").at(-1)!);
   assert.deepEqual(results.map((r: { peer: string }) => r.peer), [...PEERS]);
   for (const r of results) {
@@ -92,4 +107,30 @@ Deno.test("tunebook's ratio to its reference is taken round by round", () => {
     rounds: 3,
   });
   assert.equal(pairedRatio({ workload, figures: {} }, "tunebook", "onednn"), undefined);
+});
+
+Deno.test("OpenBLAS's AVX-512 kernels are not run on a CPU without avx512f", () => {
+  assert.match(avx512Missing(new Set(["sse2", "avx2", "fma"]))!, /no AVX-512/);
+  assert.equal(avx512Missing(new Set(["sse2", "avx2", "avx512f"])), undefined);
+  // Flags that cannot be read say nothing: the harness runs and reports what happens.
+  assert.equal(avx512Missing(new Set()), undefined);
+});
+
+Deno.test("matmul is judged against OpenBLAS's default kernels when the AVX-512 peer has no figure", () => {
+  const workload = createWorkload("matmul", [8, 8, 8]);
+  const figures = {
+    tunebook: { gflops: 50, seconds: 2e-5 },
+    "openblas-avx512": { unavailable: "this CPU has no AVX-512" },
+    "openblas-default": { gflops: 100, seconds: 1e-5 },
+  };
+  assert.equal(referencePeer(workload, figures), "openblas-default");
+  const row = {
+    workload,
+    figures,
+    rounds: { tunebook: [50, 40], "openblas-default": [100, 100] },
+  };
+  const table = peersTable([row], ["tunebook", "openblas-avx512", "openblas-default"]);
+  assert.match(table, /\| matmul 8x8x8 \| 50\.0 \(0\.50x\) \| unavailable \| 100\.0 \(1\.00x\) \|/);
+  assert.match(table, /tunebook \/ openblas-default, matmul 8x8x8, round by round: median 0\.45x/);
+  assert.match(table, /openblas-avx512: unavailable: this CPU has no AVX-512/);
 });
