@@ -42,7 +42,7 @@ import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { median, RecordsDB, workloadKey } from "../datasets/db.ts";
-import { cpuFlags } from "../datasets/machine.ts";
+import { cpuFlags } from "../measure/cpu.ts";
 import { parseTrace, type Trace } from "../ir/trace.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder, exists, sha256Hex } from "../measure/builder.ts";

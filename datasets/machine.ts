@@ -36,43 +36,6 @@ export async function tunebookVersion(): Promise<string> {
 }
 
 /**
- * The CPU's feature flags (`avx2`, `avx512f`, `fma`, ...), from the `flags`
- * line of /proc/cpuinfo, or from `lscpu` when /proc cannot be read; empty
- * when neither works. A peer built for one instruction set checks here
- * before it runs (OpenBLAS's AVX-512 kernels stop with SIGILL on a CPU
- * without `avx512f`).
- *
- * @example
- * ```ts
- * import { cpuFlags } from "./machine.ts";
- * const flags = cpuFlags();
- * if (flags.size > 0 && !flags.has("sse2")) throw new Error("every x86-64 CPU has sse2");
- * ```
- */
-export function cpuFlags(): Set<string> {
-  const words = (line: string | undefined) => new Set(line?.trim().split(/\s+/) ?? []);
-  try {
-    const info = Deno.readTextFileSync("/proc/cpuinfo");
-    const line = info.match(/^flags\s*:\s*(.+)$/m)?.[1];
-    if (line) return words(line);
-  } catch {
-    // Not readable here: ask lscpu.
-  }
-  try {
-    const out = new Deno.Command("lscpu", {
-      env: { LC_ALL: "C" },
-      stdout: "piped",
-      stderr: "null",
-    }).outputSync();
-    const line = new TextDecoder().decode(out.stdout).match(/^Flags:\s*(.+)$/m)?.[1];
-    if (out.success && line) return words(line);
-  } catch {
-    // No lscpu, or no permission to run it.
-  }
-  return new Set();
-}
-
-/**
  * The CPU model name: from /proc/cpuinfo, or from `lscpu` when reading
  * /proc needs permissions the process lacks (Deno 2.9 asks for
  * `--allow-all` to read /proc/cpuinfo); "unknown" when neither works.

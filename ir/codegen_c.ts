@@ -89,6 +89,41 @@ const VECTOR_PRELUDE = [
   "  const tb_v16i even = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};",
   "  return __builtin_ia32_gathersiv16sf((tb_v16){0}, p, even, (unsigned short)m, 4);",
   "}",
+  "#elif defined(__AVX__) && (defined(__GNUC__) || defined(__clang__))",
+  "/* AVX and AVX2 (no AVX-512): each half of a vector by vmaskmovps, which never faults on a masked lane. */",
+  "typedef float tb_v8 __attribute__((vector_size(32)));",
+  "typedef int tb_v8i __attribute__((vector_size(32)));",
+  "typedef float tb_v8a __attribute__((vector_size(32), may_alias));",
+  "static inline tb_v8i tb_half_mask(unsigned m) {",
+  "  const tb_v8i bit = {1, 2, 4, 8, 16, 32, 64, 128};",
+  "  return (((tb_v8i){0} + (int)(m & 0xFFu)) & bit) != 0;",
+  "}",
+  "static inline tb_v16 tb_loadu_m(const float *p, unsigned m) {",
+  "  tb_v8 lo = __builtin_ia32_maskloadps256((const tb_v8 *)p, tb_half_mask(m));",
+  "  tb_v8 hi = __builtin_ia32_maskloadps256((const tb_v8 *)(p + 8), tb_half_mask(m >> 8));",
+  "  return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);",
+  "}",
+  "static inline void tb_storeu_m(float *p, tb_v16 v, unsigned m) {",
+  "  tb_v8 lo = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);",
+  "  tb_v8 hi = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);",
+  "  __builtin_ia32_maskstoreps256((tb_v8 *)p, tb_half_mask(m), lo);",
+  "  __builtin_ia32_maskstoreps256((tb_v8 *)(p + 8), tb_half_mask(m >> 8), hi);",
+  "}",
+  "/* Every second float from p: two loads (the second masked off p[31]), one permute. */",
+  "static inline tb_v16 tb_loadu_s2(const float *p) {",
+  "  tb_v16 lo = tb_loadu(p), hi = tb_loadu_m(p + 16, 0x7FFFu);",
+  "  return __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);",
+  "}",
+  "/* Lanes i of m spread to the even bits 2i, so that lane i of the result reads p[2i]. */",
+  "static inline unsigned tb_even_bits(unsigned m) {",
+  "  unsigned e = 0;",
+  "  for (int i = 0; i < 8; i++) e |= (m >> i & 1u) << (2 * i);",
+  "  return e;",
+  "}",
+  "static inline tb_v16 tb_loadu_s2_m(const float *p, unsigned m) {",
+  "  tb_v16 lo = tb_loadu_m(p, tb_even_bits(m)), hi = tb_loadu_m(p + 16, tb_even_bits(m >> 8));",
+  "  return __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);",
+  "}",
   "#else",
   "static inline tb_v16 tb_loadu_m(const float *p, unsigned m) {",
   "  tb_v16 v = {0};",
@@ -114,6 +149,46 @@ const VECTOR_PRELUDE = [
   "  tb_v16i m = a < b;",
   "  return (tb_v16)(((tb_v16i)a & m) | ((tb_v16i)b & ~m));",
   "}",
+  "#if !defined(__AVX512F__) && defined(__AVX__) && (defined(__GNUC__) || defined(__clang__))",
+  "/* Transposes 8 AVX vectors in place: unpack, shuffle within 128-bit lanes, swap lanes. */",
+  "static inline void tb_transpose8(tb_v8 *r) {",
+  "  tb_v8 t[8], s[8];",
+  "  for (int i = 0; i < 4; i++) {",
+  "    t[2 * i] = __builtin_shufflevector(r[2 * i], r[2 * i + 1], 0, 8, 1, 9, 4, 12, 5, 13);",
+  "    t[2 * i + 1] = __builtin_shufflevector(r[2 * i], r[2 * i + 1], 2, 10, 3, 11, 6, 14, 7, 15);",
+  "  }",
+  "  for (int h = 0; h < 2; h++) {",
+  "    for (int k = 0; k < 2; k++) {",
+  "      tb_v8 a = t[4 * h + k], b = t[4 * h + k + 2];",
+  "      s[4 * h + 2 * k] = __builtin_shufflevector(a, b, 0, 1, 8, 9, 4, 5, 12, 13);",
+  "      s[4 * h + 2 * k + 1] = __builtin_shufflevector(a, b, 2, 3, 10, 11, 6, 7, 14, 15);",
+  "    }",
+  "  }",
+  "  for (int j = 0; j < 4; j++) {",
+  "    r[j] = __builtin_shufflevector(s[j], s[j + 4], 0, 1, 2, 3, 8, 9, 10, 11);",
+  "    r[j + 4] = __builtin_shufflevector(s[j], s[j + 4], 4, 5, 6, 7, 12, 13, 14, 15);",
+  "  }",
+  "}",
+  "/* Transposes 16 vectors in place (r[i][j] <- r[j][i]) as four 8 x 8 blocks of halves: AVX has",
+  "   no 16-lane shuffle, and gcc writes the interleaving below lane by lane there. */",
+  "static inline void tb_transpose16(tb_v16 *r) {",
+  "  tb_v8a *h = (tb_v8a *)r; /* h[2 * i] and h[2 * i + 1]: the halves of r[i] */",
+  "  tb_v8 q[4][8];",
+  "  for (int i = 0; i < 8; i++) {",
+  "    q[0][i] = h[2 * i];",
+  "    q[1][i] = h[2 * i + 16];",
+  "    q[2][i] = h[2 * i + 1];",
+  "    q[3][i] = h[2 * i + 17];",
+  "  }",
+  "  for (int b = 0; b < 4; b++) tb_transpose8(q[b]);",
+  "  for (int j = 0; j < 8; j++) {",
+  "    h[2 * j] = q[0][j];",
+  "    h[2 * j + 1] = q[1][j];",
+  "    h[2 * j + 16] = q[2][j];",
+  "    h[2 * j + 17] = q[3][j];",
+  "  }",
+  "}",
+  "#else",
   "/* Transposes 16 vectors in place (r[i][j] <- r[j][i]): four rounds of interleaving. */",
   "static inline void tb_transpose16(tb_v16 *r) {",
   "  for (int round = 0; round < 4; round++) {",
@@ -125,9 +200,27 @@ const VECTOR_PRELUDE = [
   "    for (int i = 0; i < 16; i++) r[i] = t[i];",
   "  }",
   "}",
+  "#endif",
   "#endif /* TB_VECTOR_PRELUDE */",
   "",
 ];
+
+/**
+ * The C prelude of every kernel with explicit SIMD code: the 16-float vector
+ * type `tb_v16`, unaligned and masked loads and stores, stride-2 loads,
+ * lane-wise max and min and the 16 x 16 transpose, each in three versions
+ * chosen by the compiler's target (AVX-512; AVX and AVX2, by 8-float halves;
+ * portable lane loops).
+ *
+ * @example
+ * ```ts
+ * import { vectorPrelude } from "./codegen_c.ts";
+ * if (!vectorPrelude().includes("tb_transpose16")) throw new Error();
+ * ```
+ */
+export function vectorPrelude(): string {
+  return VECTOR_PRELUDE.join("\n");
+}
 
 /** A buffer in local vector variables was accessed in a way that needs memory. */
 class NeedsMemory extends Error {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { generateC, ifConvertible } from "./codegen_c.ts";
+import { generateC, ifConvertible, vectorPrelude } from "./codegen_c.ts";
 import { biasAct, maxPool2d } from "./nn.ts";
 import { lower } from "./lower.ts";
 import { createPrng } from "./prng.ts";
@@ -298,4 +298,67 @@ Deno.test("generated C only contains C words and names derived from checked name
     }
   }
   assert.ok(checked > 1000);
+});
+
+/** Checks each prelude function against its scalar meaning; exits non-zero on a wrong lane. */
+const PRELUDE_CHECK = `
+#include <stdio.h>
+int main(void) {
+  float a[64];
+  for (int i = 0; i < 64; i++) a[i] = i + 1;
+  int bad = 0;
+  for (unsigned m = 0; m < 65536; m += 37) {
+    tb_v16 v = tb_loadu_m(a, m);
+    for (int i = 0; i < 16; i++) bad += v[i] != ((m >> i & 1) ? a[i] : 0);
+    float o[16];
+    for (int i = 0; i < 16; i++) o[i] = -1;
+    tb_storeu_m(o, tb_loadu(a + 3), m);
+    for (int i = 0; i < 16; i++) bad += o[i] != ((m >> i & 1) ? a[3 + i] : -1);
+    tb_v16 s = tb_loadu_s2_m(a + 1, m);
+    for (int i = 0; i < 16; i++) bad += s[i] != ((m >> i & 1) ? a[1 + 2 * i] : 0);
+  }
+  tb_v16 s = tb_loadu_s2(a + 5);
+  for (int i = 0; i < 16; i++) bad += s[i] != a[5 + 2 * i];
+  tb_v16 r[16];
+  for (int i = 0; i < 16; i++) for (int j = 0; j < 16; j++) r[i][j] = i * 16 + j;
+  tb_transpose16(r);
+  for (int i = 0; i < 16; i++) for (int j = 0; j < 16; j++) bad += r[i][j] != j * 16 + i;
+  tb_v16 x = tb_loadu(a), y = tb_loadu(a + 8) - 12;
+  tb_v16 hi = tb_vmax(x, y), lo = tb_vmin(x, y);
+  for (int i = 0; i < 16; i++) bad += hi[i] != (x[i] > y[i] ? x[i] : y[i]) || lo[i] != (x[i] < y[i] ? x[i] : y[i]);
+  printf("%d wrong lanes\\n", bad);
+  return bad != 0;
+}
+`;
+
+Deno.test("the vector prelude's masked, stride-2, max/min and transpose code is right lane by lane for AVX-512, AVX2 and portable targets", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tb-prelude-" });
+  try {
+    const c = join(dir, "p.c");
+    await Deno.writeTextFile(c, `${vectorPrelude()}\n${PRELUDE_CHECK}`);
+    const native = await nativeVectorRegisters();
+    const targets: string[][] = [["-march=x86-64"]];
+    if (native !== "xmm") targets.push(["-march=x86-64", "-mavx2", "-mfma"]);
+    if (native === "zmm|ymm") targets.push(["-march=native"]);
+    const compilers = ["gcc"];
+    const clang = await new Deno.Command("clang-14", { args: ["--version"], stdout: "null" })
+      .output().then((o) => o.success, () => false);
+    if (clang) compilers.push("clang-14");
+    for (const cc of compilers) {
+      for (const target of targets) {
+        const exe = join(dir, "p");
+        const built = await new Deno.Command(cc, {
+          args: ["-O2", "-std=gnu11", "-w", ...target, c, "-o", exe],
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        const what = `${cc} ${target.join(" ")}`;
+        assert.ok(built.success, `${what}: ${new TextDecoder().decode(built.stderr)}`);
+        const ran = await new Deno.Command(exe, { stdout: "piped" }).output();
+        assert.equal(new TextDecoder().decode(ran.stdout).trim(), "0 wrong lanes", what);
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -18,29 +18,17 @@
 
 import { join, resolve } from "node:path";
 import { compilerVersionLine, runCompiler } from "./compile.ts";
+import { GCC_FLAGS, kernelCompiler } from "./cpu.ts";
 import { HARNESS_C, HARNESS_VERSION, harnessFor } from "./harness.ts";
 import { DEFAULT_CACHE_BYTES, sweepCache, TMP_FOLDER, touch } from "./kernel_cache.ts";
 import { Semaphore } from "./semaphore.ts";
 import type { BuildInput, BuildResult } from "./types.ts";
 
 /**
- * Default compiler flags. `-fno-tree-loop-if-convert`: GCC 12's loop
- * if-conversion turns a zero-padded edge (`i < 130 ? in[i] : 0` in a loop of
- * 136) into a full-width `vblendps` from memory that reads past `in`, which
- * the runner's guard pages record as `runtime_crash`; without it such a loop
- * stays scalar. Measured in bench/README.md ("Loop if-conversion"): it changes
- * the code of 5 of 32 sampled matmul-packed and 9 of 32 conv2d-packed kernels,
- * with no cost this machine could resolve on the fastest.
+ * GCC's kernel flags ({@link GCC_FLAGS}, where their reasons are written):
+ * what a builder given `cc` without `flags` compiles with.
  */
-export const DEFAULT_FLAGS: readonly string[] = [
-  "-O3",
-  "-march=native",
-  "-fno-tree-loop-if-convert",
-  "-fopenmp",
-  "-fPIC",
-  "-shared",
-  "-std=gnu11",
-];
+export const DEFAULT_FLAGS: readonly string[] = GCC_FLAGS;
 
 /** Longest compiler message kept in {@link BuildResult.error}. */
 export const MAX_ERROR_CHARS = 4000;
@@ -49,9 +37,13 @@ export const MAX_ERROR_CHARS = 4000;
 export interface BuilderOptions {
   /** Where sources and shared objects go. Default `.cache/kernels` under `Deno.cwd()`. */
   cacheDir?: string;
-  /** C compiler executable. Default `"gcc"`. */
+  /**
+   * C compiler executable. Default: {@link kernelCompiler}'s (gcc, or the
+   * environment's `TUNEBOOK_CC`) when neither `cc` nor `flags` is given,
+   * else `"gcc"`.
+   */
   cc?: string;
-  /** Compiler flags. Default {@link DEFAULT_FLAGS}. */
+  /** Compiler flags. Default: the chosen compiler's, else {@link DEFAULT_FLAGS}. */
   flags?: string[];
   /** Most compiler processes at once. Default `navigator.hardwareConcurrency`. */
   parallel?: number;
@@ -151,8 +143,9 @@ async function resolvedMarch(cc: string, flags: readonly string[]): Promise<stri
 /** Creates a {@link Builder}; see {@link BuilderOptions} for the defaults. */
 export function createBuilder(options: BuilderOptions = {}): Builder {
   const cacheDir = resolve(options.cacheDir ?? join(Deno.cwd(), ".cache", "kernels"));
-  const cc = options.cc ?? "gcc";
-  const flags = [...(options.flags ?? DEFAULT_FLAGS)];
+  const machine = options.cc || options.flags ? undefined : kernelCompiler();
+  const cc = options.cc ?? machine?.cc ?? "gcc";
+  const flags = [...(options.flags ?? machine?.flags ?? DEFAULT_FLAGS)];
   const timeoutSeconds = options.timeoutSeconds ?? 30;
   const parallelism = options.parallel ?? navigator.hardwareConcurrency ?? 1;
   const limit = new Semaphore(parallelism);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createBuilder, truncateMessage } from "./builder.ts";
+import { kernelCompiler } from "./cpu.ts";
 import { VADD_COMPILE_ERROR, VADD_GOOD, VADD_REFERENCE } from "./test_kernels.ts";
 
 /** A source gcc -O3 needs far longer than a second for (4^8 unrolled statements). */
@@ -124,12 +125,34 @@ Deno.test("builder names a missing compiler and the setup script", async () => {
 });
 
 Deno.test("builder describes its compiler and flags", async () => {
-  const text = await createBuilder({ cacheDir: "unused" }).describe();
+  const text = await createBuilder({ cacheDir: "unused", cc: "gcc" }).describe();
   assert.match(text, /gcc/);
   assert.match(
     text,
     /-O3 -march=native -fno-tree-loop-if-convert -fopenmp -fPIC -shared -std=gnu11/,
   );
+  // Without cc or flags: kernelCompiler's choice (TUNEBOOK_CC, else gcc).
+  const chosen = kernelCompiler();
+  const machine = await createBuilder({ cacheDir: "unused" }).describe();
+  assert.ok(machine.includes(`; ${chosen.cc} ${chosen.flags.join(" ")}`), machine);
+});
+
+Deno.test("kernels are built by gcc unless TUNEBOOK_CC names another compiler; clang gets its own flags and runtime", () => {
+  assert.equal(kernelCompiler("gcc").cc, "gcc");
+  const clang = kernelCompiler("clang-14");
+  assert.equal(clang.openmp, "libomp.so.5");
+  assert.ok(!clang.flags.includes("-fno-tree-loop-if-convert"), "a gcc-only flag");
+  assert.ok(clang.flags.includes("-march=native") && clang.flags.includes("-fopenmp"));
+  const before = Deno.env.get("TUNEBOOK_CC");
+  try {
+    Deno.env.set("TUNEBOOK_CC", "clang-14");
+    assert.equal(kernelCompiler().cc, "clang-14");
+    Deno.env.delete("TUNEBOOK_CC");
+    assert.equal(kernelCompiler().cc, "gcc");
+  } finally {
+    if (before === undefined) Deno.env.delete("TUNEBOOK_CC");
+    else Deno.env.set("TUNEBOOK_CC", before);
+  }
 });
 
 Deno.test("truncateMessage keeps short text and cuts long text", () => {

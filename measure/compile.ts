@@ -73,7 +73,13 @@ export async function runCompiler(
     () => Deno.kill(-child.pid, "SIGKILL"),
   );
   const decoder = new TextDecoder();
-  const output = decoder.decode(result.stdout) + decoder.decode(result.stderr);
+  let output = decoder.decode(result.stdout) + decoder.decode(result.stderr);
+  if (!result.success && !timedOut && output.trim() === "") {
+    // A compiler that says nothing still says how it ended.
+    output = result.signal
+      ? `${cc} stopped by ${result.signal}`
+      : `${cc} exited with status ${result.code}`;
+  }
   // The shell runs the compiler itself: 127 is its "command not found".
   if (background && result.code === 127 && !timedOut) throw new Error(missingCompilerMessage(cc));
   return {

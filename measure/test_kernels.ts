@@ -88,7 +88,7 @@ export const VADD_FORK = `#include <unistd.h>\n#include <sys/prctl.h>\n${
  * wrong (`out[0] = -1`) when it succeeds.
  */
 export const VADD_ALLOC_6G = `#include <stdlib.h>\n${
-  kernel(`  char *p = malloc((size_t)6 << 30);
+  kernel(`  char *volatile p = malloc((size_t)6 << 30); /* volatile: clang would elide the pair */
   for (int i = 0; i < N; i++) out[i] = a[i] + b[i];
   if (p) { out[0] = -1.0f; free(p); }`)
 }`;

@@ -26,6 +26,7 @@ import { lower } from "../ir/lower.ts";
 import type { Schedule } from "../ir/schedule.ts";
 import { pointerTable } from "../measure/buffers.ts";
 import { createBuilder } from "../measure/builder.ts";
+import { kernelCompiler } from "../measure/cpu.ts";
 
 /** A compiled kernel loaded into this process. */
 export interface NativeKernel {
@@ -48,7 +49,7 @@ const OPENMP_SYMBOLS = {
   omp_pause_resource_all: { parameters: ["i32"], result: "i32" },
 } as const;
 
-/** libgomp, held open for the process's life (kept referenced, so never collected). */
+/** The kernels' OpenMP runtime (libgomp, or clang's libomp), held open for the process's life. */
 let openmp: Deno.DynamicLibrary<typeof OPENMP_SYMBOLS> | null | undefined;
 
 /**
@@ -58,7 +59,11 @@ let openmp: Deno.DynamicLibrary<typeof OPENMP_SYMBOLS> | null | undefined;
 function pinOpenMP(): void {
   if (openmp !== undefined) return;
   try {
-    openmp = Deno.dlopen("libgomp.so.1", OPENMP_SYMBOLS);
+    // LLVM's libomp registers fork handlers that abort a child forked after a
+    // kernel ran (every later compiler process died of SIGABRT before its exec);
+    // it reads this when it starts, so set it before any kernel loads it.
+    Deno.env.set("KMP_INIT_AT_FORK", "false");
+    openmp = Deno.dlopen(kernelCompiler().openmp, OPENMP_SYMBOLS);
   } catch {
     openmp = null; // no OpenMP runtime: kernels are built without it
   }

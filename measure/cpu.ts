@@ -1,0 +1,171 @@
+/**
+ * What the CPU can run, and the C compiler that builds kernels for it.
+ *
+ * The generated C writes SIMD code with GNU vector types of 16 floats (a
+ * 64-byte AVX-512 register; `VECTOR_LANES` in ir/codegen_c.ts). On a CPU
+ * without AVX-512, GCC 12 has no machine mode for such a type and keeps
+ * every vector variable in memory: a register tile of accumulators becomes
+ * loads and stores around each FMA. Clang splits the same type into two
+ * 256-bit registers. Measured on an AMD EPYC of family 25 (AVX2, no AVX-512)
+ * on 2026-11-28, the same C of ResNet-18's 64x56x56 3x3 convolution ran at
+ * 15-25 GFLOP/s on one thread built by gcc and 46-66 built by clang
+ * (README, "CPUs without AVX-512"). `TUNEBOOK_CC=clang-14` builds the
+ * kernels with clang (`scripts/setup.sh` installs `clang-14` and
+ * `libomp-14-dev` on such a CPU); gcc is the default everywhere
+ * ({@link kernelCompiler} says why).
+ *
+ * @example
+ * ```ts
+ * import { kernelCompiler } from "./cpu.ts";
+ * const { cc, flags } = kernelCompiler("gcc");
+ * if (!flags.includes("-fopenmp")) throw new Error(cc);
+ * ```
+ * @module
+ */
+
+/**
+ * The CPU's feature flags (`avx2`, `avx512f`, `fma`, ...), from the `flags`
+ * line of /proc/cpuinfo, or from `lscpu` when /proc cannot be read; empty
+ * when neither works.
+ *
+ * @example
+ * ```ts
+ * import { cpuFlags } from "./cpu.ts";
+ * const flags = cpuFlags();
+ * if (flags.size > 0 && !flags.has("sse2")) throw new Error("every x86-64 CPU has sse2");
+ * ```
+ */
+export function cpuFlags(): Set<string> {
+  const words = (line: string | undefined) => new Set(line?.trim().split(/\s+/) ?? []);
+  try {
+    const info = Deno.readTextFileSync("/proc/cpuinfo");
+    const line = info.match(/^flags\s*:\s*(.+)$/m)?.[1];
+    if (line) return words(line);
+  } catch {
+    // Not readable here: ask lscpu.
+  }
+  try {
+    const out = new Deno.Command("lscpu", {
+      env: { LC_ALL: "C" },
+      stdout: "piped",
+      stderr: "null",
+    }).outputSync();
+    const line = new TextDecoder().decode(out.stdout).match(/^Flags:\s*(.+)$/m)?.[1];
+    if (out.success && line) return words(line);
+  } catch {
+    // No lscpu, or no permission to run it.
+  }
+  return new Set();
+}
+
+/** A C compiler and its flags for kernels. */
+export interface KernelCompiler {
+  /** Executable. */
+  cc: string;
+  /** Flags of every kernel build. */
+  flags: readonly string[];
+  /** The OpenMP runtime its `-fopenmp` kernels load (`libgomp.so.1`, `libomp.so.5`). */
+  openmp: string;
+}
+
+/**
+ * GCC's kernel flags. `-fno-tree-loop-if-convert`: GCC 12's loop
+ * if-conversion turns a zero-padded edge (`i < 130 ? in[i] : 0` in a loop of
+ * 136) into a full-width `vblendps` from memory that reads past `in`, which
+ * the runner's guard pages record as `runtime_crash`; without it such a loop
+ * stays scalar. Measured in bench/README.md ("Loop if-conversion"): it changes
+ * the code of 5 of 32 sampled matmul-packed and 9 of 32 conv2d-packed kernels,
+ * with no cost this machine could resolve on the fastest.
+ */
+export const GCC_FLAGS: readonly string[] = [
+  "-O3",
+  "-march=native",
+  "-fno-tree-loop-if-convert",
+  "-fopenmp",
+  "-fPIC",
+  "-shared",
+  "-std=gnu11",
+];
+
+/**
+ * Clang's kernel flags: GCC's less the GCC-only `-fno-tree-loop-if-convert`,
+ * and `-Wno-psabi`, without which every function taking a 16-float vector
+ * warns that its ABI differs without AVX-512 (and a compile error's message
+ * would be cut before the error).
+ */
+export const CLANG_FLAGS: readonly string[] = [
+  ...GCC_FLAGS.filter((f) => f !== "-fno-tree-loop-if-convert"),
+  "-Wno-psabi",
+];
+
+const GCC: KernelCompiler = { cc: "gcc", flags: GCC_FLAGS, openmp: "libgomp.so.1" };
+/**
+ * The compiler kernels are built with: gcc with {@link GCC_FLAGS}, unless
+ * `cc` (default: the environment's `TUNEBOOK_CC`, read at each call) names
+ * another; a name containing `clang` gets {@link CLANG_FLAGS} and LLVM's
+ * OpenMP runtime. gcc stays the default on every CPU, although clang builds
+ * 2-10x faster kernels where the CPU has no AVX-512 (see the module's text):
+ * in one process that loads both OpenMP runtimes (a clang-built kernel beside
+ * XGBoost's libgomp, as the test suite does), a network executor crashed
+ * once (SIGSEGV) in a run of the whole suite on 2026-11-28, which a default
+ * must not risk before it is understood.
+ *
+ * @example
+ * ```ts
+ * import { kernelCompiler } from "./cpu.ts";
+ * const clang = kernelCompiler("clang-14");
+ * if (clang.openmp !== "libomp.so.5" || clang.flags.includes("-fno-tree-loop-if-convert")) {
+ *   throw new Error();
+ * }
+ * if (kernelCompiler("gcc").cc !== "gcc") throw new Error();
+ * ```
+ */
+export function kernelCompiler(cc?: string): KernelCompiler {
+  const name = cc ?? envCompiler();
+  if (!name || name === "gcc") return GCC;
+  return /clang/.test(name)
+    ? { cc: name, flags: CLANG_FLAGS, openmp: "libomp.so.5" }
+    : { cc: name, flags: GCC_FLAGS, openmp: "libgomp.so.1" };
+}
+
+/** `TUNEBOOK_CC`, or undefined where it is unset or cannot be read. */
+function envCompiler(): string | undefined {
+  try {
+    return Deno.env.get("TUNEBOOK_CC") || undefined;
+  } catch {
+    return undefined; // no --allow-env
+  }
+}
+
+/**
+ * Whether `cc` builds an OpenMP shared object here (clang needs libomp's
+ * headers: Debian's `libomp-14-dev`).
+ *
+ * @example
+ * ```ts
+ * import { buildsOpenMP } from "./cpu.ts";
+ * if (!buildsOpenMP("gcc")) throw new Error("scripts/setup.sh installs gcc and libgomp");
+ * ```
+ */
+export function buildsOpenMP(cc: string): boolean {
+  let dir: string | undefined;
+  try {
+    dir = Deno.makeTempDirSync({ prefix: "tb-cc-" });
+    const src = `${dir}/k.c`;
+    Deno.writeTextFileSync(
+      src,
+      "#include <omp.h>\nint tb_threads(void) { return omp_get_max_threads(); }\n",
+    );
+    const out = new Deno.Command(cc, {
+      args: [...kernelCompiler(cc).flags, src, "-o", `${dir}/k.so`],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).outputSync();
+    return out.success;
+  } catch {
+    return false; // not installed, or not allowed to run
+  } finally {
+    if (dir) Deno.removeSync(dir, { recursive: true });
+  }
+}
