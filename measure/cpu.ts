@@ -136,36 +136,3 @@ function envCompiler(): string | undefined {
     return undefined; // no --allow-env
   }
 }
-
-/**
- * Whether `cc` builds an OpenMP shared object here (clang needs libomp's
- * headers: Debian's `libomp-14-dev`).
- *
- * @example
- * ```ts
- * import { buildsOpenMP } from "./cpu.ts";
- * if (!buildsOpenMP("gcc")) throw new Error("scripts/setup.sh installs gcc and libgomp");
- * ```
- */
-export function buildsOpenMP(cc: string): boolean {
-  let dir: string | undefined;
-  try {
-    dir = Deno.makeTempDirSync({ prefix: "tb-cc-" });
-    const src = `${dir}/k.c`;
-    Deno.writeTextFileSync(
-      src,
-      "#include <omp.h>\nint tb_threads(void) { return omp_get_max_threads(); }\n",
-    );
-    const out = new Deno.Command(cc, {
-      args: [...kernelCompiler(cc).flags, src, "-o", `${dir}/k.so`],
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).outputSync();
-    return out.success;
-  } catch {
-    return false; // not installed, or not allowed to run
-  } finally {
-    if (dir) Deno.removeSync(dir, { recursive: true });
-  }
-}
