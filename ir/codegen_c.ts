@@ -5,15 +5,16 @@
  *
  * Map of what each loop kind becomes:
  * - `parallel`: OpenMP `parallel for`.
- * - `vectorize`: explicit SIMD when the extent is a multiple of 16 floats and
- *   the body is stores whose accesses are contiguous (unit stride) or
- *   loop-invariant: GCC vector types (`tb_v16`, 64 bytes), one statement per
- *   16 lanes, loads and stores through `__builtin_memcpy` (no alignment
- *   assumed), loop-invariant operands broadcast (`scalar * vector`).
+ * - `vectorize`: explicit SIMD when the extent is a multiple of the vector
+ *   width (16 floats, or 8 with `lanes: 8`) and the body is stores whose
+ *   accesses are contiguous (unit stride) or loop-invariant: GCC vector types
+ *   (`tb_v16`, 64 bytes; `tb_v8`, 32 bytes), one statement per vector, loads
+ *   and stores through `__builtin_memcpy` (no alignment assumed),
+ *   loop-invariant operands broadcast (`scalar * vector`).
  *   Otherwise `omp simd` (checked in tests to produce vector instructions).
  * - `unroll`: written out explicitly when it holds such a vector loop (so
  *   indices become constants), otherwise `_Pragma("GCC unroll N")`.
- * - A private buffer (`alloc`) of at most 32 vectors whose every access is a
+ * - A private buffer (`alloc`) of at most 512 floats whose every access is a
  *   vector access at a constant index becomes local vector variables: the
  *   register tile of `cache_write(..., "local")` (gcc does not promote an
  *   array to registers on its own). Other private buffers up to 128 KiB are
@@ -45,16 +46,24 @@
 import { coefOf, fromLinear, linearizeOpaque, nondecreasing, substitute } from "./affine.ts";
 import { type AExpr, forEachLoad, int, type Kernel, type Stmt, varsOf } from "./ast.ts";
 
-/** Floats per vector of the explicit SIMD code (a 64-byte AVX-512 register). */
+/**
+ * Floats per vector of the explicit SIMD code by default: a 64-byte AVX-512
+ * register. {@link CodegenOptions.lanes} picks 8 (a 256-bit AVX register).
+ */
 export const VECTOR_LANES = 16;
-/** Largest register tile (in vectors) kept in local vector variables. */
-const MAX_TILE_VECTORS = 32;
+/** Largest register tile (in floats) kept in local vector variables: 32 AVX-512 vectors. */
+const MAX_TILE_FLOATS = 512;
+/** Floats per 64-byte cache line (prefetches touch one per line). */
+const LINE_FLOATS = 16;
 /** Largest unrolled loop written out explicitly. */
 const MAX_EXPLICIT_UNROLL = 64;
 
-const VECTOR_PRELUDE = [
+const VECTOR_PRELUDE_16 = [
+  "#if defined(TB_VECTOR_PRELUDE) && TB_VECTOR_PRELUDE != 16",
+  "#error kernels of different vector widths in one file",
+  "#endif",
   "#ifndef TB_VECTOR_PRELUDE",
-  "#define TB_VECTOR_PRELUDE",
+  "#define TB_VECTOR_PRELUDE 16",
   "typedef float tb_v16 __attribute__((vector_size(64)));",
   "static inline tb_v16 tb_loadu(const float *p) {",
   "  tb_v16 v;",
@@ -206,20 +215,137 @@ const VECTOR_PRELUDE = [
 ];
 
 /**
- * The C prelude of every kernel with explicit SIMD code: the 16-float vector
- * type `tb_v16`, unaligned and masked loads and stores, stride-2 loads,
- * lane-wise max and min and the 16 x 16 transpose, each in three versions
- * chosen by the compiler's target (AVX-512; AVX and AVX2, by 8-float halves;
- * portable lane loops).
+ * The 8-float prelude (one 256-bit AVX register): what gcc can keep in
+ * registers on a CPU without AVX-512, where it has no machine mode for a
+ * 16-float vector and keeps every such variable on the stack.
+ */
+const VECTOR_PRELUDE_8 = [
+  "#if defined(TB_VECTOR_PRELUDE) && TB_VECTOR_PRELUDE != 8",
+  "#error kernels of different vector widths in one file",
+  "#endif",
+  "#ifndef TB_VECTOR_PRELUDE",
+  "#define TB_VECTOR_PRELUDE 8",
+  "typedef float tb_v8 __attribute__((vector_size(32)));",
+  "typedef int tb_v8i __attribute__((vector_size(32)));",
+  "static inline tb_v8 tb_loadu(const float *p) {",
+  "  tb_v8 v;",
+  "  __builtin_memcpy(&v, p, 32);",
+  "  return v;",
+  "}",
+  "static inline void tb_storeu(float *p, tb_v8 v) { __builtin_memcpy(p, &v, 32); }",
+  "/* Edge chunks: lanes selected by an 8-bit mask. */",
+  "static inline unsigned tb_lanes_lt(long n) {",
+  "  return n >= 8 ? 0xFFu : n <= 0 ? 0u : (1u << n) - 1u;",
+  "}",
+  "/* Lane i of the result is all ones where bit i of m is set. */",
+  "static inline tb_v8i tb_lane_bits(unsigned m) {",
+  "  const tb_v8i bit = {1, 2, 4, 8, 16, 32, 64, 128};",
+  "  return (((tb_v8i){0} + (int)(m & 0xFFu)) & bit) != 0;",
+  "}",
+  "/* Zeroes the lanes outside m. */",
+  "static inline tb_v8 tb_maskz(tb_v8 v, unsigned m) {",
+  "  return (tb_v8)((tb_v8i)v & tb_lane_bits(m));",
+  "}",
+  "#if defined(__AVX__) && (defined(__GNUC__) || defined(__clang__))",
+  "/* vmaskmovps: a masked-off lane is neither read nor written, and never faults. */",
+  "static inline tb_v8 tb_loadu_m(const float *p, unsigned m) {",
+  "  return __builtin_ia32_maskloadps256((const tb_v8 *)p, tb_lane_bits(m));",
+  "}",
+  "static inline void tb_storeu_m(float *p, tb_v8 v, unsigned m) {",
+  "  __builtin_ia32_maskstoreps256((tb_v8 *)p, tb_lane_bits(m), v);",
+  "}",
+  "#else",
+  "static inline tb_v8 tb_loadu_m(const float *p, unsigned m) {",
+  "  tb_v8 v = {0};",
+  "  for (int i = 0; i < 8; i++) if (m >> i & 1) v[i] = p[i];",
+  "  return v;",
+  "}",
+  "static inline void tb_storeu_m(float *p, tb_v8 v, unsigned m) {",
+  "  for (int i = 0; i < 8; i++) if (m >> i & 1) p[i] = v[i];",
+  "}",
+  "#endif",
+  "/* Every second float from p (a stride-2 convolution's input row): two loads (the second",
+  "   masked off p[15]), one permute. */",
+  "static inline tb_v8 tb_loadu_s2(const float *p) {",
+  "  tb_v8 lo = tb_loadu(p), hi = tb_loadu_m(p + 8, 0x7Fu);",
+  "  return __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14);",
+  "}",
+  "/* Lanes i of m spread to the even bits 2i, so that lane i of the result reads p[2i]. */",
+  "static inline unsigned tb_even_bits(unsigned m) {",
+  "  unsigned e = 0;",
+  "  for (int i = 0; i < 4; i++) e |= (m >> i & 1u) << (2 * i);",
+  "  return e;",
+  "}",
+  "static inline tb_v8 tb_loadu_s2_m(const float *p, unsigned m) {",
+  "  tb_v8 lo = tb_loadu_m(p, tb_even_bits(m)), hi = tb_loadu_m(p + 8, tb_even_bits(m >> 4));",
+  "  return __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14);",
+  "}",
+  "/* Lane-wise max and min as C's a > b ? a : b and a < b ? a : b: a compare and a blend. */",
+  "static inline tb_v8 tb_vmax(tb_v8 a, tb_v8 b) {",
+  "  tb_v8i m = a > b;",
+  "  return (tb_v8)(((tb_v8i)a & m) | ((tb_v8i)b & ~m));",
+  "}",
+  "static inline tb_v8 tb_vmin(tb_v8 a, tb_v8 b) {",
+  "  tb_v8i m = a < b;",
+  "  return (tb_v8)(((tb_v8i)a & m) | ((tb_v8i)b & ~m));",
+  "}",
+  "/* Transposes 8 vectors in place (r[i][j] <- r[j][i]): unpack, shuffle within 128-bit halves,",
+  "   swap halves (16 shuffles in all). */",
+  "static inline void tb_transpose8(tb_v8 *r) {",
+  "  tb_v8 t[8], s[8];",
+  "  for (int i = 0; i < 4; i++) {",
+  "    t[2 * i] = __builtin_shufflevector(r[2 * i], r[2 * i + 1], 0, 8, 1, 9, 4, 12, 5, 13);",
+  "    t[2 * i + 1] = __builtin_shufflevector(r[2 * i], r[2 * i + 1], 2, 10, 3, 11, 6, 14, 7, 15);",
+  "  }",
+  "  for (int h = 0; h < 2; h++) {",
+  "    for (int k = 0; k < 2; k++) {",
+  "      tb_v8 a = t[4 * h + k], b = t[4 * h + k + 2];",
+  "      s[4 * h + 2 * k] = __builtin_shufflevector(a, b, 0, 1, 8, 9, 4, 5, 12, 13);",
+  "      s[4 * h + 2 * k + 1] = __builtin_shufflevector(a, b, 2, 3, 10, 11, 6, 7, 14, 15);",
+  "    }",
+  "  }",
+  "  for (int j = 0; j < 4; j++) {",
+  "    r[j] = __builtin_shufflevector(s[j], s[j + 4], 0, 1, 2, 3, 8, 9, 10, 11);",
+  "    r[j + 4] = __builtin_shufflevector(s[j], s[j + 4], 4, 5, 6, 7, 12, 13, 14, 15);",
+  "  }",
+  "}",
+  "#endif /* TB_VECTOR_PRELUDE */",
+  "",
+];
+
+/**
+ * The C prelude of every kernel with explicit SIMD code of `lanes` floats
+ * per vector. For 16: the vector type `tb_v16`, unaligned and masked loads
+ * and stores, stride-2 loads, lane-wise max and min and the 16 x 16
+ * transpose, each in three versions chosen by the compiler's target
+ * (AVX-512; AVX and AVX2, by 8-float halves; portable lane loops). For 8:
+ * the same functions of `tb_v8` (AVX's masked moves, or portable loops) and
+ * the 8 x 8 transpose. Kernels of both widths cannot share one file (an
+ * `#error` says so).
  *
  * @example
  * ```ts
  * import { vectorPrelude } from "./codegen_c.ts";
  * if (!vectorPrelude().includes("tb_transpose16")) throw new Error();
+ * if (!vectorPrelude(8).includes("tb_transpose8")) throw new Error();
  * ```
  */
-export function vectorPrelude(): string {
-  return VECTOR_PRELUDE.join("\n");
+export function vectorPrelude(lanes: VectorLanes = VECTOR_LANES): string {
+  return (lanes === 8 ? VECTOR_PRELUDE_8 : VECTOR_PRELUDE_16).join("\n");
+}
+
+/** Floats per vector of the explicit SIMD code. */
+export type VectorLanes = 8 | 16;
+
+/** How {@link generateC} writes a kernel. */
+export interface CodegenOptions {
+  /**
+   * Floats per vector (default {@link VECTOR_LANES}, 16): 16 where the CPU
+   * has AVX-512, 8 where it has AVX or AVX2 only (`vectorLanes()` in
+   * measure/cpu.ts picks it for the machine). A vectorized loop of extent 16
+   * is then two vectors; register tiles hold twice as many variables.
+   */
+  lanes?: VectorLanes;
 }
 
 /** A buffer in local vector variables was accessed in a way that needs memory. */
@@ -255,6 +381,12 @@ interface Ctx {
   /** Pools of large private buffers: buffer -> bytes per thread. */
   pools: Map<string, number>;
   vectors: boolean;
+  /** Floats per vector. */
+  lanes: VectorLanes;
+  /** The C vector type (`tb_v16`, `tb_v8`). */
+  vt: string;
+  /** The mask of every lane (`0xFFFFu`, `0xFFu`). */
+  full: string;
 }
 
 /**
@@ -280,8 +412,24 @@ interface Promotion {
   ok: boolean;
 }
 
-/** C source of a kernel. */
-export function generateC(kernel: Kernel): string {
+/**
+ * C source of a kernel; `options.lanes` sets the vector width.
+ *
+ * @example
+ * ```ts
+ * import { generateC } from "./codegen_c.ts";
+ * import { lower } from "./lower.ts";
+ * import { Schedule } from "./schedule.ts";
+ * import { matmul } from "./workloads.ts";
+ * import { createPrng } from "./prng.ts";
+ * const sch = new Schedule(matmul(8, 32, 8), { prng: createPrng(0) });
+ * sch.reorder("C", ["i", "k", "j"]);
+ * sch.vectorize("C", "j");
+ * if (!generateC(lower(sch), { lanes: 8 }).includes("tb_v8")) throw new Error();
+ * ```
+ */
+export function generateC(kernel: Kernel, options: CodegenOptions = {}): string {
+  const lanes = options.lanes ?? VECTOR_LANES;
   const ctx: Ctx = {
     out: [],
     consts: new Map(),
@@ -291,6 +439,9 @@ export function generateC(kernel: Kernel): string {
     conds: [],
     pools: new Map(),
     vectors: false,
+    lanes,
+    vt: `tb_v${lanes}`,
+    full: lanes === 16 ? "0xFFFFu" : "0xFFu",
   };
   const prologue = kernel.prologue ?? [];
   emitBlock(prologue, 1, ctx);
@@ -300,7 +451,7 @@ export function generateC(kernel: Kernel): string {
   if (ctx.pools.size > 0) head.push("#include <omp.h>");
   head.push("");
   if (ctx.vectors) {
-    head.push(...VECTOR_PRELUDE);
+    head.push(vectorPrelude(lanes));
   }
   const allocs: [string, number][] = [
     ...kernel.temps.map((t): [string, number] => [t.buf, alignedBytes(t.size)]),
@@ -445,7 +596,7 @@ function emitStmt(s: Stmt, depth: number, ctx: Ctx): void {
       // A loop of one iteration is a constant (a register tile's unit `n` axis, say).
       if (
         (s.extent === 1 && s.kind !== "vectorize") ||
-        (s.kind === "unroll" && s.extent <= MAX_EXPLICIT_UNROLL && hasVectorLoop(s.body))
+        (s.kind === "unroll" && s.extent <= MAX_EXPLICIT_UNROLL && hasVectorLoop(s.body, ctx.lanes))
       ) {
         for (let c = 0; c < s.extent; c++) {
           out.push(`${pad}{`, `${pad}  const int ${s.v} = ${c};`);
@@ -456,7 +607,7 @@ function emitStmt(s: Stmt, depth: number, ctx: Ctx): void {
         }
         return;
       }
-      if (s.kind === "serial" && !ctx.promote && hasVectorLoop(s.body)) {
+      if (s.kind === "serial" && !ctx.promote && hasVectorLoop(s.body, ctx.lanes)) {
         const buf = accumulated(s.body);
         if (buf && !ctx.tiles.has(buf) && promoteLoop(s, depth, ctx, buf)) return;
       }
@@ -521,8 +672,10 @@ function emitAlloc(s: Stmt & { k: "alloc" }, depth: number, ctx: Ctx): void {
     out.push(`${pad}}`);
     return;
   }
-  const vectors = s.size / VECTOR_LANES;
-  if (Number.isInteger(vectors) && vectors <= MAX_TILE_VECTORS && hasVectorLoop(s.body)) {
+  const vectors = s.size / ctx.lanes;
+  if (
+    Number.isInteger(vectors) && s.size <= MAX_TILE_FLOATS && hasVectorLoop(s.body, ctx.lanes)
+  ) {
     const mark = out.length;
     const loops = ctx.tileLoops;
     ctx.tiles.set(s.buf, vectors);
@@ -531,7 +684,7 @@ function emitAlloc(s: Stmt & { k: "alloc" }, depth: number, ctx: Ctx): void {
       out.push(""); // the declaration, once the body has named every variable
       emitBlock(s.body, depth + 1, ctx);
       const names = Array.from({ length: ctx.tiles.get(s.buf)! }, (_, i) => `${s.buf}_v${i}`);
-      out[mark] = `${pad}  tb_v16 ${names.join(", ")};`;
+      out[mark] = `${pad}  ${ctx.vt} ${names.join(", ")};`;
       out.push(`${pad}}`);
       ctx.vectors = true;
       return;
@@ -549,11 +702,11 @@ function emitAlloc(s: Stmt & { k: "alloc" }, depth: number, ctx: Ctx): void {
 }
 
 /** True when `body` holds a vectorized loop whose extent is a multiple of the vector width. */
-function hasVectorLoop(body: Stmt[]): boolean {
+function hasVectorLoop(body: Stmt[], lanes: VectorLanes): boolean {
   return body.some((s) =>
     s.k === "for"
-      ? (s.kind === "vectorize" && s.extent % VECTOR_LANES === 0) || hasVectorLoop(s.body)
-      : (s.k === "if" || s.k === "alloc") && hasVectorLoop(s.body)
+      ? (s.kind === "vectorize" && s.extent % lanes === 0) || hasVectorLoop(s.body, lanes)
+      : (s.k === "if" || s.k === "alloc") && hasVectorLoop(s.body, lanes)
   );
 }
 
@@ -578,7 +731,7 @@ function promoteLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx, buf: strin
   } finally {
     ctx.promote = undefined;
   }
-  if (!p.ok || p.accs.size === 0 || p.accs.size > MAX_TILE_VECTORS) {
+  if (!p.ok || p.accs.size === 0 || p.accs.size * ctx.lanes > MAX_TILE_FLOATS) {
     ctx.out.length = mark;
     return false;
   }
@@ -587,7 +740,7 @@ function promoteLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx, buf: strin
   for (const [index, name] of p.accs) {
     const load = `tb_loadu(&${buf}[${index}])`;
     const g = p.guards.get(index);
-    ctx.out.push(`${pad}  tb_v16 ${name} = ${g ? `${g} ? ${load} : (tb_v16){0}` : load};`);
+    ctx.out.push(`${pad}  ${ctx.vt} ${name} = ${g ? `${g} ? ${load} : (${ctx.vt}){0}` : load};`);
   }
   ctx.out.push(...body);
   for (const [index, name] of p.accs) {
@@ -658,12 +811,12 @@ function prefetchLines(
       } else if (ctx.consts.has(v)) c += k * ctx.consts.get(v)!;
       else terms.set(v, k);
     }
-    const lines = Math.floor(span / VECTOR_LANES) + 1;
+    const lines = Math.floor(span / LINE_FLOATS) + 1;
     if (!ok || lines > MAX_PREFETCH_LINES) continue;
     const at = expr(fromLinear({ terms, c }));
     const calls = Array.from(
       { length: lines },
-      (_, i) => `__builtin_prefetch(tb_pf + ${Math.min(i * VECTOR_LANES, span)}, 0, 3);`,
+      (_, i) => `__builtin_prefetch(tb_pf + ${Math.min(i * LINE_FLOATS, span)}, 0, 3);`,
     );
     out.push(`${pad}{ const float *tb_pf = &${pf.buf}[${at}]; ${calls.join(" ")} }`);
   }
@@ -821,14 +974,15 @@ interface LaneStore {
 }
 
 /**
- * Writes a vectorized loop as explicit vector statements, 16 lanes at a
+ * Writes a vectorized loop as explicit vector statements, one vector at a
  * time; returns false (nothing written) when its body does not fit. Guards
  * and zero-padding selects that grow monotonically with the lane become one
  * test per chunk: full chunks run vector code, a chunk at an edge runs its
  * lanes one by one.
  */
 function emitVectorLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolean {
-  if (s.extent % VECTOR_LANES !== 0 || s.body.length === 0) return false;
+  const lanes = ctx.lanes;
+  if (s.extent % lanes !== 0 || s.body.length === 0) return false;
   const items: LaneStore[] = [];
   for (const b of s.body) {
     if (b.k === "store") items.push(laneStore(b));
@@ -850,18 +1004,18 @@ function emitVectorLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolea
   }
   const pad = "  ".repeat(depth);
   const lines: string[] = [];
-  for (let base = 0; base < s.extent; base += VECTOR_LANES) {
+  for (let base = 0; base < s.extent; base += lanes) {
     lines.push(`${pad}{`, `${pad}  const int ${s.v} = ${base};`);
     const at = new Map(ctx.consts).set(s.v, base);
     const full = items.flatMap((it) => it.conds).map((c) =>
-      chunkCondition(c, s.v, base, base + VECTOR_LANES - 1)
+      chunkCondition(c, s.v, base, base + lanes - 1)
     );
     if (full.some((c) => c === undefined)) return false;
     const vector: string[] = [];
     for (const it of items) {
       const v = vexpr(it.value, s.v, ctx, at);
       if (!v) return false;
-      const value = v.vec ? v.code : `((tb_v16){0} + ${v.code})`;
+      const value = v.vec ? v.code : `((${ctx.vt}){0} + ${v.code})`;
       const op = it.st.accumulate ? "+=" : "=";
       const acc = ctx.promote?.buf === it.st.buf ? accumulator(it.st, at, ctx) : undefined;
       if (ctx.tiles.has(it.st.buf)) {
@@ -898,11 +1052,11 @@ function emitVectorLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolea
  * An unrolled loop `x` around a vectorized loop `f` whose one store runs
  * along `x` in memory (coefficient 1) and strides along `f`, copying a value
  * that is contiguous along `f`: the copy-out of a tile kept channel-innermost
- * (`conv2d-nchwc`). Written as blocks of 16 x 16 values: 16 vector loads
- * along `f` (of the value: a load, or an element-wise expression of loads
- * along `f` and values invariant along it), an in-register transpose, 16
- * vector stores along `x` (masked
- * where fewer than 16 `x` remain), instead of 16 scalar stores per vector.
+ * (`conv2d-nchwc`). Written as blocks of L x L values (L lanes a vector):
+ * L vector loads along `f` (of the value: a load, or an element-wise
+ * expression of loads along `f` and values invariant along it), an
+ * in-register transpose, L vector stores along `x` (masked where fewer than
+ * L `x` remain), instead of L scalar stores per vector.
  * Returns false (nothing written) when the loop is not such a copy (a
  * guarded edge tile, say).
  */
@@ -910,7 +1064,7 @@ function emitTransposedCopy(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): bo
   const inner = s.body.length === 1 ? s.body[0] : undefined;
   if (
     !inner || inner.k !== "for" || inner.kind !== "vectorize" ||
-    inner.extent % VECTOR_LANES !== 0 || inner.body.length !== 1 || s.extent > MAX_EXPLICIT_UNROLL
+    inner.extent % ctx.lanes !== 0 || inner.body.length !== 1 || s.extent > MAX_EXPLICIT_UNROLL
   ) return false;
   const st = inner.body[0];
   if (st.k !== "store" || st.accumulate || ctx.tiles.has(st.buf)) return false;
@@ -927,22 +1081,23 @@ function emitTransposedCopy(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): bo
   if (!along) return false;
   const pad = "  ".repeat(depth);
   const lines: string[] = [];
-  for (let fb = 0; fb < inner.extent; fb += VECTOR_LANES) {
-    for (let xb = 0; xb < s.extent; xb += VECTOR_LANES) {
-      const n = Math.min(VECTOR_LANES, s.extent - xb);
-      lines.push(`${pad}{`, `${pad}  tb_v16 tb_t[16];`);
-      for (let i = 0; i < VECTOR_LANES; i++) {
+  const lanes = ctx.lanes;
+  for (let fb = 0; fb < inner.extent; fb += lanes) {
+    for (let xb = 0; xb < s.extent; xb += lanes) {
+      const n = Math.min(lanes, s.extent - xb);
+      lines.push(`${pad}{`, `${pad}  ${ctx.vt} tb_t[${lanes}];`);
+      for (let i = 0; i < lanes; i++) {
         const at = new Map(ctx.consts).set(s.v, xb + i).set(inner.v, fb);
-        const v = i < n ? vexpr(st.value, inner.v, ctx, at) : { code: "(tb_v16){0}", vec: true };
+        const v = i < n ? vexpr(st.value, inner.v, ctx, at) : { code: `(${ctx.vt}){0}`, vec: true };
         if (!v?.vec) return false;
         lines.push(`${pad}  tb_t[${i}] = ${v.code};`);
       }
-      lines.push(`${pad}  tb_transpose16(tb_t);`);
-      for (let j = 0; j < VECTOR_LANES; j++) {
+      lines.push(`${pad}  tb_transpose${lanes}(tb_t);`);
+      for (let j = 0; j < lanes; j++) {
         const at = new Map(ctx.consts).set(s.v, xb).set(inner.v, fb + j);
         const p = `&${st.buf}[${indexCode(st.index, ctx, at)}]`;
         lines.push(
-          n === VECTOR_LANES
+          n === lanes
             ? `${pad}  tb_storeu(${p}, tb_t[${j}]);`
             : `${pad}  tb_storeu_m(${p}, tb_t[${j}], ${(1 << n) - 1}u);`,
         );
@@ -956,13 +1111,13 @@ function emitTransposedCopy(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): bo
 }
 
 /**
- * The lanes `base..base+15` of `v` where condition `c` holds, as a C mask
+ * The lanes of the vector of `v` at `base` where condition `c` holds, as a C mask
  * expression, when `c` bounds the lane linearly (`a(v) < b` and the like,
  * `a` with a positive coefficient in `v`: 2 for a stride-2 reader) or does
  * not depend on it; else undefined.
  */
 function laneMask(c: AExpr, v: string, base: number, ctx: Ctx): string | undefined {
-  if (coefOf(c, v, ctx.consts) === 0) return `(${expr(c)} ? 0xFFFFu : 0u)`;
+  if (coefOf(c, v, ctx.consts) === 0) return `(${expr(c)} ? ${ctx.full} : 0u)`;
   if (c.k === "and") {
     const a = laneMask(c.a, v, base, ctx), b = laneMask(c.b, v, base, ctx);
     return a && b ? `(${a} & ${b})` : undefined;
@@ -988,9 +1143,9 @@ function laneMask(c: AExpr, v: string, base: number, ctx: Ctx): string | undefin
     case "<=":
       return `tb_lanes_lt(${lanes(1)})`;
     case ">=":
-      return `(~tb_lanes_lt(${lanes(0)}) & 0xFFFFu)`;
+      return `(~tb_lanes_lt(${lanes(0)}) & ${ctx.full})`;
     case ">":
-      return `(~tb_lanes_lt(${lanes(1)}) & 0xFFFFu)`;
+      return `(~tb_lanes_lt(${lanes(1)}) & ${ctx.full})`;
   }
   return undefined;
 }
@@ -1011,12 +1166,12 @@ function maskedChunk(
 ): string[] | undefined {
   const out: string[] = [];
   for (const it of items) {
-    const guard = it.guard ? laneMask(it.guard, v, base, ctx)! : "0xFFFFu";
+    const guard = it.guard ? laneMask(it.guard, v, base, ctx)! : ctx.full;
     const selects = it.conds.filter((c) => c !== it.guard).map((c) => laneMask(c, v, base, ctx)!);
     const sel = selects.length > 0 ? selects.join(" & ") : undefined;
     const value = vexpr(it.value, v, ctx, at, "tb_m");
     if (!value) return undefined;
-    let code = value.vec ? value.code : `((tb_v16){0} + ${value.code})`;
+    let code = value.vec ? value.code : `((${ctx.vt}){0} + ${value.code})`;
     if (sel) code = `tb_maskz(${code}, tb_m)`;
     const op = it.st.accumulate ? "+=" : "=";
     if (ctx.promote?.buf === it.st.buf) ctx.promote.ok = false;
@@ -1036,7 +1191,7 @@ function maskedChunk(
       `  const unsigned tb_g = ${guard};`,
       `  const unsigned tb_m = tb_g${sel ? ` & ${sel}` : ""};`,
       `  if (tb_m) ${store(code)}`,
-      ...(sel && !it.st.accumulate ? [`  else if (tb_g) ${store("((tb_v16){0})")}`] : []),
+      ...(sel && !it.st.accumulate ? [`  else if (tb_g) ${store(`((${ctx.vt}){0})`)}`] : []),
       "}",
     );
   }
@@ -1067,14 +1222,14 @@ function laneChunk(
     // (the lane variable changes in this loop: not a constant to fold).
     const loop = new Map(at);
     loop.delete(v);
-    const end = base + VECTOR_LANES;
+    const end = base + ctx.lanes;
     return [
       `for (int ${v} = ${base}; ${v} < ${end}; ++${v}) {`,
       ...scalar(loop).map((l) => `  ${l}`),
       "}",
     ];
   }
-  return Array.from({ length: VECTOR_LANES }, (_, lane) => {
+  return Array.from({ length: ctx.lanes }, (_, lane) => {
     const la = new Map(at).set(v, base + lane);
     return ["{", `  const int ${v} = ${base + lane};`, ...scalar(la).map((l) => `  ${l}`), "}"];
   }).flat();
@@ -1126,7 +1281,7 @@ function lvalue(st: Stmt & { k: "store" }, at: Map<string, number>, ctx: Ctx): s
 function laneOf(buf: string, index: AExpr, at: Map<string, number>, ctx: Ctx): string {
   const i = constIndex(index, at, ctx);
   if (i === undefined || i < 0) throw new NeedsMemory(buf);
-  return `${tileName(buf, Math.floor(i / VECTOR_LANES), ctx)}[${i % VECTOR_LANES}]`;
+  return `${tileName(buf, Math.floor(i / ctx.lanes), ctx)}[${i % ctx.lanes}]`;
 }
 
 /**
@@ -1164,11 +1319,11 @@ function sexpr(e: AExpr, at: Map<string, number>, ctx: Ctx): string {
   }
 }
 
-/** The vector variable of a tile buffer at a constant index (a multiple of 16). */
+/** The vector variable of a tile buffer at a constant index (a multiple of the vector width). */
 function tileVar(buf: string, index: AExpr, at: Map<string, number>, ctx: Ctx): string {
   const i = constIndex(index, at, ctx);
-  if (i === undefined || i < 0 || i % VECTOR_LANES !== 0) throw new NeedsMemory(buf);
-  return tileName(buf, i / VECTOR_LANES, ctx);
+  if (i === undefined || i < 0 || i % ctx.lanes !== 0) throw new NeedsMemory(buf);
+  return tileName(buf, i / ctx.lanes, ctx);
 }
 
 /** The value of an index when it is constant here (lets expanded, terms cancelled). */
@@ -1185,7 +1340,7 @@ function constIndex(e: AExpr, at: Map<string, number>, ctx: Ctx): number | undef
 }
 
 /**
- * The expression `e` over 16 lanes of loop variable `v` (at its value in
+ * The expression `e` over one vector of lanes of loop variable `v` (at its value in
  * `at`): contiguous loads are vectors (stride-2 ones two loads and a
  * permute), loop-invariant ones scalars that GCC broadcasts; with `mask` (a C expression) contiguous loads read only the
  * lanes it selects. Undefined when `e` needs anything else (a gather, a
@@ -1225,8 +1380,8 @@ function vexpr(
       const vec = a.vec || b.vec;
       if ((e.op === "max" || e.op === "min") && vec) {
         // A scalar operand is broadcast: GCC's vector + scalar.
-        const v16 = (c: VCode) => c.vec ? c.code : `((tb_v16){0} + (${c.code}))`;
-        return { code: `tb_v${e.op}(${v16(a)}, ${v16(b)})`, vec: true };
+        const vec1 = (c: VCode) => c.vec ? c.code : `((${ctx.vt}){0} + (${c.code}))`;
+        return { code: `tb_v${e.op}(${vec1(a)}, ${vec1(b)})`, vec: true };
       }
       if (e.op === "max" || e.op === "min" || e.op === "%") {
         return vec ? undefined : { code: expr(e), vec: false };

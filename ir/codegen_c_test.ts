@@ -300,42 +300,56 @@ Deno.test("generated C only contains C words and names derived from checked name
   assert.ok(checked > 1000);
 });
 
-/** Checks each prelude function against its scalar meaning; exits non-zero on a wrong lane. */
-const PRELUDE_CHECK = `
+/**
+ * Checks each prelude function of `lanes` floats a vector against its scalar
+ * meaning; exits non-zero on a wrong lane.
+ */
+function preludeCheck(lanes: 8 | 16): string {
+  const v = `tb_v${lanes}`;
+  return `
 #include <stdio.h>
+#define L ${lanes}
 int main(void) {
   float a[64];
   for (int i = 0; i < 64; i++) a[i] = i + 1;
   int bad = 0;
-  for (unsigned m = 0; m < 65536; m += 37) {
-    tb_v16 v = tb_loadu_m(a, m);
-    for (int i = 0; i < 16; i++) bad += v[i] != ((m >> i & 1) ? a[i] : 0);
-    float o[16];
-    for (int i = 0; i < 16; i++) o[i] = -1;
+  for (unsigned m = 0; m < (1u << L); m += (L == 16 ? 37 : 1)) {
+    ${v} v = tb_loadu_m(a, m);
+    for (int i = 0; i < L; i++) bad += v[i] != ((m >> i & 1) ? a[i] : 0);
+    float o[L];
+    for (int i = 0; i < L; i++) o[i] = -1;
     tb_storeu_m(o, tb_loadu(a + 3), m);
-    for (int i = 0; i < 16; i++) bad += o[i] != ((m >> i & 1) ? a[3 + i] : -1);
-    tb_v16 s = tb_loadu_s2_m(a + 1, m);
-    for (int i = 0; i < 16; i++) bad += s[i] != ((m >> i & 1) ? a[1 + 2 * i] : 0);
+    for (int i = 0; i < L; i++) bad += o[i] != ((m >> i & 1) ? a[3 + i] : -1);
+    ${v} s = tb_loadu_s2_m(a + 1, m);
+    for (int i = 0; i < L; i++) bad += s[i] != ((m >> i & 1) ? a[1 + 2 * i] : 0);
+    ${v} z = tb_maskz(tb_loadu(a + 2), m);
+    for (int i = 0; i < L; i++) bad += z[i] != ((m >> i & 1) ? a[2 + i] : 0);
   }
-  tb_v16 s = tb_loadu_s2(a + 5);
-  for (int i = 0; i < 16; i++) bad += s[i] != a[5 + 2 * i];
-  tb_v16 r[16];
-  for (int i = 0; i < 16; i++) for (int j = 0; j < 16; j++) r[i][j] = i * 16 + j;
-  tb_transpose16(r);
-  for (int i = 0; i < 16; i++) for (int j = 0; j < 16; j++) bad += r[i][j] != j * 16 + i;
-  tb_v16 x = tb_loadu(a), y = tb_loadu(a + 8) - 12;
-  tb_v16 hi = tb_vmax(x, y), lo = tb_vmin(x, y);
-  for (int i = 0; i < 16; i++) bad += hi[i] != (x[i] > y[i] ? x[i] : y[i]) || lo[i] != (x[i] < y[i] ? x[i] : y[i]);
+  for (long n = -1; n <= L + 1; n++) bad += tb_lanes_lt(n) != (n <= 0 ? 0u : n >= L ? (1u << L) - 1 : (1u << n) - 1);
+  ${v} s = tb_loadu_s2(a + 5);
+  for (int i = 0; i < L; i++) bad += s[i] != a[5 + 2 * i];
+  ${v} r[L];
+  for (int i = 0; i < L; i++) for (int j = 0; j < L; j++) r[i][j] = i * L + j;
+  tb_transpose${lanes}(r);
+  for (int i = 0; i < L; i++) for (int j = 0; j < L; j++) bad += r[i][j] != j * L + i;
+  ${v} x = tb_loadu(a), y = tb_loadu(a + 8) - 12;
+  ${v} hi = tb_vmax(x, y), lo = tb_vmin(x, y);
+  for (int i = 0; i < L; i++) bad += hi[i] != (x[i] > y[i] ? x[i] : y[i]) || lo[i] != (x[i] < y[i] ? x[i] : y[i]);
   printf("%d wrong lanes\\n", bad);
   return bad != 0;
 }
 `;
+}
 
-Deno.test("the vector prelude's masked, stride-2, max/min and transpose code is right lane by lane for AVX-512, AVX2 and portable targets", async () => {
+Deno.test("the vector preludes' masked, stride-2, max/min and transpose code is right lane by lane for AVX-512, AVX2 and portable targets, 16 and 8 lanes", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tb-prelude-" });
   try {
-    const c = join(dir, "p.c");
-    await Deno.writeTextFile(c, `${vectorPrelude()}\n${PRELUDE_CHECK}`);
+    const sources: [string, string][] = [];
+    for (const lanes of [16, 8] as const) {
+      const c = join(dir, `p${lanes}.c`);
+      await Deno.writeTextFile(c, `${vectorPrelude(lanes)}\n${preludeCheck(lanes)}`);
+      sources.push([c, `${lanes} lanes`]);
+    }
     const native = await nativeVectorRegisters();
     const targets: string[][] = [["-march=x86-64"]];
     if (native !== "xmm") targets.push(["-march=x86-64", "-mavx2", "-mfma"]);
@@ -344,18 +358,20 @@ Deno.test("the vector prelude's masked, stride-2, max/min and transpose code is 
     const clang = await new Deno.Command("clang-14", { args: ["--version"], stdout: "null" })
       .output().then((o) => o.success, () => false);
     if (clang) compilers.push("clang-14");
-    for (const cc of compilers) {
-      for (const target of targets) {
-        const exe = join(dir, "p");
-        const built = await new Deno.Command(cc, {
-          args: ["-O2", "-std=gnu11", "-w", ...target, c, "-o", exe],
-          stdout: "piped",
-          stderr: "piped",
-        }).output();
-        const what = `${cc} ${target.join(" ")}`;
-        assert.ok(built.success, `${what}: ${new TextDecoder().decode(built.stderr)}`);
-        const ran = await new Deno.Command(exe, { stdout: "piped" }).output();
-        assert.equal(new TextDecoder().decode(ran.stdout).trim(), "0 wrong lanes", what);
+    for (const [c, lanes] of sources) {
+      for (const cc of compilers) {
+        for (const target of targets) {
+          const exe = join(dir, "p");
+          const built = await new Deno.Command(cc, {
+            args: ["-O2", "-std=gnu11", "-w", ...target, c, "-o", exe],
+            stdout: "piped",
+            stderr: "piped",
+          }).output();
+          const what = `${lanes}, ${cc} ${target.join(" ")}`;
+          assert.ok(built.success, `${what}: ${new TextDecoder().decode(built.stderr)}`);
+          const ran = await new Deno.Command(exe, { stdout: "piped" }).output();
+          assert.equal(new TextDecoder().decode(ran.stdout).trim(), "0 wrong lanes", what);
+        }
       }
     }
   } finally {

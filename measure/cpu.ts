@@ -1,18 +1,15 @@
 /**
  * What the CPU can run, and the C compiler that builds kernels for it.
  *
- * The generated C writes SIMD code with GNU vector types of 16 floats (a
- * 64-byte AVX-512 register; `VECTOR_LANES` in ir/codegen_c.ts). On a CPU
- * without AVX-512, GCC 12 has no machine mode for such a type and keeps
- * every vector variable in memory: a register tile of accumulators becomes
- * loads and stores around each FMA. Clang splits the same type into two
- * 256-bit registers. Measured on an AMD EPYC of family 25 (AVX2, no AVX-512)
- * on 2026-11-28, the same C of ResNet-18's 64x56x56 3x3 convolution ran at
- * 15-25 GFLOP/s on one thread built by gcc and 46-66 built by clang
- * (README, "CPUs without AVX-512"). `TUNEBOOK_CC=clang-14` builds the
- * kernels with clang (`scripts/setup.sh` installs `clang-14` and
- * `libomp-14-dev` on such a CPU); gcc is the default everywhere
- * ({@link kernelCompiler} says why).
+ * The generated C writes SIMD code with GNU vector types of
+ * {@link vectorLanes} floats: 16 (a 64-byte AVX-512 register) where the CPU
+ * has AVX-512, 8 (a 256-bit AVX register) where it does not. On a CPU
+ * without AVX-512, GCC 12 has no machine mode for a 16-float type and keeps
+ * every such variable in memory: a register tile of accumulators becomes
+ * loads and stores around each FMA (README, "CPUs without AVX-512").
+ * `TUNEBOOK_CC=clang-14` builds the kernels with clang instead
+ * (`scripts/setup.sh` installs `clang-14` and `libomp-14-dev` on such a
+ * CPU); gcc is the default everywhere ({@link kernelCompiler} says why).
  *
  * @example
  * ```ts
@@ -22,11 +19,12 @@
  * ```
  * @module
  */
+import type { VectorLanes } from "../ir/codegen_c.ts";
 
 /**
  * The CPU's feature flags (`avx2`, `avx512f`, `fma`, ...), from the `flags`
  * line of /proc/cpuinfo, or from `lscpu` when /proc cannot be read; empty
- * when neither works.
+ * when neither works. Read once per process.
  *
  * @example
  * ```ts
@@ -36,6 +34,13 @@
  * ```
  */
 export function cpuFlags(): Set<string> {
+  cachedFlags ??= readCpuFlags();
+  return new Set(cachedFlags);
+}
+
+let cachedFlags: Set<string> | undefined;
+
+function readCpuFlags(): Set<string> {
   const words = (line: string | undefined) => new Set(line?.trim().split(/\s+/) ?? []);
   try {
     const info = Deno.readTextFileSync("/proc/cpuinfo");
@@ -56,6 +61,25 @@ export function cpuFlags(): Set<string> {
     // No lscpu, or no permission to run it.
   }
   return new Set();
+}
+
+/**
+ * Floats per vector of the kernels generated for this machine
+ * (`generateC`'s `lanes`): 16 where the CPU has AVX-512 (`avx512f` among
+ * `flags`, default {@link cpuFlags}), else 8, which GCC keeps in AVX
+ * registers. On an AMD EPYC of family 25 (AVX2), gcc's code of seven
+ * `conv2d-nchwc` tiles of ResNet-18's 64x56x56 3x3 layer ran 6.5-14x faster
+ * with 8 lanes than with 16, on 2 threads (README, "CPUs without AVX-512").
+ *
+ * @example
+ * ```ts
+ * import { vectorLanes } from "./cpu.ts";
+ * if (vectorLanes(new Set(["avx2", "avx512f"])) !== 16) throw new Error();
+ * if (vectorLanes(new Set(["avx2", "fma"])) !== 8) throw new Error();
+ * ```
+ */
+export function vectorLanes(flags: Set<string> = cpuFlags()): VectorLanes {
+  return flags.has("avx512f") ? 16 : 8;
 }
 
 /** A C compiler and its flags for kernels. */
@@ -103,12 +127,12 @@ const GCC: KernelCompiler = { cc: "gcc", flags: GCC_FLAGS, openmp: "libgomp.so.1
  * The compiler kernels are built with: gcc with {@link GCC_FLAGS}, unless
  * `cc` (default: the environment's `TUNEBOOK_CC`, read at each call) names
  * another; a name containing `clang` gets {@link CLANG_FLAGS} and LLVM's
- * OpenMP runtime. gcc stays the default on every CPU, although clang builds
- * 2-10x faster kernels where the CPU has no AVX-512 (see the module's text):
- * in one process that loads both OpenMP runtimes (a clang-built kernel beside
- * XGBoost's libgomp, as the test suite does), a network executor crashed
- * once (SIGSEGV) in a run of the whole suite on 2026-11-28, which a default
- * must not risk before it is understood.
+ * OpenMP runtime. gcc is the default on every CPU: with 8-float vectors
+ * ({@link vectorLanes}) where the CPU has no AVX-512, its kernels run as fast
+ * as clang's (README, "CPUs without AVX-512"); and in one process that loads
+ * both OpenMP runtimes (a clang-built kernel beside XGBoost's libgomp, as the
+ * test suite does), a network executor crashed (SIGSEGV) in runs of the whole
+ * suite on 2026-11-28, not understood yet.
  *
  * @example
  * ```ts

@@ -12,6 +12,7 @@ import { Schedule } from "../ir/schedule.ts";
 import { replayTrace, type Trace } from "../ir/trace.ts";
 import type { Workload } from "../ir/workloads.ts";
 import type { KernelSignature } from "./types.ts";
+import { vectorLanes } from "./cpu.ts";
 
 /**
  * Source of a candidate, or why the trace cannot be instantiated. A source
@@ -23,11 +24,18 @@ export type KernelSource =
   | { source: string; tolerance?: { atol: number; rtol: number } }
   | { error: string };
 
-/** Replays, lowers and generates C for a trace; a ScheduleError becomes `{ error }`. */
+/**
+ * Replays, lowers and generates C for a trace, with this machine's vector
+ * width ({@link vectorLanes}); a ScheduleError becomes `{ error }`.
+ */
 export function kernelSource(trace: Trace): KernelSource {
   try {
     // Decisions are all present in a proposed trace; the PRNG only serves a removed one.
-    return { source: generateC(lower(replayTrace(trace, { prng: createPrng(0) }))) };
+    return {
+      source: generateC(lower(replayTrace(trace, { prng: createPrng(0) })), {
+        lanes: vectorLanes(),
+      }),
+    };
   } catch (e) {
     if (e instanceof ScheduleError) return { error: e.message };
     throw e;
@@ -52,7 +60,7 @@ export function kernelSource(trace: Trace): KernelSource {
  * ```
  */
 export function referenceSource(w: Workload): string {
-  return generateC(lower(referenceSchedule(w)));
+  return generateC(lower(referenceSchedule(w)), { lanes: vectorLanes() });
 }
 
 /**

@@ -26,7 +26,7 @@ import { lower } from "../ir/lower.ts";
 import type { Schedule } from "../ir/schedule.ts";
 import { pointerTable } from "../measure/buffers.ts";
 import { createBuilder } from "../measure/builder.ts";
-import { kernelCompiler } from "../measure/cpu.ts";
+import { kernelCompiler, vectorLanes } from "../measure/cpu.ts";
 
 /** A compiled kernel loaded into this process. */
 export interface NativeKernel {
@@ -96,9 +96,10 @@ export async function compileSchedules(
 ): Promise<NativeKernel[]> {
   pinOpenMP();
   const kernels = schedules.map((s) => lower(s));
+  const lanes = vectorLanes();
   const sources = kernels.map((k, i) => {
     const tag = options.instances?.[i];
-    return generateC(k) + (tag === undefined ? "" : `/* instance ${tag} */\n`);
+    return generateC(k, { lanes }) + (tag === undefined ? "" : `/* instance ${tag} */\n`);
   });
   const builder = createBuilder({
     cacheDir: options.cacheDir ?? DEFAULT_CACHE_DIR,

@@ -1,8 +1,8 @@
 /**
  * Shared by the convolution template tests: a template point's C source
- * beside the naive kernel's, and a check that both builds (native, with
- * AVX-512 where the machine has it, and portable x86-64) compute the naive
- * output.
+ * beside the naive kernel's, and a check that its builds (native, with
+ * AVX-512 where the machine has it, and portable x86-64; 16 and 8 floats a
+ * vector) compute the naive output.
  * @module
  */
 import assert from "node:assert/strict";
@@ -44,7 +44,7 @@ export function templateSource(
   const naive = lower(new Schedule(w, { prng: createPrng(0) }));
   return {
     schedule: sch,
-    source: generateC(lower(sch)),
+    source: generateC(lower(sch), { lanes: 16 }),
     naive: generateC(naive),
     signature: {
       buffers: naive.params.map((p) => ({ name: p.tensor, size: p.size, role: p.role })),
@@ -52,25 +52,29 @@ export function templateSource(
   };
 }
 
-/** Builds the source for this machine and for plain x86-64; both must compute the naive output. */
+/**
+ * Builds the source for this machine and for plain x86-64, and its 8-lane
+ * twin for this machine; all must compute the naive output.
+ */
 export async function checkBothTargets(
-  { source, naive, signature }: TemplateSource,
+  { schedule, source, naive, signature }: TemplateSource,
 ): Promise<void> {
   const portable = DEFAULT_FLAGS.map((f) => f === "-march=native" ? "-march=x86-64" : f);
   const native = createBuilder({ cacheDir: CACHE_DIR, parallel: 2 });
   const plain = createBuilder({ cacheDir: CACHE_DIR, parallel: 2, flags: portable });
-  const [[ref, fast], [slow]] = await Promise.all([
-    native.build([{ source: naive }, { source }]),
+  const narrow = generateC(lower(schedule), { lanes: 8 });
+  const [[ref, fast, eight], [slow]] = await Promise.all([
+    native.build([{ source: naive }, { source }, { source: narrow }]),
     plain.build([{ source }]),
   ]);
-  for (const b of [ref, fast, slow]) assert.equal(b.errorKind, "none", b.error ?? "");
+  for (const b of [ref, fast, eight, slow]) assert.equal(b.errorKind, "none", b.error ?? "");
   const runner = createRunner({
     workers: 1,
     timeoutSeconds: 20,
     timing: { number: 1, repeat: 1, warmup: 0, minRepeatMs: 0 },
   });
   try {
-    const results = await runner.run([fast, slow].map((b) => ({
+    const results = await runner.run([fast, eight, slow].map((b) => ({
       artifact: b.artifact!,
       reference: ref.artifact!,
       signature,
