@@ -46,7 +46,7 @@ import { cpuFlags } from "../measure/cpu.ts";
 import { parseTrace, type Trace } from "../ir/trace.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder, exists, sha256Hex } from "../measure/builder.ts";
-import { outputWithin } from "../measure/subprocess.ts";
+import { howItEnded, outputWithin } from "../measure/subprocess.ts";
 import { kernelSource, signatureOf } from "../tuner/kernel.ts";
 import { runSession } from "../tuner/session.ts";
 
@@ -113,7 +113,7 @@ async function run(
     return { ok: false, stdout: "", stderr: `${cmd}: ${(e as Error).message}` };
   }
   const { output: out, timedOut } = await outputWithin(child, timeoutSeconds);
-  const stopped = out.signal ? `\nstopped by ${out.signal}` : "";
+  const stopped = out.signal ? `\n${howItEnded(cmd, out)}` : "";
   return {
     ok: out.success,
     stdout: decoder.decode(out.stdout),

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { outputWithin } from "./subprocess.ts";
+import { howItEnded, outputWithin } from "./subprocess.ts";
 
 /** Outcome of {@link runCompiler}. */
 export interface CompileOutcome {
@@ -76,9 +76,7 @@ export async function runCompiler(
   let output = decoder.decode(result.stdout) + decoder.decode(result.stderr);
   if (!result.success && !timedOut && output.trim() === "") {
     // A compiler that says nothing still says how it ended.
-    output = result.signal
-      ? `${cc} stopped by ${result.signal}`
-      : `${cc} exited with status ${result.code}`;
+    output = howItEnded(cc, result);
   }
   // The shell runs the compiler itself: 127 is its "command not found".
   if (background && result.code === 127 && !timedOut) throw new Error(missingCompilerMessage(cc));

@@ -41,11 +41,28 @@ export function cpuFlags(): Set<string> {
 let cachedFlags: Set<string> | undefined;
 
 function readCpuFlags(): Set<string> {
-  const words = (line: string | undefined) => new Set(line?.trim().split(/\s+/) ?? []);
+  return new Set(cpuInfo("flags", "Flags")?.split(/\s+/) ?? []);
+}
+
+/**
+ * The value of one field of the CPU's description: `procKey` of the first
+ * processor in /proc/cpuinfo (`flags`, `model name`), or `lscpuKey` of
+ * `lscpu`'s output (`Flags`, `Model name`) when /proc cannot be read (Deno
+ * 2.9 asks for `--allow-all` to read it); undefined when neither has it.
+ *
+ * @example
+ * ```ts
+ * import { cpuInfo } from "./cpu.ts";
+ * const model = cpuInfo("model name", "Model name");
+ * if (model !== undefined && model.trim() !== model) throw new Error("trimmed");
+ * ```
+ */
+export function cpuInfo(procKey: string, lscpuKey: string): string | undefined {
+  const field = (text: string, key: string) =>
+    text.match(new RegExp(`^${key}\\s*:\\s*(.+)$`, "m"))?.[1]?.trim() || undefined;
   try {
-    const info = Deno.readTextFileSync("/proc/cpuinfo");
-    const line = info.match(/^flags\s*:\s*(.+)$/m)?.[1];
-    if (line) return words(line);
+    const value = field(Deno.readTextFileSync("/proc/cpuinfo"), procKey);
+    if (value) return value;
   } catch {
     // Not readable here: ask lscpu.
   }
@@ -55,12 +72,11 @@ function readCpuFlags(): Set<string> {
       stdout: "piped",
       stderr: "null",
     }).outputSync();
-    const line = new TextDecoder().decode(out.stdout).match(/^Flags:\s*(.+)$/m)?.[1];
-    if (out.success && line) return words(line);
+    if (out.success) return field(new TextDecoder().decode(out.stdout), lscpuKey);
   } catch {
     // No lscpu, or no permission to run it.
   }
-  return new Set();
+  return undefined;
 }
 
 /**

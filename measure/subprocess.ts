@@ -31,3 +31,24 @@ export async function outputWithin(
     clearTimeout(timer);
   }
 }
+
+/**
+ * How a child that failed ended, in words: `gcc stopped by SIGABRT`, or
+ * `gcc exited with status 1`; for messages where the child itself said
+ * nothing.
+ *
+ * @example
+ * ```ts
+ * import { howItEnded } from "./subprocess.ts";
+ * const out = new Deno.Command("sh", { args: ["-c", "exit 3"] }).outputSync();
+ * if (howItEnded("sh", out) !== "sh exited with status 3") throw new Error();
+ * ```
+ */
+export function howItEnded(
+  cmd: string,
+  output: Pick<Deno.CommandOutput, "code" | "signal">,
+): string {
+  return output.signal
+    ? `${cmd} stopped by ${output.signal}`
+    : `${cmd} exited with status ${output.code}`;
+}

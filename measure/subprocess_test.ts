@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { outputWithin } from "./subprocess.ts";
+import { howItEnded, outputWithin } from "./subprocess.ts";
 
 Deno.test("outputWithin returns a quick child's output and kills a slow one at the deadline", async () => {
   const quick = new Deno.Command("sh", { args: ["-c", "echo hi"], stdout: "piped" }).spawn();
@@ -12,4 +12,11 @@ Deno.test("outputWithin returns a quick child's output and kills a slow one at t
   assert.equal(s.timedOut, true);
   assert.equal(s.output.success, false);
   assert.ok(performance.now() - start < 10_000);
+});
+
+Deno.test("howItEnded names the signal that stopped a child, or its exit status", async () => {
+  const killed = await new Deno.Command("sh", { args: ["-c", "kill -ABRT $$"] }).output();
+  assert.equal(howItEnded("sh", killed), "sh stopped by SIGABRT");
+  const failed = await new Deno.Command("sh", { args: ["-c", "exit 4"] }).output();
+  assert.equal(howItEnded("sh", failed), "sh exited with status 4");
 });
