@@ -225,7 +225,7 @@ Deno.test("the default schedule's C matches ir/evaluate.ts for every workload", 
   }
 });
 
-Deno.test("random legal schedules compile and match the default schedule's kernel", async () => {
+Deno.test("random legal schedules compile and match the default schedule's kernel, with 16 and 8 lanes", async () => {
   const stats = newRandomScheduleStats();
   interface Case {
     w: Workload;
@@ -233,6 +233,8 @@ Deno.test("random legal schedules compile and match the default schedule's kerne
     sch: Schedule;
     source: string;
     ref: number;
+    /** Floats per vector of the C (every second random schedule gets 8). */
+    lanes: 8 | 16;
   }
   // Regressions may use shapes of their own (with their own reference kernels).
   const shapes = [...WORKLOADS];
@@ -255,7 +257,8 @@ Deno.test("random legal schedules compile and match the default schedule's kerne
           s.relations.some((r) => r.k === "split" && r.parent.extent % r.factor !== 0)
         )
       ) imperfect++;
-      cases.push({ w, seed, sch, source: generateC(lower(sch)), ref: wi });
+      const lanes = j % 2 === 0 ? 16 : 8;
+      cases.push({ w, seed, sch, source: generateC(lower(sch), { lanes }), ref: wi, lanes });
     }
   });
   for (const [n, r] of REGRESSIONS.entries()) {
@@ -266,7 +269,7 @@ Deno.test("random legal schedules compile and match the default schedule's kerne
     const sch = defaultSchedule(w);
     r.apply(sch);
     assertTraceRoundTrip(sch);
-    cases.push({ w, seed: -1 - n, sch, source: generateC(lower(sch)), ref: wi });
+    cases.push({ w, seed: -1 - n, sch, source: generateC(lower(sch)), ref: wi, lanes: 16 });
   }
   const builder = createBuilder({ cacheDir: CACHE_DIR, parallel: 2 });
   const [refs, builds] = await Promise.all([
@@ -301,7 +304,7 @@ Deno.test("random legal schedules compile and match the default schedule's kerne
       : `run ${r.errorKind}: ${r.error}`;
     const label = c.seed < 0
       ? `regression "${REGRESSIONS[-1 - c.seed].name}"`
-      : `schedule seed ${c.seed} (TB_PROPERTY_SEED=${SEED})`;
+      : `schedule seed ${c.seed} (TB_PROPERTY_SEED=${SEED}), ${c.lanes} lanes`;
     failures.push(
       `${workloadKey(c.w)} ${label}: ${what}\n` +
         `primitives: ${JSON.stringify(c.sch.trace)}` +
