@@ -3,7 +3,6 @@
  * tunebook versions (with the git commit when there is one).
  * @module
  */
-import { cpuInfo } from "../measure/cpu.ts";
 
 /** Version of tunebook, from deno.json. */
 export const TUNEBOOK_VERSION = "0.1.0";
@@ -38,9 +37,30 @@ export async function tunebookVersion(): Promise<string> {
 
 /**
  * The CPU model name: from /proc/cpuinfo, or from `lscpu` when reading
- * /proc needs permissions the process lacks ({@link cpuInfo}); "unknown"
- * when neither works.
+ * /proc needs permissions the process lacks (Deno 2.9 asks for
+ * `--allow-all` to read /proc/cpuinfo); "unknown" when neither works.
+ * `cpuInfo` in measure/cpu.ts reads the flags the same way; the layer order
+ * keeps measure/ and datasets/ from importing each other
+ * (tests/layers_test.ts), so each has its own.
  */
 export function cpuModel(): string {
-  return cpuInfo("model name", "Model name") ?? "unknown";
+  try {
+    const info = Deno.readTextFileSync("/proc/cpuinfo");
+    const m = info.match(/^model name\s*:\s*(.+)$/m)?.[1]?.trim();
+    if (m) return m;
+  } catch {
+    // Not readable here: ask lscpu.
+  }
+  try {
+    const out = new Deno.Command("lscpu", {
+      env: { LC_ALL: "C" },
+      stdout: "piped",
+      stderr: "null",
+    }).outputSync();
+    const m = new TextDecoder().decode(out.stdout).match(/^Model name:\s*(.+)$/m)?.[1]?.trim();
+    if (out.success && m) return m;
+  } catch {
+    // No lscpu, or no permission to run it.
+  }
+  return "unknown";
 }
