@@ -23,6 +23,7 @@ import { Schedule } from "../ir/schedule.ts";
 import { replayTrace } from "../ir/trace.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { createBuilder, createRunner } from "../measure/mod.ts";
+import { vectorLanes } from "../measure/cpu.ts";
 import { templateSpace } from "../search/templates.ts";
 
 /** The template points measured (knob values by name). */
@@ -99,14 +100,16 @@ export async function measureSize(
 ): Promise<KernelFigure[]> {
   const w = createWorkload("matmul", [size, size, size]);
   const t = templateSpace("matmul-packed", w);
+  const lanes = vectorLanes();
   const sources = POINTS.map((values) => {
     const point = pointOfValues(t.space.knobs, values)!;
-    return generateC(lower(replayTrace(t.candidateOf(point).trace!, { prng: createPrng(0) })));
+    const sch = replayTrace(t.candidateOf(point).trace!, { prng: createPrng(0) });
+    return generateC(lower(sch), { lanes });
   });
   const naive = lower(new Schedule(w, { prng: createPrng(0) }));
   const builder = createBuilder({ cacheDir: ".cache/bench-kernels", parallel: 2 });
   const [ref, ...built] = await builder.build(
-    [generateC(naive), ...sources].map((source) => ({ source })),
+    [generateC(naive, { lanes }), ...sources].map((source) => ({ source })),
   );
   const signature = {
     buffers: naive.params.map((p) => ({ name: p.tensor, size: p.size, role: p.role })),
