@@ -145,10 +145,10 @@ const GCC: KernelCompiler = { cc: "gcc", flags: GCC_FLAGS, openmp: "libgomp.so.1
  * another; a name containing `clang` gets {@link CLANG_FLAGS} and LLVM's
  * OpenMP runtime. gcc is the default on every CPU: with 8-float vectors
  * ({@link vectorLanes}) where the CPU has no AVX-512, its kernels run as fast
- * as clang's (README, "CPUs without AVX-512"); and in one process that loads
- * both OpenMP runtimes (a clang-built kernel beside XGBoost's libgomp, as the
- * test suite does), a network executor crashed (SIGSEGV) in runs of the whole
- * suite on 2026-11-28, not understood yet.
+ * as clang's (README, "CPUs without AVX-512"); and with clang's kernels
+ * the whole test suite crashed (SIGSEGV, network executor) 3 times in 3 on
+ * 2026-11-28, which stopped after the executor no longer paused libomp
+ * (`pauseOpenMP` in network/native.ts; one run since).
  *
  * @example
  * ```ts
