@@ -147,8 +147,10 @@ const GCC: KernelCompiler = { cc: "gcc", flags: GCC_FLAGS, openmp: "libgomp.so.1
  * ({@link vectorLanes}) where the CPU has no AVX-512, its kernels run as fast
  * as clang's (README, "CPUs without AVX-512"); and with clang's kernels
  * the whole test suite crashed (SIGSEGV, network executor) 3 times in 3 on
- * 2026-11-28, which stopped after the executor no longer paused libomp
- * (`pauseOpenMP` in network/native.ts; one run since).
+ * 2026-11-28: libomp crashed starting again after the executor's hard
+ * pause. The executor no longer pauses libomp (`pauseOpenMP` in
+ * network/native.ts), and the suite with clang then passed; with the pause
+ * put back it crashed again.
  *
  * @example
  * ```ts
