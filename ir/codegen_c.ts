@@ -92,6 +92,52 @@ function minMax(t: string): string[] {
   ];
 }
 
+/**
+ * `tb_storeu_n(p, v, n)`: the first n lanes of v, n a constant once inlined,
+ * by plain stores of 8, 4, 2 and 1 floats. The transposed copy-out of a
+ * tile of fewer columns than lanes uses it: by vmaskmovps stores instead, the
+ * 16 x 1 x 4 tile's kernel of ResNet-18's 64 x 56 x 56 convolution ran 4-11%
+ * slower on AMD's Zen 3 (best of 200 calls, 5 runs each, 1 and 2 threads;
+ * scratch harness). A memcpy of 4n bytes went through the stack for n = 6.
+ */
+function storeHead(lanes: 8 | 16): string[] {
+  const v = `tb_v${lanes}`;
+  return [
+    `static inline void tb_storeu_n(float *p, ${v} v, int n) {`,
+    `  if (n >= ${lanes}) {`,
+    "    tb_storeu(p, v);",
+    "    return;",
+    "  }",
+    "  typedef float tb_h8 __attribute__((vector_size(32)));",
+    "  typedef float tb_h4 __attribute__((vector_size(16)));",
+    "  typedef float tb_h2 __attribute__((vector_size(8)));",
+    ...(lanes === 16
+      ? [
+        "  tb_h8 o = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);",
+        "  if (n >= 8) {",
+        "    __builtin_memcpy(p, &o, 32);",
+        "    o = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);",
+        "    p += 8, n -= 8;",
+        "  }",
+      ]
+      : ["  tb_h8 o = v;"]),
+    "  tb_h4 q = __builtin_shufflevector(o, o, 0, 1, 2, 3);",
+    "  if (n >= 4) {",
+    "    __builtin_memcpy(p, &q, 16);",
+    "    q = __builtin_shufflevector(o, o, 4, 5, 6, 7);",
+    "    p += 4, n -= 4;",
+    "  }",
+    "  if (n >= 2) {",
+    "    tb_h2 d = __builtin_shufflevector(q, q, 0, 1);",
+    "    __builtin_memcpy(p, &d, 8);",
+    "    q = __builtin_shufflevector(q, q, 2, 3, 2, 3);",
+    "    p += 2, n -= 2;",
+    "  }",
+    "  if (n >= 1) p[0] = q[0];",
+    "}",
+  ];
+}
+
 /** `tb_transpose8`: 8 AVX vectors transposed in place (the 16 x 16 transpose of AVX2 uses it too). */
 const TRANSPOSE_8 = [
   "/* Transposes 8 vectors in place (r[i][j] <- r[j][i]): unpack, shuffle within 128-bit halves,",
@@ -129,6 +175,7 @@ const VECTOR_PRELUDE_16 = [
   "  return v;",
   "}",
   "static inline void tb_storeu(float *p, tb_v16 v) { __builtin_memcpy(p, &v, 64); }",
+  ...storeHead(16),
   "/* Edge chunks: lanes selected by a 16-bit mask (AVX-512 masked moves, never faulting). */",
   "static inline unsigned tb_lanes_lt(long n) {",
   "  return n >= 16 ? 0xFFFFu : n <= 0 ? 0u : (1u << n) - 1u;",
@@ -257,6 +304,7 @@ const VECTOR_PRELUDE_8 = [
   "  return v;",
   "}",
   "static inline void tb_storeu(float *p, tb_v8 v) { __builtin_memcpy(p, &v, 32); }",
+  ...storeHead(8),
   "/* Edge chunks: lanes selected by an 8-bit mask. */",
   "static inline unsigned tb_lanes_lt(long n) {",
   "  return n >= 8 ? 0xFFu : n <= 0 ? 0u : (1u << n) - 1u;",
@@ -1087,7 +1135,7 @@ function emitTransposedCopy(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): bo
         lines.push(
           n === lanes
             ? `${pad}  tb_storeu(${p}, tb_t[${j}]);`
-            : `${pad}  tb_storeu_m(${p}, tb_t[${j}], ${(1 << n) - 1}u);`,
+            : `${pad}  tb_storeu_n(${p}, tb_t[${j}], ${n});`,
         );
       }
       lines.push(`${pad}}`);

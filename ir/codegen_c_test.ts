@@ -325,6 +325,12 @@ int main(void) {
     ${v} z = tb_maskz(tb_loadu(a + 2), m);
     for (int i = 0; i < L; i++) bad += z[i] != ((m >> i & 1) ? a[2 + i] : 0);
   }
+  for (int n = 0; n <= L; n++) {
+    float o[L + 1];
+    for (int i = 0; i <= L; i++) o[i] = -1;
+    tb_storeu_n(o, tb_loadu(a + 7), n);
+    for (int i = 0; i <= L; i++) bad += o[i] != (i < n ? a[7 + i] : -1);
+  }
   for (long n = -1; n <= L + 1; n++) bad += tb_lanes_lt(n) != (n <= 0 ? 0u : n >= L ? (1u << L) - 1 : (1u << n) - 1);
   ${v} s = tb_loadu_s2(a + 5);
   for (int i = 0; i < L; i++) bad += s[i] != a[5 + 2 * i];
@@ -341,7 +347,7 @@ int main(void) {
 `;
 }
 
-Deno.test("the vector preludes' masked, stride-2, max/min and transpose code is right lane by lane for AVX-512, AVX2 and portable targets, 16 and 8 lanes", async () => {
+Deno.test("the vector preludes' masked, first-n-lanes, stride-2, max/min and transpose code is right lane by lane for AVX-512, AVX2 and portable targets, 16 and 8 lanes", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tb-prelude-" });
   try {
     const sources: [string, string][] = [];
