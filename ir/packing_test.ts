@@ -112,6 +112,26 @@ Deno.test("transform_layout names what it cannot do", () => {
   assert.throws(() => sch.cacheRead("A", "local" as "global", ["C"]), /unknown scope "local"/);
 });
 
+Deno.test("transform_layout blocks a stage computed into its own buffer, not an inlined one", () => {
+  const w = createWorkload("conv2d", [1, 6, 5, 5, 4, 3, 3, 1, 1]);
+  const sch = new Schedule(w, { prng: createPrng(0) });
+  sch.transformLayout("P", 1, 4);
+  assert.deepEqual(sch.stage("P").layout, [{ axis: 1, factor: 4 }]);
+  // Its buffer holds two blocks of 4 channels (6 rounded up) of 7 x 7 padded positions.
+  assert.ok(
+    generateC(lower(sch)).includes(
+      "T_P[(((((v_P_c / 4) * 196) + (v_P_y * 28)) + (v_P_x * 4)) + (v_P_c % 4))] =",
+    ),
+  );
+  const inlined = new Schedule(w, { prng: createPrng(0) });
+  inlined.computeInline("P");
+  assert.throws(
+    () => inlined.transformLayout("P", 1, 4),
+    /Cannot transform_layout stage "P": it is not a cache_read/,
+  );
+  assert.throws(() => sch.transformLayout("O", 1, 4), /it is not a cache_read/);
+});
+
 Deno.test("deinterleave stores a dimension as phases and names what it cannot do", () => {
   const w = createWorkload("conv2d", [1, 2, 9, 9, 3, 3, 3, 2, 1]);
   const sch = new Schedule(w, { prng: createPrng(0) });

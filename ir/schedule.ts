@@ -211,6 +211,9 @@ export class Schedule {
    * (the tile of `conv2d_NCHWc`, vectorized over channels). A packed copy of
    * a workload's layout-free input (its weights) computed at the root is a
    * layout rewrite, run once ahead of the timed calls (`Kernel.prologue`).
+   * Also for a stage computed into its own buffer (not an output, not
+   * inlined): a convolution's padded input `P` tiled on its channel axis by
+   * CB is `[C/CB][N][H][W][CB]` (the `NCHW[x]c` data layout).
    */
   transformLayout(stage: string, axis: number, factor: number | RV): void {
     this.apply({ op: "transform_layout", args: { stage, axis, factor } });
@@ -662,8 +665,10 @@ const HANDLERS: Record<string, Handler> = {
     const factor = int(a.factor, "transform_layout factor");
     const why = (reason: string) =>
       new ScheduleError(`Cannot transform_layout stage "${s.name}": ${reason}`);
-    if (!s.packed && s.scope !== "local") {
-      throw why('it is not a cache_read(..., "global") copy or a cache_write tile');
+    if (!s.packed && s.scope !== "local" && (s.isOutput || s.attach.k === "inline")) {
+      throw why(
+        'it is not a cache_read(..., "global") copy, a cache_write tile or a stage computed into its own buffer',
+      );
     }
     addLayoutDim(sch, s, { axis, factor }, [1, 4096], "transform_layout", why);
     return { value: undefined };

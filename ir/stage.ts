@@ -55,8 +55,9 @@ export class Stage {
    * Dimensions stored in panels (`transform_layout`), in the order applied:
    * the buffer is indexed `[d0 / f0, …, other dims …, d0 % f0, …]`, and
    * dimensions split into phases (`deinterleave`, `phase`), stored in place
-   * as `[…, d % f, d / f, …]`. Panels only for a CPU `cache_read` copy
-   * ({@link Stage.packed}).
+   * as `[…, d % f, d / f, …]`. Panels for a CPU `cache_read` copy
+   * ({@link Stage.packed}), a `cache_write` tile or a stage computed into
+   * its own buffer.
    */
   readonly layout: LayoutDim[] = [];
   /**

@@ -10,8 +10,9 @@
  * `conv2d` in the four-knob form of the RL study (tile_ic, tile_oc, tile_ow,
  * unroll_kw; AutoTVM's x86 conv2d), `conv2d-rich` (adds tile_oh, loop
  * order, a register tile and padding placement), `conv2d-packed` (a register
- * tile vectorized along output columns) and `conv2d-nchwc` (vectorized along
- * output channels, filters rewritten once into channel blocks).
+ * tile vectorized along output columns), `conv2d-nchwc` (vectorized along
+ * output channels, filters rewritten once into channel blocks) and
+ * `conv2d-nchwxc` (the same reading a channel-blocked copy of its input).
  *
  * @example
  * ```ts
@@ -352,6 +353,78 @@ function convNCHWcApply(sch: Schedule, v: Record<string, unknown>): void {
   sch.vectorize(local, "f");
 }
 
+/**
+ * Knobs of `conv2d-nchwxc`: the register tile of `conv2d-nchwc` reading a
+ * channel-blocked copy of its input, `[C/CB][H][W][CB]` (TVM's `NCHW[x]c`
+ * data layout, oneDNN's `nChw8c`), CB = `ic_bn` input channels innermost in
+ * the reduction (`rc.0`, `ry`, `rx`, `rc.1`). A step's broadcasts are
+ * neighbours in memory and the filters, packed `[C/CB][F/FR][KH][KW][CB][FR]`,
+ * are read in order; without the block each step of a channel-innermost loop
+ * reads another plane of the NCHW input. The copy is the padding copy (its
+ * CB channels a vector), or for an unpadded convolution a copy of the input
+ * at the root. `ic_bn` 0 reads the NCHW input as `conv2d-nchwc` does (its
+ * reduction order 0). Columns of 3 and 6 give AVX2's 16 registers tiles of
+ * 12 accumulators.
+ */
+function convNCHWxcKnobs(w: Workload): Knob[] {
+  const C = w.shape[1];
+  const blocks = [4, 8, 16].filter((b) => C % b === 0 && b < C);
+  return [
+    { name: "fr", kind: "split", options: [16, 32, 48, 64] },
+    { name: "yr", kind: "split", options: [1, 2, 4, 7] },
+    { name: "xr", kind: "split", options: [1, 2, 3, 4, 6, 7, 8, 14, 16, 28] },
+    { name: "ic_bn", kind: "split", options: [0, ...(blocks.length > 0 ? blocks : [C])] },
+    { name: "unroll_kw", kind: "annotate", options: [0, 1] },
+    { name: "parallel", kind: "annotate", options: ["f", "fy"] },
+    ...(w.shape[8] > 0
+      ? [{ name: "pad_parallel", kind: "annotate" as const, options: [0, 1] }]
+      : []),
+  ];
+}
+
+/**
+ * The loop nest of `conv2d-nchwxc`: `conv2d-nchwc`'s, with the input read
+ * from a copy blocked by `ic_bn` channels (see {@link convNCHWxcKnobs}); the
+ * copy's loops are `n`, `c.0`, `y`, `x`, `c.1`, the last a vector of CB
+ * channels, `c.0` in parallel when `pad_parallel` (always for the copy of an
+ * unpadded input).
+ */
+function convNCHWxcApply(sch: Schedule, v: Record<string, unknown>): void {
+  const [FR, YR, XR, CB] = [v.fr, v.yr, v.xr, v.ic_bn] as number[];
+  const local = sch.cacheWrite("O");
+  const wp = sch.cacheRead("Wt", "global", [local]);
+  if (CB > 0) sch.transformLayout(wp, 1, CB);
+  sch.transformLayout(wp, 0, FR);
+  sch.transformLayout(local, 1, FR);
+  const padded = sch.stages.some((s) => s.name === "P");
+  if (CB > 0) {
+    const copy = padded ? "P" : sch.cacheRead("I", "global", [local]);
+    sch.transformLayout(copy, 1, CB);
+    const [n, c, y, x] = sch.stage(copy).leaves.map((l) => l.name);
+    const [co, ci] = sch.split(copy, c, [null, CB]);
+    sch.reorder(copy, [n, co, y, x, ci]);
+    if (!padded || v.pad_parallel === 1) sch.parallel(copy, co);
+    sch.vectorize(copy, ci);
+  } else if (padded) vectorizePadding(sch, v.pad_parallel === 1, "x");
+  const [fo, fi] = sch.split("O", "f", [null, FR]);
+  const [yo, yi] = sch.split("O", "y", [null, YR]);
+  const [xo, xi] = sch.split("O", "x", [null, XR]);
+  sch.reorder("O", ["n", fo, yo, xo, yi, xi, fi]);
+  sch.parallel("O", sch.fuse("O", v.parallel === "f" ? ["n", fo] : ["n", fo, yo]));
+  sch.computeAt(local, "O", xo);
+  sch.unroll("O", yi);
+  sch.unroll("O", xi);
+  sch.vectorize("O", fi);
+  if (CB > 0) {
+    const [co, ci] = sch.split(local, "rc", [null, CB]);
+    sch.reorder(local, [co, "ry", "rx", ci, "n", "y", "x", "f"]);
+  } else sch.reorder(local, [...CONV_REDUCE_ORDERS[0], "n", "y", "x", "f"]);
+  if (v.unroll_kw === 1) sch.unroll(local, "rx");
+  sch.unroll(local, "y");
+  sch.unroll(local, "x");
+  sch.vectorize(local, "f");
+}
+
 const TEMPLATES: Record<string, Template> = {
   matmul: { workloads: ["matmul"], knobs: matmulKnobs, apply: matmulApply("C") },
   "matmul-packed": { workloads: ["matmul"], knobs: packedKnobs, apply: packedApply },
@@ -399,6 +472,16 @@ const TEMPLATES: Record<string, Template> = {
     // The accumulators, the FR/16 filter vectors of a step and a broadcast
     // fit AVX-512's 32 registers (a 64 x 7 tile, 28 + 4 + 1, spills and ran
     // at 0.85 of the 32 x 7 one on the 512 x 7 x 7 layer).
+    isValid: (v) => {
+      const vectors = (v.fr as number) / 16;
+      return (v.yr as number) * (v.xr as number) * vectors + vectors + 1 <= 32;
+    },
+  },
+  "conv2d-nchwxc": {
+    workloads: ["conv2d"],
+    knobs: convNCHWxcKnobs,
+    apply: convNCHWxcApply,
+    // conv2d-nchwc's register rule.
     isValid: (v) => {
       const vectors = (v.fr as number) / 16;
       return (v.yr as number) * (v.xr as number) * vectors + vectors + 1 <= 32;

@@ -1,0 +1,106 @@
+/**
+ * The `conv2d-nchwxc` template: `conv2d-nchwc`'s register tile reading a copy
+ * of its input blocked by `ic_bn` channels (`[C/CB][H][W][CB]`, the padding
+ * copy or, unpadded, a copy at the root), the block innermost in the
+ * reduction; `ic_bn` 0 reads the NCHW input. Each point computes the naive
+ * output on odd shapes, with and without AVX-512, 16 and 8 lanes.
+ */
+import assert from "node:assert/strict";
+import { checkBothTargets, templateSource } from "./_conv_check.ts";
+import { templateSpace } from "../search/templates.ts";
+import { createWorkload } from "../ir/workloads.ts";
+
+const POINT = {
+  fr: 16,
+  yr: 1,
+  xr: 6,
+  ic_bn: 8,
+  unroll_kw: 0,
+  parallel: "fy",
+  pad_parallel: 1,
+};
+
+Deno.test("conv2d-nchwxc's channel blocks divide the input channels, or are all of them", () => {
+  const blocks = (c: number) => {
+    const t = templateSpace(
+      "conv2d-nchwxc",
+      createWorkload("conv2d", [1, c, 8, 8, 16, 3, 3, 1, 1]),
+    );
+    return t.space.knobs.find((k) => k.name === "ic_bn")!.options;
+  };
+  assert.deepEqual(blocks(64), [0, 4, 8, 16]);
+  assert.deepEqual(blocks(20), [0, 4]);
+  assert.deepEqual(blocks(8), [0, 4]);
+  assert.deepEqual(blocks(3), [0, 3]);
+  // An unpadded convolution has no padding copy, so no knob for its parallel loop.
+  const unpadded = templateSpace(
+    "conv2d-nchwxc",
+    createWorkload("conv2d", [1, 8, 8, 8, 16, 1, 1, 2, 0]),
+  );
+  assert.ok(!unpadded.space.knobs.some((k) => k.name === "pad_parallel"));
+});
+
+Deno.test("conv2d-nchwxc writes the padded input in channel blocks and reads a block's channels in order", () => {
+  const { source } = templateSource("conv2d-nchwxc", [1, 16, 9, 9, 32, 3, 3, 1, 1], POINT);
+  const compute = source.split("void tb_compute(float **bufs) {")[1];
+  // The padding copy: 2 blocks of 8 channels of 11 x 11 padded positions, a block's channels innermost.
+  assert.match(
+    compute,
+    /T_P\[\(\(\(\(v_P_c_0 \* 968\) \+ \(v_P_y \* 88\)\) \+ \(v_P_x \* 8\)\) \+ v_P_c_1\)\] =/,
+  );
+  // The tile's broadcasts: the channel within the block is the innermost index.
+  assert.match(
+    compute,
+    /T_O_local_v0 \+= \(T_P\[[^\]]*\+ v_O_local_rc_1(_\d+)?\)\] \* tb_loadu\(&T_Wt_global\[/,
+  );
+  // The filters, rewritten once: [C/8][F/16][3][3][8][16].
+  assert.match(
+    source,
+    /\(v_Wt_global_ax1 \/ 8\) \* 2304\) \+ \(\(v_Wt_global_ax0 \/ 16\) \* 1152\)[^=]*\(\(v_Wt_global_ax1 % 8\) \* 16\)\) \+ \(v_Wt_global_ax0 % 16\)\)\] = T_Wt\[/,
+  );
+});
+
+Deno.test("conv2d-nchwxc copies an unpadded input into channel blocks at the root", () => {
+  const { source } = templateSource("conv2d-nchwxc", [1, 24, 14, 14, 48, 1, 1, 2, 0], {
+    ...POINT,
+    xr: 7,
+  });
+  const compute = source.split("void tb_compute(float **bufs) {")[1];
+  assert.match(compute, /#pragma omp parallel for[^\n]*\n\s*for \(int v_I_global_ax1_0 = 0;/);
+  assert.match(compute, /T_I_global\[[^\]]*v_I_global_ax1_1\)\] = T_I\[/);
+  assert.doesNotMatch(compute, /\bT_P\[/);
+});
+
+for (
+  const [name, shape, point] of [
+    // 20 filters: a full 16-channel block, then a masked one; 13 columns by 9 rows in tiles of 6.
+    ["channel and column edges, blocks of 4", [1, 8, 9, 13, 20, 3, 3, 1, 1], {
+      ...POINT,
+      ic_bn: 4,
+    }],
+    ["two vectors of channels, 3 columns, 2 rows", [1, 16, 11, 10, 40, 3, 3, 1, 1], {
+      ...POINT,
+      fr: 32,
+      yr: 2,
+      xr: 3,
+      unroll_kw: 1,
+      parallel: "f",
+      pad_parallel: 0,
+    }],
+    ["stride 2, 7x7 filters, 3 input channels in one block", [1, 3, 30, 30, 16, 7, 7, 2, 3], {
+      ...POINT,
+      ic_bn: 3,
+      xr: 4,
+    }],
+    ["1x1 stride 2, an unpadded input copied", [1, 24, 14, 14, 48, 1, 1, 2, 0], {
+      ...POINT,
+      fr: 48,
+      xr: 7,
+    }],
+    ["the NCHW input (ic_bn 0)", [1, 5, 9, 13, 20, 3, 3, 1, 1], { ...POINT, ic_bn: 0 }],
+  ] as const
+) {
+  Deno.test(`conv2d-nchwxc with ${name} computes the naive output with and without AVX-512`, async () => {
+    await checkBothTargets(templateSource("conv2d-nchwxc", [...shape], point));
+  });
+}
