@@ -96,9 +96,10 @@ function minMax(t: string): string[] {
  * `tb_storeu_n(p, v, n)`: the first n lanes of v, n a constant once inlined,
  * by plain stores of 8, 4, 2 and 1 floats. The transposed copy-out of a
  * tile of fewer columns than lanes uses it: by vmaskmovps stores instead, the
- * 16 x 1 x 4 tile's kernel of ResNet-18's 64 x 56 x 56 convolution ran 4-11%
- * slower on AMD's Zen 3 (best of 200 calls, 5 runs each, 1 and 2 threads;
- * scratch harness). A memcpy of 4n bytes went through the stack for n = 6.
+ * 16 x 1 x 4 tile's kernel of ResNet-18's 64 x 56 x 56 convolution was slower
+ * on AMD's Zen 3 in 9 of 10 alternating runs (best of 200 calls, 1 and 2
+ * threads; on 2 threads by 4-11%; scratch harness). A memcpy of 4n bytes went
+ * through the stack for n = 6.
  */
 function storeHead(lanes: 8 | 16): string[] {
   const v = `tb_v${lanes}`;
@@ -319,8 +320,8 @@ const VECTOR_PRELUDE_8 = [
   "static inline tb_v8 tb_loadu_m(const float *p, unsigned m) {",
   "  return __builtin_ia32_maskloadps256((const tb_v8 *)p, tb_lane_bits(m));",
   "}",
-  "/* A mask of the first n lanes (a padded row's end) takes plain stores: 20-30% off the padding",
-  "   copy of a 64 x 56 x 56 input on Zen 3. */",
+  "/* A mask of the first n lanes (a padded row's end) takes plain stores: the padding copy of a",
+  "   64 x 56 x 56 input took 10-32% less time on Zen 3 in 5 of 6 alternating runs. */",
   "static inline void tb_storeu_m(float *p, tb_v8 v, unsigned m) {",
   "  if ((m & (m + 1)) == 0) {",
   "    tb_storeu_n(p, v, __builtin_popcount(m));",
