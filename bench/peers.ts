@@ -644,27 +644,69 @@ export function peersTable(rows: PeerRow[], peers: readonly Peer[]): string {
   return [...lines, ...[...notes].map((n) => `- ${n}`), ...paired].join("\n");
 }
 
-if (import.meta.main) {
-  const { values: v } = parseArgs({
-    args: Deno.args,
-    options: {
-      sizes: { type: "string", default: "256,512,1024" },
-      convs: { type: "string", default: "conv2,conv1" },
-      threads: { type: "string", default: "2" },
-      db: { type: "string" },
-      trace: { type: "string" },
-      tune: { type: "string", default: "0" },
-      peers: { type: "string", default: PEERS.join(",") },
-      warmup: { type: "string", default: "1" },
-      repeat: { type: "string", default: "5" },
-      "min-repeat-ms": { type: "string", default: "20" },
-      rounds: { type: "string", default: "3" },
-      cache: { type: "string", default: DEFAULT_CACHE },
-    },
-  });
+/** The command line of `bench/peers.ts`, checked. */
+export interface PeersArgs {
+  workloads: Workload[];
+  peers: Peer[];
+  threads: number;
+  rounds: number;
+  timing: PeerTiming;
+  db?: string;
+  trace?: string;
+  tune: number;
+  cache: string;
+}
+
+/**
+ * Parses and checks `bench/peers.ts`'s arguments; a RangeError names the
+ * first bad one (the command prints it on one line and exits with 2).
+ *
+ * @example
+ * ```ts
+ * import { parsePeersArgs } from "./peers.ts";
+ * const a = parsePeersArgs(["--sizes", "none", "--convs", "1,8,8,8,8,3,3,1,1", "--peers", "onednn"]);
+ * if (a.workloads.length !== 1 || a.peers[0] !== "onednn") throw new Error();
+ * try {
+ *   parsePeersArgs(["--rounds", "0"]);
+ *   throw new Error("accepted");
+ * } catch (e) {
+ *   if (!(e instanceof RangeError)) throw e;
+ * }
+ * ```
+ */
+export function parsePeersArgs(args: string[]): PeersArgs {
+  let v;
+  try {
+    ({ values: v } = parseArgs({
+      args,
+      options: {
+        sizes: { type: "string", default: "256,512,1024" },
+        convs: { type: "string", default: "conv2,conv1" },
+        threads: { type: "string", default: "2" },
+        db: { type: "string" },
+        trace: { type: "string" },
+        tune: { type: "string", default: "0" },
+        peers: { type: "string", default: PEERS.join(",") },
+        warmup: { type: "string", default: "1" },
+        repeat: { type: "string", default: "5" },
+        "min-repeat-ms": { type: "string", default: "20" },
+        rounds: { type: "string", default: "3" },
+        cache: { type: "string", default: DEFAULT_CACHE },
+      },
+    }));
+  } catch (e) {
+    throw new RangeError((e as Error).message);
+  }
+  const count = (flag: string, text: string, min: number) => {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < min) {
+      throw new RangeError(`--${flag} must be an integer >= ${min}, not "${text}"`);
+    }
+    return n;
+  };
   const workloads: Workload[] = [];
   for (const s of v.sizes!.split(",").filter((x) => x && x !== "none")) {
-    const n = Number(s);
+    const n = count("sizes", s, 1);
     workloads.push(createWorkload("matmul", [n, n, n]));
   }
   for (
@@ -672,8 +714,12 @@ if (import.meta.main) {
       x && x !== "none"
     )
   ) {
-    const shape = NAMED_CONVS[c] ?? c.split(",").map(Number);
-    workloads.push(createWorkload("conv2d", shape));
+    const shape = NAMED_CONVS[c] ?? c.split(",").map((d) => count("convs", d, 0));
+    try {
+      workloads.push(createWorkload("conv2d", shape));
+    } catch (e) {
+      throw new RangeError(`--convs "${c}": ${(e as Error).message}`);
+    }
   }
   const peers = v.peers!.split(",") as Peer[];
   for (const p of peers) {
@@ -681,18 +727,39 @@ if (import.meta.main) {
       throw new RangeError(`Unknown peer "${p}"; known: ${PEERS.join(", ")}`);
     }
   }
+  return {
+    workloads,
+    peers,
+    threads: count("threads", v.threads!, 1),
+    rounds: count("rounds", v.rounds!, 1),
+    timing: {
+      warmup: count("warmup", v.warmup!, 0),
+      repeat: count("repeat", v.repeat!, 1),
+      minRepeatMs: count("min-repeat-ms", v["min-repeat-ms"]!, 0),
+    },
+    db: v.db,
+    trace: v.trace,
+    tune: count("tune", v.tune!, 0),
+    cache: v.cache!,
+  };
+}
+
+if (import.meta.main) {
+  let a: PeersArgs;
   let traces: Trace[] | undefined;
-  if (v.trace) {
-    const value = JSON.parse(await Deno.readTextFile(v.trace));
-    traces = (Array.isArray(value) ? value : [value]).map((t) => parseTrace(t));
+  try {
+    a = parsePeersArgs(Deno.args);
+    if (a.trace) {
+      const value = JSON.parse(await Deno.readTextFile(a.trace));
+      traces = (Array.isArray(value) ? value : [value]).map((t) => parseTrace(t));
+    }
+  } catch (e) {
+    console.error(`peers: ${(e as Error).message.split("\n")[0]}`);
+    Deno.exit(2);
   }
-  const threads = Number(v.threads);
-  const rounds = Number(v.rounds);
-  if (!Number.isInteger(rounds) || rounds < 1) throw new RangeError(`--rounds must be >= 1`);
+  const { workloads, peers, threads, rounds } = a;
   console.log(
-    `peers: ${threads} threads, best of ${rounds} round(s) over the peers, each the median of ${v.repeat} repeats (>= ${
-      v["min-repeat-ms"]
-    } ms each) after ${v.warmup} warm-up call(s); OPENBLAS_CORETYPE of this process: ${
+    `peers: ${threads} threads, best of ${rounds} round(s) over the peers, each the median of ${a.timing.repeat} repeats (>= ${a.timing.minRepeatMs} ms each) after ${a.timing.warmup} warm-up call(s); OPENBLAS_CORETYPE of this process: ${
       Deno.env.get("OPENBLAS_CORETYPE") ?? "unset"
     }; load average ${Deno.loadavg().map((x) => x.toFixed(2)).join(" ")}`,
   );
@@ -700,18 +767,9 @@ if (import.meta.main) {
     workloads,
     peers,
     threads,
-    timing: {
-      warmup: Number(v.warmup),
-      repeat: Number(v.repeat),
-      minRepeatMs: Number(v["min-repeat-ms"]),
-    },
-    tunebook: {
-      db: v.db,
-      traces,
-      tune: Number(v.tune),
-      cacheDir: join(v.cache!, "kernels"),
-    },
-    cacheDir: v.cache,
+    timing: a.timing,
+    tunebook: { db: a.db, traces, tune: a.tune, cacheDir: join(a.cache, "kernels") },
+    cacheDir: a.cache,
     rounds,
     log: (line) => console.error(`[peers] ${line}`),
   });

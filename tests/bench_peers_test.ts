@@ -14,6 +14,7 @@ import {
   avx512Missing,
   compileFailure,
   pairedRatio,
+  parsePeersArgs,
   PEERS,
   peersTable,
   referencePeer,
@@ -133,4 +134,47 @@ Deno.test("matmul is judged against OpenBLAS's default kernels when the AVX-512 
   assert.match(table, /\| matmul 8x8x8 \| 50\.0 \(0\.50x\) \| unavailable \| 100\.0 \(1\.00x\) \|/);
   assert.match(table, /tunebook \/ openblas-default, matmul 8x8x8, round by round: median 0\.45x/);
   assert.match(table, /openblas-avx512: unavailable: this CPU has no AVX-512/);
+});
+
+Deno.test("bench/peers.ts checks its arguments: a bad one exits with 2 and one line naming it", async () => {
+  const a = parsePeersArgs([
+    "--sizes",
+    "8",
+    "--convs",
+    "conv1;1,8,8,8,8,3,3,1,1",
+    "--threads",
+    "1",
+  ]);
+  assert.deepEqual(a.workloads.map((w) => w.name), ["matmul", "conv2d", "conv2d"]);
+  assert.equal(a.threads, 1);
+  for (
+    const [args, message] of [
+      [["--peers", "onednn,nope"], /Unknown peer "nope"/],
+      [["--rounds", "0"], /--rounds must be an integer >= 1, not "0"/],
+      [["--threads", "two"], /--threads must be an integer >= 1/],
+      [["--repeat", "1.5"], /--repeat must be an integer/],
+      [["--sizes", "0"], /--sizes must be an integer >= 1, not "0"/],
+      [["--convs", "1,8,8"], /--convs "1,8,8": Workload "conv2d" takes 9 dimensions/],
+      [["--bogus", "1"], /Unknown option '--bogus'/],
+    ] as const
+  ) {
+    assert.throws(() => parsePeersArgs([...args]), message, args.join(" "));
+  }
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      join(ROOT, "bench/peers.ts"),
+      "--sizes",
+      "none",
+      "--trace",
+      "/nonexistent/t.json",
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 2);
+  const err = new TextDecoder().decode(out.stderr).trim();
+  assert.equal(err.split("\n").length, 1, err);
+  assert.match(err, /^peers: .*nonexistent/);
 });
