@@ -331,26 +331,55 @@ function convNCHWcKnobs(w: Workload): Knob[] {
  * The parallel loop is `n` x `f.0` (`f`) or `n` x `f.0` x `y.0` (`fy`).
  */
 function convNCHWcApply(sch: Schedule, v: Record<string, unknown>): void {
-  const [FR, YR, XR] = [v.fr, v.yr, v.xr] as number[];
+  const FR = v.fr as number;
   const local = sch.cacheWrite("O");
   const wp = sch.cacheRead("Wt", "global", [local]);
   sch.transformLayout(wp, 0, FR);
   sch.transformLayout(local, 1, FR);
   if (sch.stages.some((s) => s.name === "P")) vectorizePadding(sch, v.pad_parallel === 1, "x");
-  const [fo, fi] = sch.split("O", "f", [null, FR]);
-  const [yo, yi] = sch.split("O", "y", [null, YR]);
-  const [xo, xi] = sch.split("O", "x", [null, XR]);
+  channelTileLoops(sch, local, v);
+  sch.reorder(local, [...CONV_REDUCE_ORDERS[v.order as number], "n", "y", "x", "f"]);
+  channelTileBody(sch, local, v);
+}
+
+/**
+ * The output loops of the channel-vector tile (`conv2d-nchwc`,
+ * `conv2d-nchwxc`): `n`, `f.0`, `y.0`, `x.0`, then YR rows and XR columns
+ * unrolled and FR channels vectorized; the parallel loop `n` x `f.0` (`f`)
+ * or `n` x `f.0` x `y.0` (`fy`); the tile `local` computed at `x.0`.
+ */
+function channelTileLoops(sch: Schedule, local: string, v: Record<string, unknown>): void {
+  const [fo, fi] = sch.split("O", "f", [null, v.fr as number]);
+  const [yo, yi] = sch.split("O", "y", [null, v.yr as number]);
+  const [xo, xi] = sch.split("O", "x", [null, v.xr as number]);
   sch.reorder("O", ["n", fo, yo, xo, yi, xi, fi]);
   sch.parallel("O", sch.fuse("O", v.parallel === "f" ? ["n", fo] : ["n", fo, yo]));
   sch.computeAt(local, "O", xo);
   sch.unroll("O", yi);
   sch.unroll("O", xi);
   sch.vectorize("O", fi);
-  sch.reorder(local, [...CONV_REDUCE_ORDERS[v.order as number], "n", "y", "x", "f"]);
+}
+
+/**
+ * The tile's own loops after its reduction order is set: the kernel's width
+ * unrolled when `unroll_kw`, rows and columns unrolled, channels vectorized.
+ */
+function channelTileBody(sch: Schedule, local: string, v: Record<string, unknown>): void {
   if (v.unroll_kw === 1) sch.unroll(local, "rx");
   sch.unroll(local, "y");
   sch.unroll(local, "x");
   sch.vectorize(local, "f");
+}
+
+/**
+ * The register rule of the channel-vector tiles: the accumulators, the FR/16
+ * filter vectors of a step and a broadcast fit AVX-512's 32 registers (a 64 x
+ * 7 tile, 28 + 4 + 1, spills and ran at 0.85 of the 32 x 7 one on the 512 x 7
+ * x 7 layer).
+ */
+function channelTileFits(v: Record<string, unknown>): boolean {
+  const vectors = (v.fr as number) / 16;
+  return (v.yr as number) * (v.xr as number) * vectors + vectors + 1 <= 32;
 }
 
 /**
@@ -390,7 +419,7 @@ function convNCHWxcKnobs(w: Workload): Knob[] {
  * unpadded input).
  */
 function convNCHWxcApply(sch: Schedule, v: Record<string, unknown>): void {
-  const [FR, YR, XR, CB] = [v.fr, v.yr, v.xr, v.ic_bn] as number[];
+  const [FR, CB] = [v.fr, v.ic_bn] as number[];
   const local = sch.cacheWrite("O");
   const wp = sch.cacheRead("Wt", "global", [local]);
   if (CB > 0) sch.transformLayout(wp, 1, CB);
@@ -406,23 +435,12 @@ function convNCHWxcApply(sch: Schedule, v: Record<string, unknown>): void {
     if (!padded || v.pad_parallel === 1) sch.parallel(copy, co);
     sch.vectorize(copy, ci);
   } else if (padded) vectorizePadding(sch, v.pad_parallel === 1, "x");
-  const [fo, fi] = sch.split("O", "f", [null, FR]);
-  const [yo, yi] = sch.split("O", "y", [null, YR]);
-  const [xo, xi] = sch.split("O", "x", [null, XR]);
-  sch.reorder("O", ["n", fo, yo, xo, yi, xi, fi]);
-  sch.parallel("O", sch.fuse("O", v.parallel === "f" ? ["n", fo] : ["n", fo, yo]));
-  sch.computeAt(local, "O", xo);
-  sch.unroll("O", yi);
-  sch.unroll("O", xi);
-  sch.vectorize("O", fi);
+  channelTileLoops(sch, local, v);
   if (CB > 0) {
     const [co, ci] = sch.split(local, "rc", [null, CB]);
     sch.reorder(local, [co, "ry", "rx", ci, "n", "y", "x", "f"]);
   } else sch.reorder(local, [...CONV_REDUCE_ORDERS[0], "n", "y", "x", "f"]);
-  if (v.unroll_kw === 1) sch.unroll(local, "rx");
-  sch.unroll(local, "y");
-  sch.unroll(local, "x");
-  sch.vectorize(local, "f");
+  channelTileBody(sch, local, v);
 }
 
 const TEMPLATES: Record<string, Template> = {
@@ -469,23 +487,13 @@ const TEMPLATES: Record<string, Template> = {
     workloads: ["conv2d"],
     knobs: convNCHWcKnobs,
     apply: convNCHWcApply,
-    // The accumulators, the FR/16 filter vectors of a step and a broadcast
-    // fit AVX-512's 32 registers (a 64 x 7 tile, 28 + 4 + 1, spills and ran
-    // at 0.85 of the 32 x 7 one on the 512 x 7 x 7 layer).
-    isValid: (v) => {
-      const vectors = (v.fr as number) / 16;
-      return (v.yr as number) * (v.xr as number) * vectors + vectors + 1 <= 32;
-    },
+    isValid: channelTileFits,
   },
   "conv2d-nchwxc": {
     workloads: ["conv2d"],
     knobs: convNCHWxcKnobs,
     apply: convNCHWxcApply,
-    // conv2d-nchwc's register rule.
-    isValid: (v) => {
-      const vectors = (v.fr as number) / 16;
-      return (v.yr as number) * (v.xr as number) * vectors + vectors + 1 <= 32;
-    },
+    isValid: channelTileFits,
   },
   "conv2d-rich": {
     workloads: ["conv2d"],
