@@ -38,7 +38,6 @@
  * otherwise the cell says `none`.
  * @module
  */
-import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { median, RecordsDB, workloadKey } from "../datasets/db.ts";
@@ -49,6 +48,7 @@ import { createBuilder, exists, sha256Hex } from "../measure/builder.ts";
 import { howItEnded, outputWithin } from "../measure/subprocess.ts";
 import { kernelSource, signatureOf } from "../tuner/kernel.ts";
 import { runSession } from "../tuner/session.ts";
+import { nonNegativeInt, parseFlags, positiveInt, runCommand, UsageError } from "../cli/args.ts";
 
 /** Directory of the harness sources. */
 export const PEERS_DIR: string = fileURLToPath(new URL("./peers/", import.meta.url));
@@ -644,6 +644,10 @@ export function peersTable(rows: PeerRow[], peers: readonly Peer[]): string {
   return [...lines, ...[...notes].map((n) => `- ${n}`), ...paired].join("\n");
 }
 
+const PEERS_USAGE = `usage: deno run -A bench/peers.ts [--sizes 256,512,1024] [--convs conv2,conv1]
+  [--threads 2] [--db runs.db] [--trace best.json] [--tune N] [--peers ${PEERS.join(",")}]
+  [--warmup 1] [--repeat 5] [--min-repeat-ms 20] [--rounds 3] [--cache DIR]`;
+
 /** The command line of `bench/peers.ts`, checked. */
 export interface PeersArgs {
   workloads: Workload[];
@@ -658,131 +662,118 @@ export interface PeersArgs {
 }
 
 /**
- * Parses and checks `bench/peers.ts`'s arguments; a RangeError names the
- * first bad one (the command prints it on one line and exits with 2).
+ * Parses and checks `bench/peers.ts`'s arguments with the commands' flag
+ * helpers (`cli/args.ts`); a UsageError names the first bad one (the
+ * command prints it on one line and exits with 2).
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parsePeersArgs } from "./peers.ts";
+ * import { UsageError } from "../cli/args.ts";
  * const a = parsePeersArgs(["--sizes", "none", "--convs", "1,8,8,8,8,3,3,1,1", "--peers", "onednn"]);
- * if (a.workloads.length !== 1 || a.peers[0] !== "onednn") throw new Error();
- * try {
- *   parsePeersArgs(["--rounds", "0"]);
- *   throw new Error("accepted");
- * } catch (e) {
- *   if (!(e instanceof RangeError)) throw e;
- * }
+ * assert.equal(a.workloads.length, 1);
+ * assert.throws(() => parsePeersArgs(["--rounds", "0"]), UsageError);
  * ```
  */
 export function parsePeersArgs(args: string[]): PeersArgs {
-  let v;
-  try {
-    ({ values: v } = parseArgs({
-      args,
-      options: {
-        sizes: { type: "string", default: "256,512,1024" },
-        convs: { type: "string", default: "conv2,conv1" },
-        threads: { type: "string", default: "2" },
-        db: { type: "string" },
-        trace: { type: "string" },
-        tune: { type: "string", default: "0" },
-        peers: { type: "string", default: PEERS.join(",") },
-        warmup: { type: "string", default: "1" },
-        repeat: { type: "string", default: "5" },
-        "min-repeat-ms": { type: "string", default: "20" },
-        rounds: { type: "string", default: "3" },
-        cache: { type: "string", default: DEFAULT_CACHE },
-      },
-    }));
-  } catch (e) {
-    throw new RangeError((e as Error).message);
-  }
-  const count = (flag: string, text: string, min: number) => {
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < min) {
-      throw new RangeError(`--${flag} must be an integer >= ${min}, not "${text}"`);
+  const v = parseFlags(args, {
+    sizes: { type: "string", default: "256,512,1024" },
+    convs: { type: "string", default: "conv2,conv1" },
+    threads: { type: "string", default: "2" },
+    db: { type: "string" },
+    trace: { type: "string" },
+    tune: { type: "string", default: "0" },
+    peers: { type: "string", default: PEERS.join(",") },
+    warmup: { type: "string", default: "1" },
+    repeat: { type: "string", default: "5" },
+    "min-repeat-ms": { type: "string", default: "20" },
+    rounds: { type: "string", default: "3" },
+    cache: { type: "string", default: DEFAULT_CACHE },
+  }, PEERS_USAGE);
+  // createWorkload checks every dimension; its message gets the flag in front.
+  const workload = (flag: string, text: string, name: string, shape: number[]) => {
+    try {
+      return createWorkload(name, shape);
+    } catch (e) {
+      throw new UsageError(`--${flag} "${text}": ${(e as Error).message}`);
     }
-    return n;
   };
   const workloads: Workload[] = [];
-  for (const s of v.sizes!.split(",").filter((x) => x && x !== "none")) {
-    const n = count("sizes", s, 1);
-    workloads.push(createWorkload("matmul", [n, n, n]));
+  for (const s of v.sizes.split(",").filter((x) => x && x !== "none")) {
+    workloads.push(workload("sizes", s, "matmul", [Number(s), Number(s), Number(s)]));
   }
   for (
-    const c of v.convs!.split(";").flatMap((x) => x.split(/,(?=[a-z])/)).filter((x) =>
+    const c of v.convs.split(";").flatMap((x) => x.split(/,(?=[a-z])/)).filter((x) =>
       x && x !== "none"
     )
   ) {
-    const shape = NAMED_CONVS[c] ?? c.split(",").map((d) => count("convs", d, 0));
-    try {
-      workloads.push(createWorkload("conv2d", shape));
-    } catch (e) {
-      throw new RangeError(`--convs "${c}": ${(e as Error).message}`);
-    }
+    workloads.push(workload("convs", c, "conv2d", NAMED_CONVS[c] ?? c.split(",").map(Number)));
   }
-  const peers = v.peers!.split(",") as Peer[];
+  const peers = v.peers.split(",") as Peer[];
   for (const p of peers) {
     if (!(PEERS as readonly string[]).includes(p)) {
-      throw new RangeError(`Unknown peer "${p}"; known: ${PEERS.join(", ")}`);
+      throw new UsageError(`Unknown peer "${p}"; known: ${PEERS.join(", ")}`);
     }
   }
   return {
     workloads,
     peers,
-    threads: count("threads", v.threads!, 1),
-    rounds: count("rounds", v.rounds!, 1),
+    threads: positiveInt("threads", v.threads, 2),
+    rounds: positiveInt("rounds", v.rounds, 3),
     timing: {
-      warmup: count("warmup", v.warmup!, 0),
-      repeat: count("repeat", v.repeat!, 1),
-      minRepeatMs: count("min-repeat-ms", v["min-repeat-ms"]!, 0),
+      warmup: nonNegativeInt("warmup", v.warmup, 1),
+      repeat: positiveInt("repeat", v.repeat, 5),
+      minRepeatMs: nonNegativeInt("min-repeat-ms", v["min-repeat-ms"], 20),
     },
     db: v.db,
     trace: v.trace,
-    tune: count("tune", v.tune!, 0),
-    cache: v.cache!,
+    tune: nonNegativeInt("tune", v.tune, 0),
+    cache: v.cache,
   };
 }
 
-if (import.meta.main) {
-  let a: PeersArgs;
-  let traces: Trace[] | undefined;
+/** The traces of a `--trace` file (one or a list); a UsageError names the file. */
+async function readTraces(path: string): Promise<Trace[]> {
   try {
-    a = parsePeersArgs(Deno.args);
-    if (a.trace) {
-      const value = JSON.parse(await Deno.readTextFile(a.trace));
-      traces = (Array.isArray(value) ? value : [value]).map((t) => parseTrace(t));
-    }
+    const value = JSON.parse(await Deno.readTextFile(path));
+    return (Array.isArray(value) ? value : [value]).map((t) => parseTrace(t));
   } catch (e) {
-    console.error(`peers: ${(e as Error).message.split("\n")[0]}`);
-    Deno.exit(2);
+    throw new UsageError(`--trace ${path}: ${(e as Error).message}`);
   }
-  const { workloads, peers, threads, rounds } = a;
-  console.log(
-    `peers: ${threads} threads, best of ${rounds} round(s) over the peers, each the median of ${a.timing.repeat} repeats (>= ${a.timing.minRepeatMs} ms each) after ${a.timing.warmup} warm-up call(s); OPENBLAS_CORETYPE of this process: ${
-      Deno.env.get("OPENBLAS_CORETYPE") ?? "unset"
-    }; load average ${Deno.loadavg().map((x) => x.toFixed(2)).join(" ")}`,
-  );
-  const rows = await runPeers({
-    workloads,
-    peers,
-    threads,
-    timing: a.timing,
-    tunebook: { db: a.db, traces, tune: a.tune, cacheDir: join(a.cache, "kernels") },
-    cacheDir: a.cache,
-    rounds,
-    log: (line) => console.error(`[peers] ${line}`),
+}
+
+if (import.meta.main) {
+  await runCommand("peers", async (argv) => {
+    const a = parsePeersArgs(argv);
+    const traces = a.trace ? await readTraces(a.trace) : undefined;
+    const { workloads, peers, threads, rounds } = a;
+    console.log(
+      `peers: ${threads} threads, best of ${rounds} round(s) over the peers, each the median of ${a.timing.repeat} repeats (>= ${a.timing.minRepeatMs} ms each) after ${a.timing.warmup} warm-up call(s); OPENBLAS_CORETYPE of this process: ${
+        Deno.env.get("OPENBLAS_CORETYPE") ?? "unset"
+      }; load average ${Deno.loadavg().map((x) => x.toFixed(2)).join(" ")}`,
+    );
+    const rows = await runPeers({
+      workloads,
+      peers,
+      threads,
+      timing: a.timing,
+      tunebook: { db: a.db, traces, tune: a.tune, cacheDir: join(a.cache, "kernels") },
+      cacheDir: a.cache,
+      rounds,
+      log: (line) => console.error(`[peers] ${line}`),
+    });
+    console.log(peersTable(rows, peers));
+    console.log(JSON.stringify({
+      threads,
+      results: rows.flatMap((r) =>
+        peers.map((p) => ({
+          workload: r.workload.name,
+          shape: r.workload.shape,
+          peer: p,
+          ...r.figures[p],
+        }))
+      ),
+    }));
   });
-  console.log(peersTable(rows, peers));
-  console.log(JSON.stringify({
-    threads,
-    results: rows.flatMap((r) =>
-      peers.map((p) => ({
-        workload: r.workload.name,
-        shape: r.workload.shape,
-        peer: p,
-        ...r.figures[p],
-      }))
-    ),
-  }));
 }

@@ -371,10 +371,43 @@ function integer(text: string, flag: string, { min, max }: { min: number; max: n
 export function positiveInt(flag: string, v: string | undefined, def: number): number;
 export function positiveInt(flag: string, v: string | undefined, def?: number): number | undefined;
 export function positiveInt(flag: string, v: string | undefined, def?: number): number | undefined {
+  return intAtLeast(1, "a positive integer", flag, v, def);
+}
+
+/**
+ * The integer >= 0 of flag `--flag` (`def` when absent); a UsageError naming the flag otherwise.
+ *
+ * @example
+ * ```ts
+ * import { nonNegativeInt } from "./args.ts";
+ * if (nonNegativeInt("warmup", "0") !== 0 || nonNegativeInt("warmup", undefined, 1) !== 1) throw new Error();
+ * ```
+ */
+export function nonNegativeInt(flag: string, v: string | undefined, def: number): number;
+export function nonNegativeInt(
+  flag: string,
+  v: string | undefined,
+  def?: number,
+): number | undefined;
+export function nonNegativeInt(
+  flag: string,
+  v: string | undefined,
+  def?: number,
+): number | undefined {
+  return intAtLeast(0, "an integer >= 0", flag, v, def);
+}
+
+function intAtLeast(
+  min: number,
+  what: string,
+  flag: string,
+  v: string | undefined,
+  def?: number,
+): number | undefined {
   if (v === undefined) return def;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) {
-    throw new UsageError(`--${flag} must be a positive integer, got "${v}"`);
+  if (!Number.isInteger(n) || n < min) {
+    throw new UsageError(`--${flag} must be ${what}, got "${v}"`);
   }
   return n;
 }

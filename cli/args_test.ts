@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { HelpRequest, parseTuneArgs } from "./args.ts";
+import { HelpRequest, nonNegativeInt, parseTuneArgs, positiveInt, UsageError } from "./args.ts";
 
 Deno.test("tune --overlap pipelines rounds only when asked", () => {
   const base = ["--workload", "matmul", "--shape", "8,8,8"];
@@ -41,4 +41,13 @@ Deno.test("tune --help is a HelpRequest carrying the usage", () => {
     assert.match(e.message, /^usage: deno task tune/);
     return true;
   });
+});
+
+Deno.test("positiveInt and nonNegativeInt take whole numbers from their bound up and name the flag otherwise", () => {
+  assert.equal(positiveInt("rounds", "3"), 3);
+  assert.equal(nonNegativeInt("warmup", "0"), 0);
+  assert.equal(nonNegativeInt("warmup", undefined, 1), 1);
+  assert.throws(() => positiveInt("rounds", "0"), /--rounds must be a positive integer, got "0"/);
+  assert.throws(() => nonNegativeInt("warmup", "-1"), /--warmup must be an integer >= 0, got "-1"/);
+  assert.throws(() => nonNegativeInt("tune", "2.5"), UsageError);
 });

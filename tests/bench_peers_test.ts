@@ -150,10 +150,10 @@ Deno.test("bench/peers.ts checks its arguments: a bad one exits with 2 and one l
   for (
     const [args, message] of [
       [["--peers", "onednn,nope"], /Unknown peer "nope"/],
-      [["--rounds", "0"], /--rounds must be an integer >= 1, not "0"/],
-      [["--threads", "two"], /--threads must be an integer >= 1/],
-      [["--repeat", "1.5"], /--repeat must be an integer/],
-      [["--sizes", "0"], /--sizes must be an integer >= 1, not "0"/],
+      [["--rounds", "0"], /--rounds must be a positive integer, got "0"/],
+      [["--threads", "two"], /--threads must be a positive integer, got "two"/],
+      [["--repeat", "1.5"], /--repeat must be a positive integer, got "1.5"/],
+      [["--sizes", "0"], /--sizes "0": Dimension M of "matmul" must be a positive integer, got 0/],
       [["--convs", "1,8,8"], /--convs "1,8,8": Workload "conv2d" takes 9 dimensions/],
       [["--bogus", "1"], /Unknown option '--bogus'/],
     ] as const
@@ -176,5 +176,5 @@ Deno.test("bench/peers.ts checks its arguments: a bad one exits with 2 and one l
   assert.equal(out.code, 2);
   const err = new TextDecoder().decode(out.stderr).trim();
   assert.equal(err.split("\n").length, 1, err);
-  assert.match(err, /^peers: .*nonexistent/);
+  assert.match(err, /^peers: --trace \/nonexistent\/t\.json: /);
 });
