@@ -93,13 +93,10 @@ function minMax(t: string): string[] {
 }
 
 /**
- * `tb_storeu_n(p, v, n)`: the first n lanes of v, n a constant once inlined,
- * by plain stores of 8, 4, 2 and 1 floats. The transposed copy-out of a
- * tile of fewer columns than lanes uses it: by vmaskmovps stores instead, the
- * 16 x 1 x 4 tile's kernel of ResNet-18's 64 x 56 x 56 convolution was slower
- * on AMD's Zen 3 in 9 of 10 alternating runs (best of 200 calls, 1 and 2
- * threads; on 2 threads by 4-11%; scratch harness). A memcpy of 4n bytes went
- * through the stack for n = 6.
+ * `tb_storeu_n(p, v, n)`: the first n lanes of v by plain stores of 8, 4, 2
+ * and 1 floats (a memcpy of 4n bytes went through the stack for n = 6). The
+ * AVX `tb_storeu_m` takes it for a mask of the first n lanes: see
+ * {@link PREFIX_STORE}.
  */
 function storeHead(lanes: 8 | 16): string[] {
   const v = `tb_v${lanes}`;
@@ -138,6 +135,24 @@ function storeHead(lanes: 8 | 16): string[] {
     "}",
   ];
 }
+
+/**
+ * The start of the AVX `tb_storeu_m` (vmaskmovps): a mask of the first n
+ * lanes goes to `tb_storeu_n`. The transposed copy-out of a tile narrower
+ * than a vector stores such masks (constants, so the test folds away), and
+ * so does a padded row's end. On AMD's Zen 3, with plain stores instead of
+ * vmaskmovps, the 16 x 1 x 4 tile of ResNet-18's 64 x 56 x 56 convolution ran
+ * faster in 9 of 10 alternating runs (best of 200 calls, 1 and 2 threads; on
+ * 2 threads by 4-11%), and its padding copy took 10-32% less time in 5 of 6
+ * (scratch harness).
+ */
+const PREFIX_STORE = [
+  "  /* A mask of the first n lanes: plain stores (vmaskmovps stores are slow on AMD's cores). */",
+  "  if ((m & (m + 1)) == 0) {",
+  "    tb_storeu_n(p, v, __builtin_popcount(m));",
+  "    return;",
+  "  }",
+];
 
 /** `tb_transpose8`: 8 AVX vectors transposed in place (the 16 x 16 transpose of AVX2 uses it too). */
 const TRANSPOSE_8 = [
@@ -216,6 +231,7 @@ const VECTOR_PRELUDE_16 = [
   "  return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);",
   "}",
   "static inline void tb_storeu_m(float *p, tb_v16 v, unsigned m) {",
+  ...PREFIX_STORE,
   "  tb_v8 lo = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);",
   "  tb_v8 hi = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);",
   "  __builtin_ia32_maskstoreps256((tb_v8 *)p, tb_lane_bits(m), lo);",
@@ -320,13 +336,8 @@ const VECTOR_PRELUDE_8 = [
   "static inline tb_v8 tb_loadu_m(const float *p, unsigned m) {",
   "  return __builtin_ia32_maskloadps256((const tb_v8 *)p, tb_lane_bits(m));",
   "}",
-  "/* A mask of the first n lanes (a padded row's end) takes plain stores: the padding copy of a",
-  "   64 x 56 x 56 input took 10-32% less time on Zen 3 in 5 of 6 alternating runs. */",
   "static inline void tb_storeu_m(float *p, tb_v8 v, unsigned m) {",
-  "  if ((m & (m + 1)) == 0) {",
-  "    tb_storeu_n(p, v, __builtin_popcount(m));",
-  "    return;",
-  "  }",
+  ...PREFIX_STORE,
   "  __builtin_ia32_maskstoreps256((tb_v8 *)p, tb_lane_bits(m), v);",
   "}",
   "#else",
@@ -1142,7 +1153,7 @@ function emitTransposedCopy(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): bo
         lines.push(
           n === lanes
             ? `${pad}  tb_storeu(${p}, tb_t[${j}]);`
-            : `${pad}  tb_storeu_n(${p}, tb_t[${j}], ${n});`,
+            : `${pad}  tb_storeu_m(${p}, tb_t[${j}], ${(1 << n) - 1}u);`,
         );
       }
       lines.push(`${pad}}`);
