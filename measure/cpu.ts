@@ -138,7 +138,10 @@ export const CLANG_FLAGS: readonly string[] = [
   "-Wno-psabi",
 ];
 
-const GCC: KernelCompiler = { cc: "gcc", flags: GCC_FLAGS, openmp: "libgomp.so.1" };
+/** GCC's OpenMP runtime, which its kernels load (clang's is `libomp.so.5`). */
+export const LIBGOMP = "libgomp.so.1";
+
+const GCC: KernelCompiler = { cc: "gcc", flags: GCC_FLAGS, openmp: LIBGOMP };
 /**
  * The compiler kernels are built with: gcc with {@link GCC_FLAGS}, unless
  * `cc` (default: the environment's `TUNEBOOK_CC`, read at each call) names
@@ -167,7 +170,7 @@ export function kernelCompiler(cc?: string): KernelCompiler {
   if (!name || name === "gcc") return GCC;
   return /clang/.test(name)
     ? { cc: name, flags: CLANG_FLAGS, openmp: "libomp.so.5" }
-    : { cc: name, flags: GCC_FLAGS, openmp: "libgomp.so.1" };
+    : { cc: name, flags: GCC_FLAGS, openmp: LIBGOMP };
 }
 
 /** `TUNEBOOK_CC`, or undefined where it is unset or cannot be read. */

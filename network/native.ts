@@ -26,7 +26,7 @@ import { lower } from "../ir/lower.ts";
 import type { Schedule } from "../ir/schedule.ts";
 import { pointerTable } from "../measure/buffers.ts";
 import { createBuilder } from "../measure/builder.ts";
-import { kernelCompiler, vectorLanes } from "../measure/cpu.ts";
+import { kernelCompiler, LIBGOMP, vectorLanes } from "../measure/cpu.ts";
 
 /** A compiled kernel loaded into this process. */
 export interface NativeKernel {
@@ -51,8 +51,8 @@ const OPENMP_SYMBOLS = {
 
 /** The kernels' OpenMP runtime (libgomp, or clang's libomp), held open for the process's life. */
 let openmp: Deno.DynamicLibrary<typeof OPENMP_SYMBOLS> | null | undefined;
-/** Its file name (`libgomp.so.1`, `libomp.so.5`). */
-let openmpName = "";
+/** Whether it is libgomp, whose threads {@link pauseOpenMP} may end. */
+let pausable = false;
 
 /**
  * Kernels built with -fopenmp leave libgomp's threads running: closing the last
@@ -65,8 +65,9 @@ function pinOpenMP(): void {
     // kernel ran (every later compiler process died of SIGABRT before its exec);
     // it reads this when it starts, so set it before any kernel loads it.
     Deno.env.set("KMP_INIT_AT_FORK", "false");
-    openmpName = kernelCompiler().openmp;
-    openmp = Deno.dlopen(openmpName, OPENMP_SYMBOLS);
+    const { openmp: name } = kernelCompiler();
+    openmp = Deno.dlopen(name, OPENMP_SYMBOLS);
+    pausable = name === LIBGOMP;
   } catch {
     openmp = null; // no OpenMP runtime: kernels are built without it
   }
@@ -84,7 +85,7 @@ function pinOpenMP(): void {
  * kernel's library.
  */
 export function pauseOpenMP(): void {
-  if (openmpName !== "libomp.so.5") openmp?.symbols.omp_pause_resource_all(2);
+  if (pausable) openmp?.symbols.omp_pause_resource_all(2);
 }
 
 /** Where compiled kernels are cached by default. */
