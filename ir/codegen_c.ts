@@ -647,6 +647,7 @@ function emitStmt(s: Stmt, depth: number, ctx: Ctx): void {
     case "for":
       if (s.kind === "vectorize" && emitVectorLoop(s, depth, ctx)) return;
       if (s.kind === "unroll" && emitTransposedCopy(s, depth, ctx)) return;
+      if (s.kind === "serial" && emitTransposedGather(s, depth, ctx)) return;
       // A loop of one iteration is a constant (a register tile's unit `n` axis, say).
       if (
         (s.extent === 1 && s.kind !== "vectorize") ||
@@ -1165,12 +1166,97 @@ function emitTransposedCopy(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): bo
 }
 
 /**
+ * A loop `x` around a vectorized loop `c` whose one store runs along `c` in
+ * memory (coefficient 1), copying a value read along `x` (coefficient 1) and
+ * strided along `c`, maybe zero-padded (`select(cond, load, 0)`, `cond`
+ * independent of `c`): an NCHW input copied into a channel-blocked one,
+ * `[C/CB][H][W][CB]` (`conv2d-nchwxc`'s padding copy). Written as blocks of
+ * L x L values (L lanes a vector): L vector loads along `x` (masked by the
+ * padding's condition and, past the loop's end, by the lanes left), an
+ * in-register transpose, L vector stores along `c`; the gather it replaces
+ * reads one float per load, each of another channel's plane (7.5-37% of the
+ * 64 x 56 x 56 layer's time, see bench/README.md). Returns false (nothing
+ * written) when the loop is not such a copy.
+ */
+function emitTransposedGather(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolean {
+  const lanes = ctx.lanes;
+  const inner = s.body.length === 1 ? s.body[0] : undefined;
+  if (
+    !inner || inner.k !== "for" || inner.kind !== "vectorize" || inner.extent % lanes !== 0 ||
+    inner.body.length !== 1 || s.extent < lanes || inner.extent > MAX_EXPLICIT_UNROLL
+  ) return false;
+  const st = inner.body[0];
+  if (st.k !== "store" || st.accumulate || ctx.tiles.has(st.buf) || ctx.promote) return false;
+  const sx = coefOf(st.index, s.v, ctx.consts);
+  if (coefOf(st.index, inner.v, ctx.consts) !== 1 || sx === undefined) return false;
+  const { value, conds } = laneStore(st);
+  if (value.k !== "load" || ctx.tiles.has(value.buf)) return false;
+  const sc = coefOf(value.index, inner.v, ctx.consts);
+  if (coefOf(value.index, s.v, ctx.consts) !== 1 || sc === undefined || sc <= 1) return false;
+  if (conds.some((c) => coefOf(c, inner.v, ctx.consts) !== 0)) return false;
+  const x: AExpr = { k: "var", name: s.v };
+  const masks = conds.map((c) => laneMask(c, s.v, x, ctx));
+  if (masks.some((m) => m === undefined)) return false;
+  const pad = "  ".repeat(depth);
+  const vt = ctx.vt;
+  /** One block at `x` = s.v: loads (masked by `mask` when given), transpose, the first `n` stores. */
+  const block = (mask: string | undefined, n: number, indent: string): string[] => {
+    const lines: string[] = [];
+    for (let fb = 0; fb < inner.extent; fb += lanes) {
+      lines.push(`${indent}{`, `${indent}  ${vt} tb_t[${lanes}];`);
+      for (let i = 0; i < lanes; i++) {
+        const at = new Map(ctx.consts).set(inner.v, fb + i);
+        const p = `&${value.buf}[${indexCode(value.index, ctx, at)}]`;
+        lines.push(
+          `${indent}  tb_t[${i}] = ${mask ? `tb_loadu_m(${p}, ${mask})` : `tb_loadu(${p})`};`,
+        );
+      }
+      lines.push(`${indent}  tb_transpose${lanes}(tb_t);`);
+      for (let j = 0; j < n; j++) {
+        const at = new Map(ctx.consts).set(inner.v, fb);
+        const p = `&${st.buf}[${indexCode(st.index, ctx, at)} + ${j * sx}]`;
+        lines.push(`${indent}  tb_storeu(${p}, tb_t[${j}]);`);
+      }
+      lines.push(`${indent}}`);
+    }
+    return lines;
+  };
+  const cond = masks.length > 0 ? masks.join(" & ") : undefined;
+  const full = s.extent - (s.extent % lanes);
+  const lines = [`${pad}for (int ${s.v} = 0; ${s.v} < ${full}; ${s.v} += ${lanes}) {`];
+  if (cond) {
+    lines.push(
+      `${pad}  const unsigned tb_m = ${cond};`,
+      `${pad}  if (tb_m == ${ctx.full}) {`,
+      ...block(undefined, lanes, `${pad}    `),
+      `${pad}  } else {`,
+      ...block("tb_m", lanes, `${pad}    `),
+      `${pad}  }`,
+    );
+  } else lines.push(...block(undefined, lanes, `${pad}  `));
+  lines.push(`${pad}}`);
+  const rest = s.extent - full;
+  if (rest > 0) {
+    lines.push(
+      `${pad}{`,
+      `${pad}  const int ${s.v} = ${full};`,
+      `${pad}  const unsigned tb_m = tb_lanes_lt(${rest})${cond ? ` & ${cond}` : ""};`,
+      ...block("tb_m", rest, `${pad}  `),
+      `${pad}}`,
+    );
+  }
+  ctx.out.push(...lines);
+  ctx.vectors = true;
+  return true;
+}
+
+/**
  * The lanes of the vector of `v` at `base` where condition `c` holds, as a C mask
  * expression, when `c` bounds the lane linearly (`a(v) < b` and the like,
  * `a` with a positive coefficient in `v`: 2 for a stride-2 reader) or does
  * not depend on it; else undefined.
  */
-function laneMask(c: AExpr, v: string, base: number, ctx: Ctx): string | undefined {
+function laneMask(c: AExpr, v: string, base: number | AExpr, ctx: Ctx): string | undefined {
   if (coefOf(c, v, ctx.consts) === 0) return `(${expr(c)} ? ${ctx.full} : 0u)`;
   if (c.k === "and") {
     const a = laneMask(c.a, v, base, ctx), b = laneMask(c.b, v, base, ctx);
@@ -1185,7 +1271,7 @@ function laneMask(c: AExpr, v: string, base: number, ctx: Ctx): string | undefin
   // truncates, and every room <= 0 gives no lane either way).
   const room = expr(substitute(
     { k: "bin", op: "-", a: c.b, b: c.a },
-    new Map([[v, int(base)]]),
+    new Map([[v, typeof base === "number" ? int(base) : base]]),
   ));
   const lanes = (extra: number) => {
     const n = extra === 0 ? room : `${room} + ${extra}`;

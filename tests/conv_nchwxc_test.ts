@@ -9,6 +9,8 @@ import assert from "node:assert/strict";
 import { checkBothTargets, templateSource } from "./_conv_check.ts";
 import { templateSpace } from "../search/templates.ts";
 import { createWorkload } from "../ir/workloads.ts";
+import { generateC } from "../ir/codegen_c.ts";
+import { lower } from "../ir/lower.ts";
 
 const POINT = {
   fr: 16,
@@ -60,6 +62,28 @@ Deno.test("conv2d-nchwxc writes the padded input in channel blocks and reads a b
   );
 });
 
+Deno.test("conv2d-nchwxc's padding copy is written as register transposes when a block fills vectors", () => {
+  const { schedule } = templateSource("conv2d-nchwxc", [1, 32, 9, 21, 16, 3, 3, 1, 1], {
+    ...POINT,
+    ic_bn: 16,
+  });
+  for (const lanes of [8, 16] as const) {
+    const copy = generateC(lower(schedule), { lanes }).split("void tb_compute(float **bufs) {")[1]
+      .split("#pragma omp parallel for")[1];
+    // 23 padded columns: blocks of `lanes` along x, then a masked tail of 23 % lanes.
+    assert.match(
+      copy,
+      new RegExp(`for \\(int v_P_x = 0; v_P_x < ${23 - (23 % lanes)}; v_P_x \\+= ${lanes}\\)`),
+    );
+    assert.match(copy, new RegExp(`const int v_P_x = ${23 - (23 % lanes)};`));
+    assert.match(copy, new RegExp(`tb_transpose${lanes}\\(tb_t\\);`));
+    // The rows read along x, masked where padding or the tail cuts lanes.
+    assert.match(copy, /tb_t\[1\] = tb_loadu_m\(&T_I\[/);
+    assert.match(copy, /tb_storeu\(&T_P\[/);
+    assert.doesNotMatch(copy, /T_P\[[^\]]*\] =/);
+  }
+});
+
 Deno.test("conv2d-nchwxc copies an unpadded input into channel blocks at the root", () => {
   const { source } = templateSource("conv2d-nchwxc", [1, 24, 14, 14, 48, 1, 1, 2, 0], {
     ...POINT,
@@ -97,6 +121,9 @@ for (
       fr: 48,
       xr: 7,
     }],
+    // 16-channel blocks: the padding copy transposed in 16 x 16 (AVX-512) and 8 x 8 blocks,
+    // 23 padded columns a masked tail either way.
+    ["blocks of 16, 21 columns", [1, 32, 9, 21, 16, 3, 3, 1, 1], { ...POINT, ic_bn: 16 }],
     ["the NCHW input (ic_bn 0)", [1, 5, 9, 13, 20, 3, 3, 1, 1], { ...POINT, ic_bn: 0 }],
   ] as const
 ) {
