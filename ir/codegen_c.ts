@@ -1111,12 +1111,17 @@ function emitVectorLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolea
  * L vector loads along `f` (of the value: a load, or an element-wise
  * expression of loads along `f` and values invariant along it), an
  * in-register transpose, L vector stores along `x` (masked where fewer than
- * L `x` remain), instead of L scalar stores per vector.
- * Returns false (nothing written) when the loop is not such a copy (a
- * guarded edge tile, say).
+ * L `x` remain), instead of L scalar stores per vector. Each `x` of an edge
+ * tile may be guarded (`if (x0 * 6 + x < 56)`, a tile of 6 columns on a
+ * 56-wide row): a column the guard drops is neither read nor stored, the
+ * stores masked by the guards' lanes.
+ * Returns false (nothing written) when the loop is not such a copy.
  */
 function emitTransposedCopy(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolean {
-  const inner = s.body.length === 1 ? s.body[0] : undefined;
+  const first = s.body.length === 1 ? s.body[0] : undefined;
+  // An edge tile's columns each guarded (`if (x0 * 6 + x < 56)`, say).
+  const guard = first?.k === "if" && first.body.length === 1 ? first.cond : undefined;
+  const inner = guard && first?.k === "if" ? first.body[0] : first;
   if (
     !inner || inner.k !== "for" || inner.kind !== "vectorize" ||
     inner.extent % ctx.lanes !== 0 || inner.body.length !== 1 || s.extent > MAX_EXPLICIT_UNROLL
@@ -1140,19 +1145,29 @@ function emitTransposedCopy(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): bo
   for (let fb = 0; fb < inner.extent; fb += lanes) {
     for (let xb = 0; xb < s.extent; xb += lanes) {
       const n = Math.min(lanes, s.extent - xb);
+      const zero = `(${ctx.vt}){0}`;
+      // Column i's guard; a column it drops is neither read nor stored.
+      const held = (i: number) => expr(substitute(guard!, new Map([[s.v, int(xb + i)]])));
       lines.push(`${pad}{`, `${pad}  ${ctx.vt} tb_t[${lanes}];`);
+      if (guard) {
+        const bits = Array.from({ length: n }, (_, i) => `(${held(i)} ? ${1 << i}u : 0u)`);
+        lines.push(`${pad}  const unsigned tb_g = ${bits.join(" | ")};`);
+      }
       for (let i = 0; i < lanes; i++) {
         const at = new Map(ctx.consts).set(s.v, xb + i).set(inner.v, fb);
-        const v = i < n ? vexpr(st.value, inner.v, ctx, at) : { code: `(${ctx.vt}){0}`, vec: true };
+        const v = i < n ? vexpr(st.value, inner.v, ctx, at) : { code: zero, vec: true };
         if (!v?.vec) return false;
-        lines.push(`${pad}  tb_t[${i}] = ${v.code};`);
+        const value = guard && i < n ? `(tb_g >> ${i} & 1u) ? ${v.code} : ${zero}` : v.code;
+        lines.push(`${pad}  tb_t[${i}] = ${value};`);
       }
       lines.push(`${pad}  tb_transpose${lanes}(tb_t);`);
       for (let j = 0; j < lanes; j++) {
         const at = new Map(ctx.consts).set(s.v, xb).set(inner.v, fb + j);
         const p = `&${st.buf}[${indexCode(st.index, ctx, at)}]`;
         lines.push(
-          n === lanes
+          guard
+            ? `${pad}  tb_storeu_m(${p}, tb_t[${j}], tb_g);`
+            : n === lanes
             ? `${pad}  tb_storeu(${p}, tb_t[${j}]);`
             : `${pad}  tb_storeu_m(${p}, tb_t[${j}], ${(1 << n) - 1}u);`,
         );

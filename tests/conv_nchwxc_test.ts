@@ -84,6 +84,25 @@ Deno.test("conv2d-nchwxc's padding copy is written as register transposes when a
   }
 });
 
+Deno.test("conv2d-nchwxc's edge tiles are copied out by register transposes, their columns masked", () => {
+  // 13 columns in tiles of 6: the third tile holds one column; its guard is per column.
+  const { schedule } = templateSource("conv2d-nchwxc", [1, 16, 9, 13, 16, 3, 3, 1, 1], POINT);
+  for (const lanes of [8, 16] as const) {
+    const compute =
+      generateC(lower(schedule), { lanes }).split("void tb_compute(float **bufs) {")[1];
+    const guard = compute.match(/const unsigned tb_g = ([^;]*);/);
+    assert.ok(guard, "a mask of the guarded columns");
+    assert.equal(guard[1].split(" | ").length, 6);
+    assert.match(compute, /tb_t\[5\] = \(tb_g >> 5 & 1u\) \? /);
+    assert.match(
+      compute,
+      new RegExp(`tb_storeu_m\\(&T_O\\[[^\\]]*\\], tb_t\\[${lanes - 1}\\], tb_g\\);`),
+    );
+    // No column is stored by the scalar copy any more.
+    assert.doesNotMatch(compute, /\bT_O\[[^\]]*\] =/);
+  }
+});
+
 Deno.test("conv2d-nchwxc copies an unpadded input into channel blocks at the root", () => {
   const { source } = templateSource("conv2d-nchwxc", [1, 24, 14, 14, 48, 1, 1, 2, 0], {
     ...POINT,
