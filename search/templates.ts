@@ -346,15 +346,25 @@ function convNCHWcApply(sch: Schedule, v: Record<string, unknown>): void {
  * The output loops of the channel-vector tile (`conv2d-nchwc`,
  * `conv2d-nchwxc`): `n`, `f.0`, `y.0`, `x.0`, then YR rows and XR columns
  * unrolled and FR channels vectorized; the parallel loop `n` x `f.0` (`f`)
- * or `n` x `f.0` x `y.0` (`fy`); the tile `local` computed at `x.0`.
+ * or `n` x `f.0` x `y.0` (`fy`); the tile `local` computed at `x.0`. With
+ * `y` (`conv2d-nchwxc` only) the outer loops are `n` x `y.0` (parallel),
+ * `x.0`, `f.0`, the tile at `f.0`: a tile's input is read once for every
+ * channel block instead of once per block (a 1x1 stride-2 layer re-read its
+ * whole input for each of `F/FR` blocks).
  */
 function channelTileLoops(sch: Schedule, local: string, v: Record<string, unknown>): void {
   const [fo, fi] = sch.split("O", "f", [null, v.fr as number]);
   const [yo, yi] = sch.split("O", "y", [null, v.yr as number]);
   const [xo, xi] = sch.split("O", "x", [null, v.xr as number]);
-  sch.reorder("O", ["n", fo, yo, xo, yi, xi, fi]);
-  sch.parallel("O", sch.fuse("O", v.parallel === "f" ? ["n", fo] : ["n", fo, yo]));
-  sch.computeAt(local, "O", xo);
+  if (v.parallel === "y") {
+    sch.reorder("O", ["n", yo, xo, fo, yi, xi, fi]);
+    sch.parallel("O", sch.fuse("O", ["n", yo]));
+    sch.computeAt(local, "O", fo);
+  } else {
+    sch.reorder("O", ["n", fo, yo, xo, yi, xi, fi]);
+    sch.parallel("O", sch.fuse("O", v.parallel === "f" ? ["n", fo] : ["n", fo, yo]));
+    sch.computeAt(local, "O", xo);
+  }
   sch.unroll("O", yi);
   sch.unroll("O", xi);
   sch.vectorize("O", fi);
@@ -393,7 +403,8 @@ function channelTileFits(v: Record<string, unknown>): boolean {
  * CB channels a vector), or for an unpadded convolution a copy of the input
  * at the root. `ic_bn` 0 reads the NCHW input as `conv2d-nchwc` does (its
  * reduction order 0). Columns of 3 and 6 give AVX2's 16 registers tiles of
- * 12 accumulators.
+ * 12 accumulators. `parallel` adds `y` to `conv2d-nchwc`'s `f` and `fy`:
+ * rows in parallel, the channel blocks innermost (see `channelTileLoops`).
  */
 function convNCHWxcKnobs(w: Workload): Knob[] {
   const C = w.shape[1];
@@ -404,7 +415,7 @@ function convNCHWxcKnobs(w: Workload): Knob[] {
     { name: "xr", kind: "split", options: [1, 2, 3, 4, 6, 7, 8, 14, 16, 28] },
     { name: "ic_bn", kind: "split", options: [0, ...(blocks.length > 0 ? blocks : [C])] },
     { name: "unroll_kw", kind: "annotate", options: [0, 1] },
-    { name: "parallel", kind: "annotate", options: ["f", "fy"] },
+    { name: "parallel", kind: "annotate", options: ["f", "fy", "y"] },
     ...(w.shape[8] > 0
       ? [{ name: "pad_parallel", kind: "annotate" as const, options: [0, 1] }]
       : []),

@@ -103,6 +103,19 @@ Deno.test("conv2d-nchwxc's edge tiles are copied out by register transposes, the
   }
 });
 
+Deno.test("conv2d-nchwxc's parallel \"y\" runs rows in parallel and the channel blocks inside a tile's columns", () => {
+  const { source } = templateSource("conv2d-nchwxc", [1, 24, 14, 14, 48, 1, 1, 2, 0], {
+    ...POINT,
+    ic_bn: 0,
+    xr: 7,
+    parallel: "y",
+  });
+  assert.match(
+    source,
+    /#pragma omp parallel for[^\n]*\n\s*for \(int v_O_n_y_0_fused = 0; v_O_n_y_0_fused < 7;[^\n]*\n\s*\{\n\s*const int v_O_x_0 = 0;\n\s*for \(int v_O_f_0 = 0; v_O_f_0 < 3;/,
+  );
+});
+
 Deno.test("conv2d-nchwxc copies an unpadded input into channel blocks at the root", () => {
   const { source } = templateSource("conv2d-nchwxc", [1, 24, 14, 14, 48, 1, 1, 2, 0], {
     ...POINT,
@@ -143,6 +156,18 @@ for (
     // 16-channel blocks: the padding copy transposed in 16 x 16 (AVX-512) and 8 x 8 blocks,
     // 23 padded columns a masked tail either way.
     ["blocks of 16, 21 columns", [1, 32, 9, 21, 16, 3, 3, 1, 1], { ...POINT, ic_bn: 16 }],
+    // Rows in parallel, the output-channel blocks innermost of the output loops.
+    ["rows in parallel, 1x1 stride 2", [1, 24, 14, 14, 48, 1, 1, 2, 0], {
+      ...POINT,
+      ic_bn: 0,
+      xr: 7,
+      parallel: "y",
+    }],
+    ["rows in parallel, channel edges", [1, 8, 9, 13, 20, 3, 3, 1, 1], {
+      ...POINT,
+      ic_bn: 4,
+      parallel: "y",
+    }],
     ["the NCHW input (ic_bn 0)", [1, 5, 9, 13, 20, 3, 3, 1, 1], { ...POINT, ic_bn: 0 }],
   ] as const
 ) {
