@@ -1142,10 +1142,10 @@ function emitTransposedCopy(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): bo
   const pad = "  ".repeat(depth);
   const lines: string[] = [];
   const lanes = ctx.lanes;
+  const zero = `(${ctx.vt}){0}`;
   for (let fb = 0; fb < inner.extent; fb += lanes) {
     for (let xb = 0; xb < s.extent; xb += lanes) {
       const n = Math.min(lanes, s.extent - xb);
-      const zero = `(${ctx.vt}){0}`;
       // Column i's guard; a column it drops is neither read nor stored.
       const held = (i: number) => expr(substitute(guard!, new Map([[s.v, int(xb + i)]])));
       lines.push(`${pad}{`, `${pad}  ${ctx.vt} tb_t[${lanes}];`);
@@ -1188,9 +1188,10 @@ function emitTransposedCopy(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): bo
  * `[C/CB][H][W][CB]` (`conv2d-nchwxc`'s padding copy). Written as blocks of
  * L x L values (L lanes a vector): L vector loads along `x` (masked by the
  * padding's condition and, past the loop's end, by the lanes left), an
- * in-register transpose, L vector stores along `c`; the gather it replaces
- * reads one float per load, each of another channel's plane (7.5-37% of the
- * 64 x 56 x 56 layer's time, see bench/README.md). Returns false (nothing
+ * in-register transpose, L vector stores along `c`. The scalar gather it
+ * replaces read one float per store, each from another channel's plane: 13-17%
+ * of the 64 x 56 x 56 layer's time on one Zen 3 core, 10-13 times the
+ * transposes' (README, "CPUs without AVX-512"). Returns false (nothing
  * written) when the loop is not such a copy.
  */
 function emitTransposedGather(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolean {
