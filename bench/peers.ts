@@ -195,8 +195,11 @@ export class PeerHarnesses {
     return t;
   }
 
-  /** The harness of a library peer (`naive`, `openblas`, `onednn`, `tunebook`). */
-  harness(name: "naive" | "openblas" | "onednn" | "tunebook"): Promise<Tool> {
+  /**
+   * The harness of a library peer (`naive`, `openblas`, `onednn`, `tunebook`),
+   * or `tiles`, which times several tunebook kernels interleaved (bench/tiles.ts).
+   */
+  harness(name: "naive" | "openblas" | "onednn" | "tunebook" | "tiles"): Promise<Tool> {
     const native = ["-O3", "-march=native"];
     return this.#tool(name, () => {
       switch (name) {
@@ -218,6 +221,8 @@ export class PeerHarnesses {
           );
         case "tunebook":
           return this.#compile("tunebook", ["tunebook.c"], ["-O2", "-ldl"], "gcc");
+        case "tiles":
+          return this.#compile("tiles", ["tiles.c"], ["-O2", "-ldl"], "gcc");
       }
     });
   }

@@ -98,6 +98,31 @@ export function vectorLanes(flags: Set<string> = cpuFlags()): VectorLanes {
   return flags.has("avx512f") ? 16 : 8;
 }
 
+/** The vector registers a kernel's register tile lives in. */
+export interface RegisterFile {
+  /** Floats per register ({@link vectorLanes}). */
+  lanes: VectorLanes;
+  /** Vector registers: 32 with AVX-512 (zmm0-31), 16 with AVX2 (ymm0-15). */
+  registers: number;
+}
+
+/**
+ * The register file of the kernels generated for this machine: 32 registers
+ * of 16 floats where the CPU has AVX-512, else 16 of 8. Register rules of
+ * the templates (`search/templates.ts`) count these.
+ *
+ * @example
+ * ```ts
+ * import { registerFile } from "./cpu.ts";
+ * const avx2 = registerFile(new Set(["avx2", "fma"]));
+ * if (avx2.lanes !== 8 || avx2.registers !== 16) throw new Error();
+ * ```
+ */
+export function registerFile(flags: Set<string> = cpuFlags()): RegisterFile {
+  const lanes = vectorLanes(flags);
+  return { lanes, registers: lanes === 16 ? 32 : 16 };
+}
+
 /** A C compiler and its flags for kernels. */
 export interface KernelCompiler {
   /** Executable. */

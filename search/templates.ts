@@ -29,6 +29,7 @@ import { createPrng } from "../ir/prng.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { traceOf } from "../ir/trace.ts";
 import type { Workload } from "../ir/workloads.ts";
+import { type RegisterFile, registerFile } from "../measure/cpu.ts";
 import { type Knob, KnobSpace, type Point, splitOptions } from "./knobs.ts";
 import { packPanelsA, packPanelsB } from "./packing.ts";
 import type { Candidate } from "./strategy.ts";
@@ -50,8 +51,11 @@ interface Template {
   workloads: string[];
   knobs(w: Workload): Knob[];
   apply: Apply;
-  /** Points outside the space (knob values by name), like AutoTVM's template restrictions. */
-  isValid?: (values: Record<string, unknown>) => boolean;
+  /**
+   * Points outside the space (knob values by name), like AutoTVM's template
+   * restrictions; register rules count the target's register file.
+   */
+  isValid?: (values: Record<string, unknown>, w: Workload, target: RegisterFile) => boolean;
 }
 
 const UNROLL_STEPS = [0, 16, 64];
@@ -382,14 +386,23 @@ function channelTileBody(sch: Schedule, local: string, v: Record<string, unknown
 }
 
 /**
- * The register rule of the channel-vector tiles: the accumulators, the FR/16
- * filter vectors of a step and a broadcast fit AVX-512's 32 registers (a 64 x
- * 7 tile, 28 + 4 + 1, spills and ran at 0.85 of the 32 x 7 one on the 512 x 7
- * x 7 layer).
+ * The register rule of the channel-vector tiles: the accumulators (YR x XR
+ * positions, each FR / lanes vectors; positions past the output's edge are
+ * not computed) and the step's broadcast fit the target's vector registers,
+ * with AVX-512 the FR/16 filter vectors of a step too (a 64 x 7 tile, 28 +
+ * 4 + 1, spilled and ran at 0.85 of the 32 x 7 one on the 512 x 7 x 7
+ * layer). With AVX2's 16 registers a step's filter vectors may be FMA memory
+ * operands instead: on the 1x1 stride-2 128x28x28 layer the 16 x 7 tile
+ * (14 accumulators) beat 12-accumulator tiles, while on the 3x3 128x28x28
+ * layer tiles of 16 accumulators ran at 0.62-0.67 of a 16 x (2 x 3) one and
+ * a 16 x 14 one at 0.55, one thread (README, "The register file").
  */
-function channelTileFits(v: Record<string, unknown>): boolean {
-  const vectors = (v.fr as number) / 16;
-  return (v.yr as number) * (v.xr as number) * vectors + vectors + 1 <= 32;
+function channelTileFits(v: Record<string, unknown>, w: Workload, target: RegisterFile): boolean {
+  const F = w.shape[4];
+  const vectors = Math.ceil(Math.min(v.fr as number, F) / target.lanes);
+  const positions = Math.min(v.yr as number, outHeight(w)) * Math.min(v.xr as number, outWidth(w));
+  const filters = target.lanes === 16 ? vectors : 0;
+  return positions * vectors + filters + 1 <= target.registers;
 }
 
 /**
@@ -577,15 +590,25 @@ export function templatesOf(w: Workload): string[] {
   return TEMPLATE_NAMES.filter((name) => TEMPLATES[name].workloads.includes(w.name));
 }
 
-/** The knob space of a template on a workload. */
-export function templateSpace(name: string, w: Workload): TemplateSpace {
+/**
+ * The knob space of a template on a workload; register rules count
+ * `target`'s registers (default: this machine's, {@link registerFile}).
+ */
+export function templateSpace(
+  name: string,
+  w: Workload,
+  target: RegisterFile = registerFile(),
+): TemplateSpace {
   const t = Object.hasOwn(TEMPLATES, name) ? TEMPLATES[name] : undefined;
   if (!t) throw new RangeError(`Unknown template "${name}"; known: ${TEMPLATE_NAMES.join(", ")}`);
   if (!t.workloads.includes(w.name)) {
     throw new RangeError(`Template "${name}" schedules ${t.workloads.join(", ")}, not ${w.name}`);
   }
   const valid = t.isValid;
-  const space = new KnobSpace(t.knobs(w), valid ? { isValid: (values) => valid(values) } : {});
+  const space = new KnobSpace(
+    t.knobs(w),
+    valid ? { isValid: (values) => valid(values, w, target) } : {},
+  );
   return {
     name,
     workload: w,

@@ -37,25 +37,47 @@ Deno.test("conv2d-nchwc keeps its tile in vector variables and rewrites the filt
   assert.equal(compute.match(/tb_storeu_m\(&T_O\[[^;]*, tb_t\[\d+\], 127u\);/g)?.length, 32);
 });
 
-Deno.test("conv2d-nchwc's tiles fit the vector registers", () => {
+Deno.test("conv2d-nchwc's tiles fit the vector registers of AVX-512 and of AVX2", () => {
   const w = createWorkload("conv2d", [1, 64, 56, 56, 64, 3, 3, 1, 1]);
-  const t = templateSpace("conv2d-nchwc", w);
-  const names = t.space.knobs.map((k) => k.name);
-  let valid = 0;
-  for (let i = 0; i < t.space.size; i++) {
-    if (!t.space.isValid(t.space.point(i))) continue;
-    valid++;
-    const v = t.space.values(t.space.point(i));
-    const vectors = (v.fr as number) / 16;
-    // Accumulators, a step's filter vectors and one broadcast.
-    assert.ok(vectors * (v.yr as number) * (v.xr as number) + vectors + 1 <= 32);
+  const avx512 = templateSpace("conv2d-nchwc", w, { lanes: 16, registers: 32 });
+  const avx2 = templateSpace("conv2d-nchwc", w, { lanes: 8, registers: 16 });
+  const at = (values: Record<string, unknown>) =>
+    avx512.space.knobs.map((k) => k.options.indexOf(values[k.name] ?? k.options[0]));
+  let valid512 = 0, valid2 = 0;
+  for (let i = 0; i < avx512.space.size; i++) {
+    const p = avx512.space.point(i);
+    const v = avx512.space.values(p);
+    const positions = (v.yr as number) * (v.xr as number);
+    if (avx512.space.isValid(p)) {
+      valid512++;
+      // Accumulators, a step's filter vectors and one broadcast.
+      const vectors = (v.fr as number) / 16;
+      assert.ok(vectors * positions + vectors + 1 <= 32);
+    }
+    if (avx2.space.isValid(p)) {
+      valid2++;
+      // Accumulators and one broadcast (filter vectors may be FMA memory operands).
+      assert.ok(((v.fr as number) / 8) * positions + 1 <= 16);
+    }
   }
-  // 64 channels by 7 columns (28 accumulators and 4 filter vectors) spills.
-  const spills = t.space.knobs.map((k) =>
-    k.options.indexOf(({ fr: 64, yr: 1, xr: 7 } as Record<string, unknown>)[k.name] ?? k.options[0])
+  // 64 channels by 7 columns (28 accumulators and 4 filter vectors) spills on AVX-512.
+  assert.equal(avx512.space.isValid(at({ fr: 64, yr: 1, xr: 7 })), false);
+  assert.equal(avx512.space.isValid(at({ fr: 32, yr: 1, xr: 7 })), true);
+  // AVX2: 16 channels by 7 columns is 14 accumulators; by 4 rows and 2 columns, 16.
+  assert.equal(avx2.space.isValid(at({ fr: 16, yr: 1, xr: 7 })), true);
+  assert.equal(avx2.space.isValid(at({ fr: 16, yr: 4, xr: 2 })), false);
+  assert.ok(valid512 > 100 && valid2 > 100 && valid2 < valid512, `${valid512} / ${valid2}`);
+  // Columns past a 7-wide output are not computed: a 28-column tile holds 7.
+  const small = templateSpace(
+    "conv2d-nchwc",
+    createWorkload("conv2d", [1, 512, 7, 7, 512, 3, 3, 1, 1]),
+    {
+      lanes: 8,
+      registers: 16,
+    },
   );
-  assert.equal(t.space.isValid(spills), false);
-  assert.ok(valid > 100, `${valid} valid points of ${names}`);
+  assert.equal(small.space.isValid(at({ fr: 16, yr: 1, xr: 28 })), true);
+  assert.equal(small.space.isValid(at({ fr: 16, yr: 2, xr: 28 })), false);
 });
 
 for (
