@@ -40,7 +40,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
-import { median, RecordsDB, workloadKey } from "../datasets/db.ts";
+import { median, RecordsDB } from "../datasets/db.ts";
 import { cpuFlags } from "../measure/cpu.ts";
 import { parseTrace, type Trace } from "../ir/trace.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
@@ -48,6 +48,7 @@ import { createBuilder, exists, sha256Hex } from "../measure/builder.ts";
 import { howItEnded, outputWithin } from "../measure/subprocess.ts";
 import { kernelSource, signatureOf } from "../tuner/kernel.ts";
 import { runSession } from "../tuner/session.ts";
+import { confirmedBest } from "../tuner/finalists.ts";
 import { nonNegativeInt, parseFlags, positiveInt, runCommand, UsageError } from "../cli/args.ts";
 
 /** Directory of the harness sources. */
@@ -346,24 +347,20 @@ export interface TunebookSource {
   cacheDir: string;
 }
 
-/** Best recorded trace of workload `w` in the database at `path` (any cpu run). */
+/**
+ * Best recorded trace of workload `w` in the database at `path` (any cpu
+ * run; the newest re-timed finalists when there are some: `confirmedBest`).
+ */
 export function bestRecorded(
   path: string,
   w: Workload,
 ): { trace: Trace; gflops: number } | undefined {
   const db = RecordsDB.open(path);
   try {
-    const key = workloadKey(w.name, w.shape);
-    let best: { trace: Trace; gflops: number } | undefined;
-    for (const run of db.runs()) {
-      if (run.target !== "cpu" || db.workload(run.workloadId)?.key !== key) continue;
-      const b = db.best(run.id);
-      const g = b?.result.gflops;
-      if (b && g && (!best || g > best.gflops)) {
-        best = { trace: parseTrace(JSON.parse(b.trace)), gflops: g };
-      }
-    }
-    return best;
+    const b = confirmedBest(db, w);
+    return b.trace && b.seconds
+      ? { trace: parseTrace(JSON.parse(b.trace)), gflops: w.flops / b.seconds / 1e9 }
+      : undefined;
   } finally {
     db.close();
   }

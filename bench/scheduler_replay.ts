@@ -34,15 +34,16 @@ import {
   type TaskSchedulerName,
 } from "../tuner/task_scheduler.ts";
 import { trialsToReach } from "../tuner/trials_used.ts";
+import { FINALISTS_STRATEGY } from "../tuner/finalists.ts";
 
 /** A task's recorded trials: seconds of each, in order (Infinity: a failure). */
 export interface RecordedTask extends SchedulerTask {
   seconds: number[];
 }
 
-/** Reads a `tune-network` database: one task per run, its trials in trial order. */
+/** Reads a `tune-network` database: one task per run, its trials in trial order (re-timed finalists left out). */
 export function recordedTasks(db: RecordsDB): RecordedTask[] {
-  return db.runs().map((run) => {
+  return db.runs().filter((run) => run.strategy !== FINALISTS_STRATEGY).map((run) => {
     const w = db.workload(run.workloadId)!;
     const cfg = run.config as { network?: { weight?: number } } | undefined;
     const rows = db.candidates(run.id);

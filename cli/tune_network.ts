@@ -34,7 +34,7 @@ import { dirname, resolve } from "node:path";
 import { checkOutputFile } from "./output.ts";
 import type { MeasureResult } from "../measure/measurer.ts";
 import { TEMPLATE_NAMES } from "../search/templates.ts";
-import { parseFlags, positiveInt, runJsonCommand, UsageError } from "./args.ts";
+import { nonNegativeInt, parseFlags, positiveInt, runJsonCommand, UsageError } from "./args.ts";
 import { STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../tuner/strategies.ts";
 import { DEFAULTS } from "../tuner/defaults.ts";
 
@@ -61,6 +61,10 @@ export const TUNE_NETWORK_USAGE =
                       (by default it is, so no task ends slower than untuned)
   --no-transfer       do not pretrain a task's cost model (xgb, xgb-rank) on the other
                       tasks' measurements and the earlier records in --db
+  --finalists N       after the last round, time each task's N fastest candidates again,
+                      every one once per round, and keep the fastest over the rounds
+                      (default 4; 0: keep the fastest single record)
+  --finalist-rounds N rounds of that re-timing (default 5)
   --repeat N          timed forward passes of the tuned network (default 5)
   --no-execute        skip running the tuned network (estimate only)`;
 
@@ -85,6 +89,10 @@ export interface TuneNetworkArgs {
    * records in `--db` (`--no-transfer`: false).
    */
   transfer: boolean;
+  /** Finalists re-timed per task (0: none). */
+  finalists: number;
+  /** Rounds of their re-timing. */
+  finalistRounds: number;
 }
 
 function list<T extends string>(flag: string, v: string, known: readonly T[]): T[] {
@@ -123,6 +131,8 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
     "no-execute": { type: "boolean", default: false },
     "no-seed-default": { type: "boolean", default: false },
     "no-transfer": { type: "boolean", default: false },
+    finalists: { type: "string" },
+    "finalist-rounds": { type: "string" },
   }, TUNE_NETWORK_USAGE);
   if (!v.network) {
     throw new UsageError(
@@ -148,6 +158,8 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
     execute: !v["no-execute"],
     seedDefault: !v["no-seed-default"],
     transfer: !v["no-transfer"],
+    finalists: nonNegativeInt("finalists", v.finalists, 4),
+    finalistRounds: positiveInt("finalist-rounds", v["finalist-rounds"], 5)!,
   };
 }
 
@@ -213,6 +225,9 @@ async function sessionSummary(
     rounds: o.rounds.length,
     estimateMs: ms(o.objectiveSeconds),
     warmEstimateMs: ms(o.warmObjectiveSeconds),
+    ...(o.finalistsObjectiveSeconds !== undefined
+      ? { finalistsEstimateMs: ms(o.finalistsObjectiveSeconds) }
+      : {}),
     tasks: o.tasks.map((t) => ({
       task: t.key,
       weight: t.weight,
@@ -222,6 +237,16 @@ async function sessionSummary(
       bestMs: ms(t.bestSeconds),
       gflops: t.bestSeconds ? +(t.workload.flops / t.bestSeconds / 1e9).toFixed(2) : null,
       runId: t.runId ?? null,
+      ...(t.finalists
+        ? {
+          finalists: {
+            count: t.finalists.count,
+            rounds: t.finalists.rounds,
+            recordedBestMs: ms(t.finalists.recordedSeconds),
+            runId: t.finalists.runId,
+          },
+        }
+        : {}),
     })),
   };
   if (a.execute) {
@@ -305,6 +330,15 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
         shared,
         seedDefault: a.seedDefault,
         transfer: a.transfer,
+        ...(a.finalists > 0 ? { finalists: { top: a.finalists, rounds: a.finalistRounds } } : {}),
+        onFinalists: (i, t) =>
+          console.error(
+            `[${label}] finalists of task ${i} ${t.key}: ${t.finalists!.count} timed ${
+              t.finalists!.rounds
+            } times; best ${ms(t.finalists!.recordedSeconds) ?? "-"} ms as recorded, ${
+              ms(t.bestSeconds) ?? "-"
+            } ms over the rounds`,
+          ),
         onRound: (r, t) =>
           console.error(
             `[${label}] ${r.trialsUsed}/${a.trials} trials: task ${r.task} ${t.key} x${t.weight} +${r.measured} (${t.trials} in all), best ${
@@ -335,9 +369,10 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
     transfer: a.transfer,
     db: a.db,
     plot,
-    note: "estimateMs sums weight x best latency over the tunable layers; measured.latencyMs is " +
-      "the whole network run by the executor with the tuned kernels, untunedLatencyMs with " +
-      "default schedules",
+    note: "estimateMs sums weight x best latency over the tunable layers; finalistsEstimateMs " +
+      "the same after each task's finalists were timed again in rounds (the kernels the network " +
+      "runs); measured.latencyMs is the whole network run by the executor with the tuned " +
+      "kernels, untunedLatencyMs with default schedules",
     ...(untuned ? { untunedLatencyMs: +untuned.latencyMs.toFixed(3) } : {}),
     sessions,
     schedulers: a.strategies.flatMap((strategy) => {

@@ -32,7 +32,15 @@ interface Session {
   trials: number;
   estimateMs: number | null;
   warmEstimateMs: number | null;
-  tasks: { task: string; weight: number; trials: number; warmTrials: number; bestMs: number }[];
+  finalistsEstimateMs?: number | null;
+  tasks: {
+    task: string;
+    weight: number;
+    trials: number;
+    warmTrials: number;
+    bestMs: number;
+    finalists?: { count: number; rounds: number; recordedBestMs: number; runId: number };
+  }[];
   measured: { latencyMs: number; matchesReference: boolean; tunedKernels: number };
 }
 
@@ -55,6 +63,10 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
       "curve.svg",
       "--repeat",
       "2",
+      "--finalists",
+      "2",
+      "--finalist-rounds",
+      "2",
     ]);
     assert.equal(first.code, 0, first.stderr);
     const s = JSON.parse(first.stdout);
@@ -68,8 +80,13 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
       assert.deepEqual(x.tasks.map((t) => t.weight), [1, 2, 1]);
       assert.equal(x.tasks.reduce((a, t) => a + t.trials, 0), 6);
       assert.ok(x.tasks.every((t) => t.trials >= 1 && t.warmTrials === 0), JSON.stringify(x));
+      // The estimate as tuned sums the recorded bests; after the re-timing, the finalists' bests.
+      const near = (a: number, b: number) => Math.abs(a - b) <= 1e-3 * b;
+      const recorded = x.tasks.reduce((a, t) => a + t.weight * t.finalists!.recordedBestMs, 0);
+      assert.ok(near(recorded, x.estimateMs!), JSON.stringify(x));
       const estimate = x.tasks.reduce((a, t) => a + t.weight * t.bestMs, 0);
-      assert.ok(Math.abs(estimate - x.estimateMs!) <= 1e-3 * x.estimateMs!, JSON.stringify(x));
+      assert.ok(near(estimate, x.finalistsEstimateMs!), JSON.stringify(x));
+      assert.ok(x.tasks.every((t) => t.finalists!.rounds === 2 && t.finalists!.count >= 1));
       assert.equal(x.measured.matchesReference, true);
       assert.equal(x.measured.tunedKernels, 3);
       assert.ok(x.measured.latencyMs > 0);
@@ -103,7 +120,17 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
     assert.match(svg, /gradient random/);
     assert.match(svg, /round-robin random/);
 
-    const second = await run(["--trials", "3", "--db", "n.db", "--no-execute", "--plot", "c.png"]);
+    const second = await run([
+      "--trials",
+      "3",
+      "--db",
+      "n.db",
+      "--no-execute",
+      "--plot",
+      "c.png",
+      "--finalists",
+      "0",
+    ]);
     assert.equal(second.code, 0, second.stderr);
     const [w]: Session[] = JSON.parse(second.stdout).sessions;
     assert.deepEqual(w.tasks.map((t) => t.warmTrials), [
@@ -111,7 +138,11 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
       sessions[0].tasks[1].trials + sessions[1].tasks[1].trials,
       sessions[0].tasks[2].trials + sessions[1].tasks[2].trials,
     ]);
-    assert.ok(w.warmEstimateMs! <= Math.min(...sessions.map((x) => x.estimateMs!)) + 1e-9);
+    // The warm start reads the newest finalists: round robin's, re-timed last.
+    assert.ok(
+      Math.abs(w.warmEstimateMs! - sessions[1].finalistsEstimateMs!) <= 1e-3 * w.warmEstimateMs!,
+      JSON.stringify([w, sessions[1]]),
+    );
     assert.equal(w.measured, undefined);
     assert.deepEqual(JSON.parse(second.stdout).schedulers, []);
     const png = await Deno.readFile(join(dir, "c.png"));
@@ -200,6 +231,8 @@ Deno.test("tune-network: bad input exits 2 with one line naming the flag or file
     await Deno.writeTextFile(join(dir, "bad.json"), "{ not json");
     const cases: [string[], RegExp][] = [
       [["--network", "resnet18", "--trials", "0"], /--trials must be a positive integer/],
+      [["--network", "resnet18", "--finalists", "x"], /--finalists must be an integer >= 0/],
+      [["--network", "resnet18", "--finalist-rounds", "0"], /--finalist-rounds must be a positive/],
       [["--network", "resnet18", "--strategy", "nope"], /--strategy "nope" is not one of/],
       [["--network", "resnet18", "--scheduler", "fifo"], /--scheduler "fifo" is not one of/],
       [["--network", "resnet18", "--template", "nope"], /--template "nope" is not one of/],

@@ -21,7 +21,7 @@
  * ```
  * @module
  */
-import { RecordsDB } from "../datasets/db.ts";
+import { RecordsDB, workloadKey } from "../datasets/db.ts";
 import { sqliteRecordStore } from "../datasets/record_store.ts";
 import type { Workload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
@@ -44,6 +44,7 @@ import { defaultTemplate, templatesOf, templateSpace } from "../search/templates
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import { createStrategy, createTraceStrategy, STRATEGIES } from "./strategies.ts";
+import { finalistsOf, recordFinalists, retimeFinalists } from "./finalists.ts";
 import { DEFAULTS } from "./defaults.ts";
 import {
   type RecordedStart,
@@ -124,6 +125,16 @@ export interface NetworkTuningOptions {
    * first plan. Default true.
    */
   transfer?: boolean;
+  /**
+   * Finalists re-timed ({@link retimeFinalists}): after the last round, each
+   * task's `top` fastest candidates (this session's and, unless `warm` is
+   * false, those of the runs read for the warm start) are timed again in
+   * `rounds` rounds, every finalist once per round, and the task keeps the
+   * fastest over the rounds; recorded as a run of its own. Default none.
+   */
+  finalists?: { top: number; rounds: number };
+  /** Called after each task's finalists are re-timed. */
+  onFinalists?: (task: number, outcome: TaskOutcome) => void;
 }
 
 /** A task at the end of a session. */
@@ -144,6 +155,19 @@ export interface TaskOutcome {
   bestSeconds?: number;
   /** Its trace (JSON text). */
   bestTrace?: string;
+  /**
+   * Its finalists' re-timing, when done: then `bestSeconds` and `bestTrace`
+   * are the fastest finalist's median over the rounds and its trace.
+   */
+  finalists?: {
+    /** The finalists run in the records database. */
+    runId: number;
+    /** Finalists timed. */
+    count: number;
+    rounds: number;
+    /** The best as the tuning rounds recorded it, seconds. */
+    recordedSeconds?: number;
+  };
 }
 
 /** What {@link tuneNetwork} reports. */
@@ -155,6 +179,8 @@ export interface NetworkTuningOutcome {
   objectiveSeconds: number;
   /** The estimate before the first round (from the warm start; NaN without one). */
   warmObjectiveSeconds: number;
+  /** `sum weight * best` after the finalists were re-timed (undefined: not done). */
+  finalistsObjectiveSeconds?: number;
 }
 
 /**
@@ -421,6 +447,10 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
   const builder = createBuilder({ cacheDir: o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE") });
   const runner = createRunner({ timing, timeoutSeconds });
   const store = sqliteRecordStore(db, { close: false });
+  // Runs there when the session started: a warm-started task's finalists may come from them.
+  const before = o.warm === false
+    ? 0
+    : Math.min(o.recordsUpTo ?? Infinity, db.runs().at(-1)?.id ?? 0);
   const live = new Map<number, LiveTask>();
   const spaces = new Map<number, TaskSpace | undefined>();
   const transferring = o.transfer !== false && canTransfer(o.strategy);
@@ -532,6 +562,47 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
       }
       return { measured, bestSeconds: s, exhausted: r.stop === "exhausted" };
     };
+    /** Re-times every task's finalists; returns the estimate with their figures. */
+    const retimeTasks = async (f: { top: number; rounds: number }): Promise<number> => {
+      for (const [i, task] of o.tasks.entries()) {
+        const own = live.get(i)?.runId;
+        const key = workloadKey(task.workload.name, task.workload.shape);
+        const runs = db.runs().filter((run) =>
+          (run.id <= before || run.id === own) && db.workload(run.workloadId)?.key === key
+        ).map((run) => run.id);
+        const picked = finalistsOf(db, task.workload, f.top, { runs });
+        if (picked.length === 0) continue;
+        const measurer = createNativeMeasurer({
+          workload: task.workload,
+          builder,
+          runner,
+          closeRunner: false,
+        });
+        let retimed;
+        try {
+          retimed = await retimeFinalists(picked, measurer, f.rounds);
+        } finally {
+          await measurer.close?.();
+        }
+        const runId = await recordFinalists(db, task.workload, retimed, {
+          rounds: f.rounds,
+          from: runs,
+          machine: describeMachine(),
+          compiler,
+          tunebookVersion: version,
+          config: { network: { task: i, weight: task.weight }, timing },
+        });
+        const out = outcomes[i];
+        const recordedSeconds = out.bestSeconds;
+        if (Number.isFinite(retimed[0].medianSeconds)) {
+          out.bestSeconds = retimed[0].medianSeconds;
+          out.bestTrace = retimed[0].trace;
+        }
+        out.finalists = { runId, count: retimed.length, rounds: f.rounds, recordedSeconds };
+        o.onFinalists?.(i, out);
+      }
+      return outcomes.reduce((a, t) => a + t.weight * (t.bestSeconds ?? NaN), 0);
+    };
     const schedule = await scheduleTasks({
       tasks: o.tasks.map((t) => ({
         weight: t.weight,
@@ -546,6 +617,9 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
       tuneTask: tuneRound,
       onRound: (r) => o.onRound?.(r, outcomes[r.task]),
     });
+    const finalistsObjective = o.finalists && o.finalists.top > 0
+      ? await retimeTasks(o.finalists)
+      : undefined;
     for (const [i, t] of live) {
       db.finishRun(t.runId);
       if (!o.shared) continue;
@@ -561,6 +635,9 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
         (a, t, i) => a + t.weight * (warm[i].bestSeconds ?? NaN),
         0,
       ),
+      ...(finalistsObjective !== undefined
+        ? { finalistsObjectiveSeconds: finalistsObjective }
+        : {}),
     };
   } finally {
     for (const t of live.values()) await t.measurer.close?.();

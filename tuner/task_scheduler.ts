@@ -55,7 +55,7 @@
  * @module
  */
 import type { RecordsDB } from "../datasets/db.ts";
-import { workloadKey } from "../datasets/db.ts";
+import { confirmedBest } from "./finalists.ts";
 import { createPrng } from "../ir/prng.ts";
 import type { Workload } from "../ir/workloads.ts";
 
@@ -90,7 +90,9 @@ export interface RecordedStart extends TaskStart {
 
 /**
  * Warm start: each workload's best latency and trial count over every run of
- * `target` in the records database (Ansor's `_restore_status`).
+ * `target` in the records database (Ansor's `_restore_status`); the best is
+ * that of the workload's newest re-timed finalists when it has some
+ * ({@link confirmedBest}), and re-timings are not trials.
  *
  * @example
  * ```ts
@@ -104,21 +106,13 @@ export interface RecordedStart extends TaskStart {
  * ```
  */
 export function warmStart(db: RecordsDB, workloads: Workload[], target = "cpu"): RecordedStart[] {
-  const starts = new Map<string, RecordedStart>(
-    workloads.map((w) => [workloadKey(w.name, w.shape), { trials: 0 }]),
-  );
-  for (const run of db.runs()) {
-    const start = run.target === target ? starts.get(db.workload(run.workloadId)!.key) : undefined;
-    if (!start) continue;
-    start.trials += db.counts(run.id).measured;
-    const b = db.best(run.id);
-    const s = b?.result.seconds;
-    if (b && s && !(start.bestSeconds! <= s)) {
-      start.bestSeconds = s;
-      start.bestTrace = b.trace;
-    }
-  }
-  return workloads.map((w) => starts.get(workloadKey(w.name, w.shape))!);
+  return workloads.map((w) => {
+    const b = confirmedBest(db, w, { target });
+    return {
+      trials: b.trials,
+      ...(b.seconds !== undefined ? { bestSeconds: b.seconds, bestTrace: b.trace } : {}),
+    };
+  });
 }
 
 /** What tuning a task for a round gave. */
