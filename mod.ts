@@ -177,4 +177,11 @@ export {
   type TaskOutcome,
   tuneNetwork,
 } from "./tuner/network_tuning.ts";
+export {
+  confirmedBest,
+  FINALISTS_STRATEGY,
+  finalistsOf,
+  recordFinalists,
+  retimeFinalists,
+} from "./tuner/finalists.ts";
 export { trialsToReach, trialsUsed } from "./tuner/trials_used.ts";

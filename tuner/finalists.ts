@@ -18,23 +18,30 @@
  * @example
  * ```ts
  * import { retimeFinalists } from "./finalists.ts";
- * // A fake measurer: trace "a" is always 2 ms, "b" 1 ms, except a lucky 0.5 ms in round 1.
- * let calls = 0;
- * const measurer = {
+ * import type { Measurer } from "../measure/measurer.ts";
+ * import { createPrng } from "../ir/prng.ts";
+ * import { Schedule } from "../ir/schedule.ts";
+ * import { traceOf } from "../ir/trace.ts";
+ * import { matmul } from "../ir/workloads.ts";
+ * const trace = JSON.stringify(traceOf(new Schedule(matmul(8, 8, 8), { prng: createPrng(0) })));
+ * // A fake measurer: finalist [0] takes 2 ms but 0.5 ms in a lucky first round, [1] 1 ms.
+ * const seen = new Set<number>();
+ * const measurer: Measurer = {
  *   name: "fake",
- *   measure: (batch: { trace?: unknown }[]) =>
+ *   measure: (batch) =>
  *     Promise.resolve(batch.map((c) => {
- *       calls++;
- *       const s = (c.trace as { id: string }).id === "a" ? (calls === 1 ? 5e-4 : 2e-3) : 1e-3;
+ *       const k = c.knobs![0];
+ *       const s = k === 1 ? 1e-3 : seen.has(k) ? 2e-3 : 5e-4;
+ *       seen.add(k);
  *       return { errorKind: "none" as const, times: [s], buildSeconds: 0, runSeconds: 0 };
  *     })),
  * };
  * const r = await retimeFinalists(
- *   [{ trace: JSON.stringify({ id: "a" }), seconds: 5e-4 }, { trace: JSON.stringify({ id: "b" }), seconds: 1e-3 }],
- *   measurer as never,
+ *   [{ trace, knobs: [0], seconds: 5e-4 }, { trace, knobs: [1], seconds: 1e-3 }],
+ *   measurer,
  *   3,
  * );
- * if (r[0].trace !== JSON.stringify({ id: "b" })) throw new Error("b is faster over the rounds");
+ * if (r[0].knobs![0] !== 1) throw new Error("[1] is the faster over the rounds");
  * ```
  * @module
  */
