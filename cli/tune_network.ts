@@ -63,7 +63,8 @@ export const TUNE_NETWORK_USAGE =
                       tasks' measurements and the earlier records in --db
   --finalists N       after the last round, time each task's N fastest candidates again,
                       every one once per round, and keep the fastest over the rounds
-                      (default 4; 0: keep the fastest single record)
+                      (0: keep the fastest single record; default 4 when those timings
+                      are at most a quarter of --trials, else 0)
   --finalist-rounds N rounds of that re-timing (default 5)
   --repeat N          timed forward passes of the tuned network (default 5)
   --no-execute        skip running the tuned network (estimate only)`;
@@ -89,8 +90,8 @@ export interface TuneNetworkArgs {
    * records in `--db` (`--no-transfer`: false).
    */
   transfer: boolean;
-  /** Finalists re-timed per task (0: none). */
-  finalists: number;
+  /** Finalists re-timed per task (0: none; undefined: {@link defaultFinalists}). */
+  finalists?: number;
   /** Rounds of their re-timing. */
   finalistRounds: number;
 }
@@ -158,9 +159,24 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
     execute: !v["no-execute"],
     seedDefault: !v["no-seed-default"],
     transfer: !v["no-transfer"],
-    finalists: nonNegativeInt("finalists", v.finalists, 4),
+    finalists: nonNegativeInt("finalists", v.finalists),
     finalistRounds: positiveInt("finalist-rounds", v["finalist-rounds"], 5)!,
   };
+}
+
+/**
+ * Finalists per task when `--finalists` is not given: 4, when their re-timing
+ * (`tasks x 4 x rounds` measurements) is at most a quarter of the trial
+ * budget; else none, so a short session is not mostly re-timing.
+ *
+ * @example
+ * ```ts
+ * import { defaultFinalists } from "./tune_network.ts";
+ * if (defaultFinalists(2000, 12, 5) !== 4 || defaultFinalists(400, 12, 5) !== 0) throw new Error();
+ * ```
+ */
+export function defaultFinalists(trials: number, tasks: number, rounds: number): number {
+  return tasks * 4 * rounds <= trials / 4 ? 4 : 0;
 }
 
 /** Seconds as milliseconds to 5 significant digits; null for none. */
@@ -306,8 +322,13 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
     db.close();
   }
   const perRound = a.perRound ?? defaultPerRound(a.trials, tasks.length);
+  const finalists = a.finalists ?? defaultFinalists(a.trials, tasks.length, a.finalistRounds);
   console.error(
-    `tune-network: ${net.name}, ${tasks.length} tasks, ${a.trials} trials per session, ${perRound} per round`,
+    `tune-network: ${net.name}, ${tasks.length} tasks, ${a.trials} trials per session, ${perRound} per round, ${
+      finalists > 0
+        ? `then ${finalists} finalists per task timed ${a.finalistRounds} times`
+        : "no finalists"
+    }`,
   );
   const sessions: Record<string, unknown>[] = [];
   // Sessions share their measurements: a candidate two sessions try has one time.
@@ -330,7 +351,7 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
         shared,
         seedDefault: a.seedDefault,
         transfer: a.transfer,
-        ...(a.finalists > 0 ? { finalists: { top: a.finalists, rounds: a.finalistRounds } } : {}),
+        ...(finalists > 0 ? { finalists: { top: finalists, rounds: a.finalistRounds } } : {}),
         onFinalists: (i, t) =>
           console.error(
             `[${label}] finalists of task ${i} ${t.key}: ${t.finalists!.count} timed ${
@@ -366,6 +387,11 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
     gflop: +(tasks.reduce((s, t) => s + t.weight * t.workload.flops, 0) / 1e9).toFixed(3),
     trials: a.trials,
     perRound,
+    finalists: {
+      perTask: finalists,
+      rounds: a.finalistRounds,
+      chosen: a.finalists === undefined ? "default" : "--finalists",
+    },
     transfer: a.transfer,
     db: a.db,
     plot,

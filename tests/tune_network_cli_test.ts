@@ -72,6 +72,8 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
     const s = JSON.parse(first.stdout);
     assert.equal(s.tasks, 3);
     assert.equal(s.perRound, 1);
+    assert.deepEqual(s.finalists, { perTask: 2, rounds: 2, chosen: "--finalists" });
+    assert.match(first.stderr, /then 2 finalists per task timed 2 times/);
     assert.ok(s.untunedLatencyMs > 0);
     const sessions: Session[] = s.sessions;
     assert.deepEqual(sessions.map((x) => x.scheduler), ["gradient", "round-robin"]);
@@ -220,6 +222,9 @@ Deno.test("tune-network tunes an ONNX model and runs it with the model's own wei
     assert.equal(x.tasks[0].task, "conv2d(1,3,8,8,4,3,3,1,1)");
     assert.equal(x.tasks[0].trials, 2);
     assert.equal(x.measured.matchesReference, true);
+    // Two trials: re-timing 4 finalists 5 times would be most of the session, so by default none.
+    assert.deepEqual(s.finalists, { perTask: 0, rounds: 5, chosen: "default" });
+    assert.equal(x.tasks[0].finalists, undefined);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
