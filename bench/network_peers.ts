@@ -132,6 +132,47 @@ async function executorRounds(
   return { time: (repeat) => ex.latency({ repeat, warmup: 1 }).medianMs, close: () => ex.close() };
 }
 
+/** The convolutions against oneDNN in one line: the issue's target and the weighted time. */
+export interface LayersSummary {
+  /** Convolutions at `target` of oneDNN's GFLOP/s or better. */
+  atTarget: number;
+  /** Convolutions both peers measured. */
+  of: number;
+  target: number;
+  /**
+   * oneDNN's time over tunebook's, each layer counted as often as the
+   * network runs it (above 1: tunebook's convolutions take less time).
+   */
+  weightedSpeed: number;
+}
+
+/**
+ * Sums up the layers: how many reach `target` of oneDNN, and the weighted time ratio.
+ *
+ * @example
+ * ```ts
+ * import { layersSummary } from "./network_peers.ts";
+ * const s = layersSummary([
+ *   { weight: 3, tunebookSeconds: 1e-3, onednnSeconds: 1e-3 },
+ *   { weight: 1, tunebookSeconds: 2e-3, onednnSeconds: 1e-3 },
+ * ]);
+ * if (s.atTarget !== 1 || s.of !== 2 || s.weightedSpeed !== 0.8) throw new Error(JSON.stringify(s));
+ * ```
+ */
+export function layersSummary(
+  layers: { weight: number; tunebookSeconds: number; onednnSeconds: number }[],
+  target = 0.9,
+): LayersSummary {
+  const tb = layers.reduce((a, l) => a + l.weight * l.tunebookSeconds, 0);
+  const dnn = layers.reduce((a, l) => a + l.weight * l.onednnSeconds, 0);
+  return {
+    atTarget: layers.filter((l) => l.onednnSeconds / l.tunebookSeconds >= target).length,
+    of: layers.length,
+    target,
+    weightedSpeed: dnn / tb,
+  };
+}
+
 /** tunebook / oneDNN GFLOP/s of a layer, when both peers measured it. */
 function layerRatio(row: PeerRow): number | undefined {
   const a = row.figures.tunebook, b = row.figures.onednn;
@@ -236,6 +277,7 @@ if (import.meta.main) {
     } the reference (max relative error ${check.maxRelativeError!.toExponential(1)})`,
   );
   let layers: PeerRow[] = [];
+  let summary: LayersSummary | undefined;
   if (!v["no-layers"]) {
     const convs = tasks.filter((t) => t.workload.name === "conv2d");
     layers = await runPeers({
@@ -264,6 +306,22 @@ if (import.meta.main) {
       const w = convs.find((t) => t.workload === row.workload)!.weight;
       console.log(`| ${taskKey(row.workload)} | ${w} | ${g(a)} | ${g(b)} | ${ratio} |`);
     }
+    summary = layersSummary(layers.flatMap((row) => {
+      const a = row.figures.tunebook, b = row.figures.onednn;
+      return a && b && "seconds" in a && "seconds" in b
+        ? [{
+          weight: convs.find((t) => t.workload === row.workload)!.weight,
+          tunebookSeconds: a.seconds,
+          onednnSeconds: b.seconds,
+        }]
+        : [];
+    }));
+    console.log(
+      `convolutions at ${summary.target} of oneDNN or better: ${summary.atTarget} of ${summary.of}; ` +
+        `their time weighted by how often the network runs each, oneDNN / tunebook: ${
+          summary.weightedSpeed.toFixed(2)
+        }`,
+    );
     if (v.plot) {
       const bars = layers.flatMap((row) => {
         const ratio = layerRatio(row);
@@ -290,6 +348,7 @@ if (import.meta.main) {
     rounds: perRound,
     torchOverTunebook: ratios,
     matchesReference: check.matchesReference,
+    ...(summary ? { convolutions: summary } : {}),
     layers: layers.map((row) => ({
       task: taskKey(row.workload),
       tunebook: row.figures.tunebook,

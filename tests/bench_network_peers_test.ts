@@ -71,6 +71,17 @@ Deno.test("bench/network_peers.ts times a tuned network and its convolutions aga
     assert.equal(j.layers.length, 1);
     assert.ok(j.layers[0].tunebook.gflops > 0, JSON.stringify(j.layers));
     assert.ok(j.layers[0].onednn.gflops > 0 || j.layers[0].onednn.unavailable);
+    if (j.layers[0].onednn.gflops) {
+      // The one convolution against oneDNN, summed up: the target and the weighted time.
+      const ratio = j.layers[0].tunebook.gflops / j.layers[0].onednn.gflops;
+      assert.deepEqual(j.convolutions, {
+        atTarget: ratio >= 0.9 ? 1 : 0,
+        of: 1,
+        target: 0.9,
+        weightedSpeed: j.layers[0].onednn.seconds / j.layers[0].tunebook.seconds,
+      });
+      assert.match(r.stdout, /convolutions at 0\.9 of oneDNN or better: [01] of 1;/);
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
