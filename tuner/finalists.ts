@@ -102,9 +102,9 @@ export function finalistsOf(
   const key = workloadKey(w.name, w.shape);
   const target = o.target ?? "cpu";
   const fastest = new Map<string, Finalist>();
-  for (const run of db.runs()) {
+  const runs = o.runs ? o.runs.flatMap((id) => db.run(id) ?? []) : db.runs();
+  for (const run of runs) {
     if (run.target !== target || db.workload(run.workloadId)?.key !== key) continue;
-    if (o.runs && !o.runs.includes(run.id)) continue;
     for (const c of db.candidates(run.id)) {
       const s = c.result?.errorKind === "none" ? c.result.seconds : null;
       if (!s) continue;
@@ -256,17 +256,40 @@ export function confirmedBest(
   w: Workload,
   o: { target?: string; upTo?: number } = {},
 ): RecordedBest {
-  const key = workloadKey(w.name, w.shape);
+  return confirmedBests(db, [w], o)[0];
+}
+
+/**
+ * {@link confirmedBest} of each workload, in one pass over the runs.
+ *
+ * @example
+ * ```ts
+ * import { RecordsDB } from "../datasets/db.ts";
+ * import { matmul } from "../ir/workloads.ts";
+ * import { confirmedBests } from "./finalists.ts";
+ * const db = RecordsDB.open(":memory:", { mode: "create" });
+ * if (confirmedBests(db, [matmul(8, 8, 8), matmul(4, 4, 4)]).length !== 2) throw new Error();
+ * db.close();
+ * ```
+ */
+export function confirmedBests(
+  db: RecordsDB,
+  workloads: readonly Workload[],
+  o: { target?: string; upTo?: number } = {},
+): RecordedBest[] {
   const target = o.target ?? "cpu";
-  const out: RecordedBest = { trials: 0, confirmed: false };
-  let newestFinalists: number | undefined;
+  const byKey = new Map<string, { best: RecordedBest; newestFinalists?: number }>(
+    workloads.map((w) => [workloadKey(w.name, w.shape), { best: { trials: 0, confirmed: false } }]),
+  );
   for (const run of db.runs()) {
     if (run.target !== target || run.id > (o.upTo ?? Infinity)) continue;
-    if (db.workload(run.workloadId)?.key !== key) continue;
+    const entry = byKey.get(db.workload(run.workloadId)!.key);
+    if (!entry) continue;
     if (run.strategy === FINALISTS_STRATEGY) {
-      newestFinalists = run.id;
+      entry.newestFinalists = run.id;
       continue;
     }
+    const out = entry.best;
     out.trials += db.counts(run.id).measured;
     const b = db.best(run.id);
     const s = b?.result.seconds;
@@ -275,13 +298,13 @@ export function confirmedBest(
       out.trace = b.trace;
     }
   }
-  if (newestFinalists !== undefined) {
-    const b = db.best(newestFinalists);
+  for (const { best, newestFinalists } of byKey.values()) {
+    const b = newestFinalists === undefined ? undefined : db.best(newestFinalists);
     if (b?.result.seconds) {
-      out.seconds = b.result.seconds;
-      out.trace = b.trace;
-      out.confirmed = true;
+      best.seconds = b.result.seconds;
+      best.trace = b.trace;
+      best.confirmed = true;
     }
   }
-  return out;
+  return workloads.map((w) => byKey.get(workloadKey(w.name, w.shape))!.best);
 }

@@ -564,12 +564,17 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
     };
     /** Re-times every task's finalists; returns the estimate with their figures. */
     const retimeTasks = async (f: { top: number; rounds: number }): Promise<number> => {
+      const recorded = db.runs().map((run) => ({
+        id: run.id,
+        key: db.workload(run.workloadId)!.key,
+      }));
       for (const [i, task] of o.tasks.entries()) {
         const own = live.get(i)?.runId;
         const key = workloadKey(task.workload.name, task.workload.shape);
-        const runs = db.runs().filter((run) =>
-          (run.id <= before || run.id === own) && db.workload(run.workloadId)?.key === key
-        ).map((run) => run.id);
+        const runs = recorded.filter((run) =>
+          (run.id <= before || run.id === own) && run.key === key
+        )
+          .map((run) => run.id);
         const picked = finalistsOf(db, task.workload, f.top, { runs });
         if (picked.length === 0) continue;
         const measurer = createNativeMeasurer({

@@ -55,7 +55,7 @@
  * @module
  */
 import type { RecordsDB } from "../datasets/db.ts";
-import { confirmedBest } from "./finalists.ts";
+import { confirmedBests } from "./finalists.ts";
 import { createPrng } from "../ir/prng.ts";
 import type { Workload } from "../ir/workloads.ts";
 
@@ -92,7 +92,7 @@ export interface RecordedStart extends TaskStart {
  * Warm start: each workload's best latency and trial count over every run of
  * `target` in the records database (Ansor's `_restore_status`); the best is
  * that of the workload's newest re-timed finalists when it has some
- * ({@link confirmedBest}), and re-timings are not trials.
+ * (`confirmedBest`), and re-timings are not trials.
  *
  * @example
  * ```ts
@@ -106,13 +106,10 @@ export interface RecordedStart extends TaskStart {
  * ```
  */
 export function warmStart(db: RecordsDB, workloads: Workload[], target = "cpu"): RecordedStart[] {
-  return workloads.map((w) => {
-    const b = confirmedBest(db, w, { target });
-    return {
-      trials: b.trials,
-      ...(b.seconds !== undefined ? { bestSeconds: b.seconds, bestTrace: b.trace } : {}),
-    };
-  });
+  return confirmedBests(db, workloads, { target }).map((b) => ({
+    trials: b.trials,
+    ...(b.seconds !== undefined ? { bestSeconds: b.seconds, bestTrace: b.trace } : {}),
+  }));
 }
 
 /** What tuning a task for a round gave. */
