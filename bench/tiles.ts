@@ -22,7 +22,7 @@
  */
 import { parseFlags, parseShape, positiveInt, runCommand, UsageError } from "../cli/args.ts";
 import { pointOfValues } from "../ir/knobs.ts";
-import { quantile } from "../ir/stats.ts";
+import { type Summary, summary } from "../ir/stats.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
 import { kernelSource, signatureOf } from "../tuner/kernel.ts";
@@ -39,10 +39,10 @@ export interface TileStats {
   label: string;
   /** Whether the point is in the template's space on this machine. */
   valid: boolean;
-  /** GFLOP/s over the rounds: median and quartiles. */
-  gflops: { median: number; q1: number; q3: number };
-  /** Speed relative to the first point, round by round: median and quartiles. */
-  ratio: { median: number; q1: number; q3: number };
+  /** GFLOP/s over the rounds: mean, median and quartiles. */
+  gflops: Summary;
+  /** Speed relative to the first point, round by round: mean, median and quartiles. */
+  ratio: Summary;
 }
 
 /**
@@ -102,16 +102,11 @@ export function tileStats(
   labels: string[],
   valid: boolean[],
 ): TileStats[] {
-  const stats = (xs: number[]) => ({
-    median: quantile(xs, 0.5),
-    q1: quantile(xs, 0.25),
-    q3: quantile(xs, 0.75),
-  });
   return labels.map((label, k) => ({
     label,
     valid: valid[k],
-    gflops: stats(seconds.map((round) => flops / round[k] / 1e9)),
-    ratio: stats(seconds.map((round) => round[0] / round[k])),
+    gflops: summary(seconds.map((round) => flops / round[k] / 1e9)),
+    ratio: summary(seconds.map((round) => round[0] / round[k])),
   }));
 }
 
@@ -134,8 +129,10 @@ export function tilesTable(threads: number, stats: TileStats[]): string {
     "| --- | --- | --- |",
     ...stats.map((s) =>
       `| ${s.label}${s.valid ? "" : " (outside the space)"} | ${f(s.gflops.median, 1)} (${
-        f(s.gflops.q1, 1)
-      }-${f(s.gflops.q3, 1)}) | ${f(s.ratio.median, 3)} (${f(s.ratio.q1, 3)}-${f(s.ratio.q3, 3)}) |`
+        f(s.gflops.p25, 1)
+      }-${f(s.gflops.p75, 1)}) | ${f(s.ratio.median, 3)} (${f(s.ratio.p25, 3)}-${
+        f(s.ratio.p75, 3)
+      }) |`
     ),
   ].join("\n");
 }

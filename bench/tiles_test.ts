@@ -33,9 +33,9 @@ Deno.test("tileStats takes ratios round by round, so a slow round slows both ker
     true,
   ]);
   assert.equal(a.ratio.median, 1);
-  assert.deepEqual([b.ratio.q1, b.ratio.median, b.ratio.q3], [2, 2, 2]);
+  assert.deepEqual([b.ratio.p25, b.ratio.median, b.ratio.p75], [2, 2, 2]);
   assert.equal(b.gflops.median, 2);
-  assert.ok(b.gflops.q1 < b.gflops.q3);
+  assert.ok(b.gflops.p25 < b.gflops.p75);
   const md = tilesTable(1, [a, { ...b, valid: false }]).split("\n");
   assert.equal(md.length, 4);
   assert.match(md[0], /^\| point, 1 thread \|/);
