@@ -6,14 +6,12 @@
  * Prints one JSON line: {"seconds":[[round 1: A, B, ...], [round 2: ...], ...]}.
  * Kernels timed seconds apart meet the same machine, so their ratio round by
  * round is steadier than figures taken minutes apart. */
-#include <dlfcn.h>
 #include <string.h>
+#define TB_PEER_KERNELS
 #include "timing.h"
 
 #define MAX_KERNELS 32
 #define MAX_BUFFERS 16
-
-typedef void (*kernel_fn)(float **);
 
 int main(int argc, char **argv) {
   if (argc < 6) {
@@ -30,30 +28,11 @@ int main(int argc, char **argv) {
   at++;
   int nk = argc - at;
   if (rounds < 1 || calls < 1 || nbuf == 0 || nk < 1 || nk > MAX_KERNELS) return 2;
-  kernel_fn timed[MAX_KERNELS];
+  tb_peer_kernel_fn timed[MAX_KERNELS];
   float *bufs[MAX_KERNELS][MAX_BUFFERS];
   for (int k = 0; k < nk; k++) {
-    void *lib = dlopen(argv[at + k], RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      fprintf(stderr, "%s\n", dlerror());
-      return 1;
-    }
-    kernel_fn kernel = (kernel_fn)dlsym(lib, "tb_kernel");
-    kernel_fn layout = (kernel_fn)dlsym(lib, "tb_layout");
-    kernel_fn compute = (kernel_fn)dlsym(lib, "tb_compute");
-    if (!kernel) {
-      fprintf(stderr, "no tb_kernel in %s\n", argv[at + k]);
-      return 1;
-    }
-    for (int b = 0; b < nbuf; b++) {
-      bufs[k][b] = tb_peer_alloc(sizes[b]);
-      tb_peer_fill(bufs[k][b], sizes[b], (unsigned)b + 1);
-    }
-    timed[k] = kernel;
-    if (layout && compute) {
-      layout(bufs[k]);
-      timed[k] = compute;
-    }
+    timed[k] = tb_peer_load_kernel(argv[at + k], sizes, nbuf, bufs[k]);
+    if (!timed[k]) return 1;
   }
   printf("{\"seconds\":[");
   for (int r = 0; r < rounds; r++) {

@@ -52,6 +52,41 @@ static inline float *tb_peer_alloc(long n) {
   return (float *)p;
 }
 
+#ifdef TB_PEER_KERNELS
+#include <dlfcn.h>
+typedef void (*tb_peer_kernel_fn)(float **);
+
+/* A tunebook kernel (a shared object defining tb_kernel(float **bufs), and tb_layout and tb_compute
+ * when it rewrites the layout of its weights) on n buffers of sizes[i] floats, allocated into bufs
+ * and filled with seeded values (buffer i with seed i + 1). The layout rewrite runs once, as the
+ * measurement harness does. Returns the function to time (tb_compute after tb_layout, else
+ * tb_kernel), or NULL after saying why on stderr. */
+static inline tb_peer_kernel_fn tb_peer_load_kernel(const char *path, const long *sizes, int n,
+                                                    float **bufs) {
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    fprintf(stderr, "%s\n", dlerror());
+    return NULL;
+  }
+  tb_peer_kernel_fn kernel = (tb_peer_kernel_fn)dlsym(lib, "tb_kernel");
+  if (!kernel) {
+    fprintf(stderr, "no tb_kernel in %s\n", path);
+    return NULL;
+  }
+  for (int i = 0; i < n; i++) {
+    bufs[i] = tb_peer_alloc(sizes[i]);
+    tb_peer_fill(bufs[i], sizes[i], (unsigned)i + 1);
+  }
+  tb_peer_kernel_fn layout = (tb_peer_kernel_fn)dlsym(lib, "tb_layout");
+  tb_peer_kernel_fn compute = (tb_peer_kernel_fn)dlsym(lib, "tb_compute");
+  if (layout && compute) {
+    layout(bufs);
+    return compute;
+  }
+  return kernel;
+}
+#endif
+
 /* Problem of a harness: argv is "matmul M N K" or "conv N C H W F KH KW stride pad",
  * then "warmup repeat min_ms". Returns the index of warmup in argv, or -1. */
 typedef struct {

@@ -3,11 +3,11 @@
  * the workload's inputs then outputs; inputs get seeded random values. A
  * kernel that rewrites the layout of its weights (tb_layout, tb_compute) has
  * the rewrite run once and tb_compute timed, as the measurement harness does. */
-#include <dlfcn.h>
 #include <string.h>
+#define TB_PEER_KERNELS
 #include "timing.h"
 
-static void (*kernel)(float **);
+static tb_peer_kernel_fn kernel;
 static float *bufs[16];
 
 static void call(void *arg) {
@@ -20,29 +20,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s KERNEL.so SIZE... -- warmup repeat min_ms\n", argv[0]);
     return 2;
   }
-  void *lib = dlopen(argv[1], RTLD_NOW);
-  if (!lib) {
-    fprintf(stderr, "%s\n", dlerror());
-    return 1;
-  }
-  kernel = (void (*)(float **))dlsym(lib, "tb_kernel");
-  if (!kernel) {
-    fprintf(stderr, "no tb_kernel in %s\n", argv[1]);
-    return 1;
-  }
+  long sizes[16];
   int at = 2, n = 0;
-  for (; at < argc && strcmp(argv[at], "--") != 0 && n < 16; at++, n++) {
-    long size = atol(argv[at]);
-    bufs[n] = tb_peer_alloc(size);
-    tb_peer_fill(bufs[n], size, (unsigned)n + 1);
-  }
+  for (; at < argc && strcmp(argv[at], "--") != 0 && n < 16; at++, n++) sizes[n] = atol(argv[at]);
+  kernel = tb_peer_load_kernel(argv[1], sizes, n, bufs);
+  if (!kernel) return 1;
   if (at + 3 >= argc) return 2;
-  void (*layout)(float **) = (void (*)(float **))dlsym(lib, "tb_layout");
-  void (*compute)(float **) = (void (*)(float **))dlsym(lib, "tb_compute");
-  if (layout && compute) {
-    layout(bufs);
-    kernel = compute;
-  }
   tb_peer_time(call, NULL, atoi(argv[at + 1]), atoi(argv[at + 2]), atof(argv[at + 3]));
   return 0;
 }
