@@ -30,7 +30,7 @@ import { attachedExtents } from "./lower.ts";
 import type { Prng } from "./prng.ts";
 import { checkPerfectTile, sampleCategorical, samplePerfectTile } from "./sampling.ts";
 import { type Annotation, holderIn, type LayoutDim, Loop, Stage } from "./stage.ts";
-import { compute, Expr, placeholder, rewrite, visitLoads } from "./te.ts";
+import { bin, compute, Expr, IterVar, placeholder, rewrite, visitLoads } from "./te.ts";
 import { computeStages, type Workload } from "./workloads.ts";
 
 /** A reference to the value an earlier instruction produced. */
@@ -241,6 +241,19 @@ export class Schedule {
    */
   computeAt(stage: string, consumer: string, loop: string | RV): void {
     this.apply({ op: "compute_at", args: { stage, consumer, loop } });
+  }
+  /**
+   * Merges consecutive spatial axes of a stage nothing reads (an output) into
+   * one axis, named by joining theirs (`["y", "x"]` gives `yx`), of their
+   * extents' product: the body reads `y = yx / W`, `x = yx % W`, and the
+   * buffer, row-major, is the same memory. Loops then tile the merged axis as
+   * one dimension (Halide's `fuse`, oneDNN's spatial dimension of a 1x1
+   * convolution): a 14 x 14 output in tiles of 6 positions has one edge tile
+   * instead of one per row, and a tile may span two rows. Apply first, before
+   * `cache_write` and any loop primitive. Returns the new axis's name.
+   */
+  fuseAxes(stage: string, axes: string[]): string {
+    return this.apply({ op: "fuse_axes", args: { stage, axes } }) as string;
   }
   /** Substitutes an element-wise stage into its consumers. */
   computeInline(stage: string): void {
@@ -583,6 +596,55 @@ const HANDLERS: Record<string, Handler> = {
     if (m < 0 || m > 4096) throw new ScheduleError(`auto_unroll max_step ${m} not in [0, 4096]`);
     s.autoUnrollMaxStep = m;
     return { value: undefined };
+  },
+
+  fuse_axes(sch, a) {
+    const s = sch.stage(String(a.stage));
+    const why = (reason: string) =>
+      new ScheduleError(`Cannot fuse_axes of stage "${s.name}": ${reason}`);
+    if (!Array.isArray(a.axes) || a.axes.length < 2) throw why("it needs at least two axes");
+    const names = a.axes.map(String);
+    if (s.touched || s.attach.k !== "root" || s.layout.length > 0) {
+      throw why("apply fuse_axes before other primitives");
+    }
+    if (s.scope !== "global") throw why(`it lives in ${s.scope} memory`);
+    const readers = sch.stages.filter((x) => readsOf(x).includes(s.name));
+    if (readers.length > 0) throw why(`stage "${readers[0].name}" reads it`);
+    const at = names.map((n) => s.axes.findIndex((x) => x.name === n));
+    at.forEach((d, i) => {
+      if (d < 0) throw why(`it has no axis "${names[i]}"`);
+      if (d !== at[0] + i) throw why("the axes must be consecutive, outer first");
+    });
+    const merged = at.map((d) => s.axes[d]);
+    const name = merged.map((x) => x.name).join("");
+    if (s.rootAxes.some((x) => x.name === name)) throw why(`it has an axis "${name}"`);
+    const extent = merged.reduce((p, x) => p * x.extent, 1);
+    const axis = new IterVar(name, extent, "spatial");
+    // Axis d of the merged ones is (yx / inner extents) % its extent; the outermost needs no %.
+    const value = new Map<IterVar, Expr>();
+    let inner = 1;
+    for (let i = merged.length - 1; i >= 0; i--) {
+      const q = inner === 1 ? axis.expr : bin("div", axis, inner);
+      value.set(merged[i], i === 0 ? q : bin("mod", q, merged[i].extent));
+      inner *= merged[i].extent;
+    }
+    const put = (e: Expr) =>
+      rewrite(e, (x) => x.node.k === "var" ? value.get(x.node.v) : undefined);
+    const body = s.body instanceof Expr
+      ? put(s.body)
+      : { kind: s.body.kind, body: put(s.body.body), axes: s.body.axes };
+    const span = (
+      xs: number[] | IterVar[],
+    ) => [...xs.slice(0, at[0]), ...xs.slice(at[0] + at.length)];
+    const shape = span(s.shape) as number[], axes = span(s.axes) as IterVar[];
+    shape.splice(at[0], 0, extent);
+    axes.splice(at[0], 0, axis);
+    sch.stages.splice(
+      sch.stages.indexOf(s),
+      1,
+      new Stage(s.name, shape, axes, body, s.isOutput, s.scope),
+    );
+    return { value: name };
   },
 
   cache_write(sch, a) {

@@ -4,6 +4,8 @@ import { lower } from "./lower.ts";
 import { createPrng } from "./prng.ts";
 import { Schedule } from "./schedule.ts";
 import { parseTrace, printTrace, traceOf } from "./trace.ts";
+import { generateC } from "./codegen_c.ts";
+import { assertTraceRoundTrip } from "./testing.ts";
 import { conv2d, denseBiasRelu, matmul, type Workload } from "./workloads.ts";
 
 const sched = (w: Workload) => new Schedule(w, { prng: createPrng(1) });
@@ -190,6 +192,41 @@ Deno.test("cache_write only applies to an untransformed stage", () => {
   ]]);
   throwsSchedule(() => ok.cacheWrite("C_local"), /already a local cache/);
   throwsSchedule(() => ok.cacheWrite("C"), /"C_local" exists/);
+});
+
+Deno.test("fuse_axes merges an output's axes into one of their extents' product", () => {
+  const sch = sched(conv2d(1, 4, 9, 9, 8, 1, 1, 2, 0));
+  assert.equal(sch.fuseAxes("O", ["y", "x"]), "yx");
+  const o = sch.stage("O");
+  assert.deepEqual(o.shape, [1, 8, 25]);
+  assert.deepEqual(sch.loops("O"), ["n", "f", "yx", "rc", "ry", "rx"]);
+  // The merged axis tiles as one: 25 positions in tiles of 6, the tile spanning rows.
+  const local = sch.cacheWrite("O");
+  const [po, pi] = sch.split("O", "yx", [null, 6]);
+  sch.computeAt(local, "O", po);
+  sch.unroll("O", pi);
+  assertTraceRoundTrip(sch);
+  // The body reads the input at row (yx / 5) * 2 + ry of 9 columns, column (yx % 5) * 2 + rx.
+  const c = generateC(lower(sch));
+  assert.match(c, /\/ 5\) \* 2\) \+ v_O_local_ry(_2)?\) \* 9\)/);
+  assert.match(c, /% 5\) \* 2\) \+ v_O_local_rx(_2)?\)\)\]/);
+});
+
+Deno.test("fuse_axes refuses what it cannot merge", () => {
+  throwsSchedule(() => sched(matmul(8, 8, 8)).fuseAxes("C", ["i"]), /at least two axes/);
+  throwsSchedule(() => sched(matmul(8, 8, 8)).fuseAxes("C", ["i", "q"]), /no axis "q"/);
+  throwsSchedule(
+    () => sched(conv2d(1, 2, 6, 6, 2, 1, 1, 1, 0)).fuseAxes("O", ["x", "y"]),
+    /consecutive, outer first/,
+  );
+  const split = sched(matmul(8, 8, 8));
+  split.split("C", "i", [null, 2]);
+  throwsSchedule(() => split.fuseAxes("C", ["i", "j"]), /before other primitives/);
+  // The padding stage is read by the convolution: its buffer's shape is not its own to change.
+  throwsSchedule(
+    () => sched(conv2d(1, 2, 6, 6, 2, 3, 3, 1, 1)).fuseAxes("P", ["y", "x"]),
+    /stage "O" reads it/,
+  );
 });
 
 Deno.test("sample_perfect_tile validates a given decision", () => {

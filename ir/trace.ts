@@ -124,6 +124,7 @@ const SIGNATURES: Record<string, Record<string, ArgKind>> = {
   auto_unroll: { stage: "name", max_step: "int" },
   annotate: { stage: "name", key: "name", value: "int" },
   parallel_outer: { stage: "name", loops: "names", count: "int" },
+  fuse_axes: { stage: "name", axes: "names" },
   cache_write: { stage: "name", scope: "name" },
   cache_read: { stage: "name", scope: "name", readers: "names" },
   transform_layout: { stage: "name", axis: "int", factor: "int" },

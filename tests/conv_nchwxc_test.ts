@@ -116,6 +116,28 @@ Deno.test("conv2d-nchwxc's parallel \"y\" runs rows in parallel and the channel 
   );
 });
 
+Deno.test("conv2d-nchwxc's flat positions tile rows and columns as one axis, one row of tiles", () => {
+  const t = templateSpace(
+    "conv2d-nchwxc",
+    createWorkload("conv2d", [1, 24, 14, 14, 48, 1, 1, 2, 0]),
+  );
+  assert.deepEqual(t.space.knobs.at(-1), { name: "flat", kind: "other", options: [0, 1] });
+  // Flat positions have no rows of tiles: yr is 1.
+  const v = { fr: 16, yr: 2, xr: 6, ic_bn: 0, unroll_kw: 0, parallel: "y", flat: 1 };
+  assert.equal(
+    t.space.isValid(t.space.knobs.map((k) => k.options.indexOf(v[k.name as "fr"]))),
+    false,
+  );
+  const { source } = templateSource("conv2d-nchwxc", [1, 24, 14, 14, 48, 1, 1, 2, 0], {
+    ...v,
+    yr: 1,
+  });
+  // 49 positions in 9 tiles of 6 in parallel; the tile reads row (p / 7) * 2, column (p % 7) * 2.
+  assert.match(source, /for \(int v_O_n_yx_0_fused = 0; v_O_n_yx_0_fused < 9;/);
+  assert.match(source, /\/ 7\) \* 28\)/);
+  assert.match(source, /% 7\) \* 2\)/);
+});
+
 Deno.test("conv2d-nchwxc copies an unpadded input into channel blocks at the root", () => {
   const { source } = templateSource("conv2d-nchwxc", [1, 24, 14, 14, 48, 1, 1, 2, 0], {
     ...POINT,
@@ -169,6 +191,31 @@ for (
       parallel: "y",
     }],
     ["the NCHW input (ic_bn 0)", [1, 5, 9, 13, 20, 3, 3, 1, 1], { ...POINT, ic_bn: 0 }],
+    // Flat positions: 7 x 7 outputs in tiles of 6 positions that span rows, one edge tile.
+    ["flat positions, 1x1 stride 2, rows in parallel", [1, 24, 14, 14, 48, 1, 1, 2, 0], {
+      ...POINT,
+      ic_bn: 0,
+      parallel: "y",
+      flat: 1,
+    }],
+    ["flat positions, an unpadded input copied", [1, 24, 14, 14, 40, 1, 1, 2, 0], {
+      ...POINT,
+      flat: 1,
+      parallel: "f",
+    }],
+    ["flat positions, padded 3x3, tiles in parallel", [1, 8, 9, 13, 20, 3, 3, 1, 1], {
+      ...POINT,
+      ic_bn: 4,
+      xr: 4,
+      flat: 1,
+    }],
+    ["flat positions, stride 2 7x7", [1, 3, 30, 30, 16, 7, 7, 2, 3], {
+      ...POINT,
+      ic_bn: 3,
+      xr: 4,
+      flat: 1,
+      parallel: "y",
+    }],
   ] as const
 ) {
   Deno.test(`conv2d-nchwxc with ${name} computes the naive output with and without AVX-512`, async () => {
