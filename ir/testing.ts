@@ -48,6 +48,8 @@ export function newRandomScheduleStats(): RandomScheduleStats {
 export interface RandomScheduleOptions {
   /** Probability of starting with `cacheWrite` on the reduction stage. Default 0.3. */
   cacheWriteProbability?: number;
+  /** Probability of starting with `fuseAxes` of two axes of the output. Default 0.15. */
+  fuseAxesProbability?: number;
   /** Primitives to apply after the optional cache_write. Default: 3 to 14, drawn. */
   steps?: number;
   /** Fresh schedules to try before giving up when `lower()` keeps rejecting them. Default 100. */
@@ -97,7 +99,8 @@ const TRIES_PER_STEP = 6;
  * a random leaf loop of the consumer (for a packed copy, sometimes of a stage
  * its reader is computed in), `computeInline`, `computeRoot`, and
  * `cacheRead(..., "global")` of a tensor a stage reads, often followed by
- * `transformLayout` or `deinterleave` of one dimension.
+ * `transformLayout` or `deinterleave` of one dimension; first, sometimes,
+ * `fuseAxes` of two consecutive axes of the output.
  * A primitive that throws ScheduleError is skipped and another one tried. The
  * result always lowers: when `lower()` throws ScheduleError, a new schedule is
  * drawn (counted in `options.stats.lowerRetries`). Deterministic in `prng`.
@@ -146,6 +149,12 @@ function build(sch: Schedule, prng: Prng, options: RandomScheduleOptions): numbe
       return false;
     }
   };
+  // Sometimes the output's first two consecutive spatial axes merged into one (fuse_axes).
+  const out = sch.stages.find((s) => s.isOutput && s.axes.length >= 2);
+  if (out && prng.next() < (options.fuseAxesProbability ?? 0.15)) {
+    const at = prng.int(out.axes.length - 1);
+    attempt(() => void sch.fuseAxes(out.name, [out.axes[at].name, out.axes[at + 1].name]));
+  }
   const red = sch.stages.find((s) => !(s.body instanceof Expr) && s.scope === "global");
   if (red && prng.next() < (options.cacheWriteProbability ?? 0.3)) {
     attempt(() => sch.cacheWrite(red.name));

@@ -47,9 +47,8 @@
  */
 import type { RecordsDB } from "../datasets/db.ts";
 import { workloadKey } from "../datasets/db.ts";
-import { sha256Hex } from "../measure/builder.ts";
 import { median } from "../ir/stats.ts";
-import { parseTrace } from "../ir/trace.ts";
+import { canonicalJSON, parseTrace, traceHash } from "../ir/trace.ts";
 import type { Workload } from "../ir/workloads.ts";
 import type { ErrorKind } from "../ir/error_kind.ts";
 import type { Measurer } from "../measure/measurer.ts";
@@ -108,9 +107,12 @@ export function finalistsOf(
     for (const c of db.candidates(run.id)) {
       const s = c.result?.errorKind === "none" ? c.result.seconds : null;
       if (!s) continue;
-      const had = fastest.get(c.traceHash);
+      // One trace, one finalist: keyed by the trace itself, not by the hash a run stored
+      // (finalists runs written before 2026-11-28 hashed the JSON text, tuning runs the trace).
+      const same = canonicalJSON(JSON.parse(c.trace));
+      const had = fastest.get(same);
       if (!had || s < had.seconds) {
-        fastest.set(c.traceHash, { trace: c.trace, knobs: c.knobs, seconds: s });
+        fastest.set(same, { trace: c.trace, knobs: c.knobs, seconds: s });
       }
     }
   }
@@ -207,7 +209,8 @@ export async function recordFinalists(
     const id = db.addCandidate(runId, {
       trial,
       trace: f.trace,
-      traceHash: await sha256Hex(f.trace),
+      // The key a tuning run gives the same trace (tuner/loop.ts).
+      traceHash: await traceHash(JSON.parse(f.trace)),
       ...(f.knobs ? { knobs: f.knobs } : {}),
     });
     db.addResult(id, {

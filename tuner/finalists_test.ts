@@ -191,6 +191,24 @@ Deno.test("the newest finalists run gives a workload's best; its re-timings are 
   db.close();
 });
 
+Deno.test("finalists re-timed again over a database holding the first re-timing time each trace once", async () => {
+  const db = RecordsDB.open(":memory:", { mode: "create" });
+  const run = tuningRun(db, [["lucky", 1e-3], ["steady", 1.2e-3], ["slow", 5e-3]]);
+  const info = { rounds: 1, from: [run], machine: {}, compiler: "gcc", tunebookVersion: "test" };
+  const table = { lucky: [3e-3, 3e-3], steady: [2e-3, 2e-3], slow: [4e-3, 4e-3] };
+  const m = tableMeasurer(table, []);
+  await recordFinalists(db, W, await retimeFinalists(finalistsOf(db, W, 3), m, 1), info);
+  // Every trace is now in two runs (as tuned and as re-timed): still three finalists.
+  const again = finalistsOf(db, W, 8);
+  assert.deepEqual(again.map(idOf), ["lucky", "steady", "slow"]);
+  const second = await recordFinalists(db, W, await retimeFinalists(again, m, 1), info);
+  assert.equal(db.candidates(second).length, 3);
+  // The re-timing keys its candidates as tuning does, so a trace has one key in every run.
+  const keys = new Set(db.candidates(second).map((c) => c.traceHash));
+  assert.equal(keys.size, 3);
+  db.close();
+});
+
 Deno.test("tuneNetwork re-times each task's finalists and runs the fastest over the rounds", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tb-finalists-" });
   try {
