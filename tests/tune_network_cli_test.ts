@@ -222,8 +222,8 @@ Deno.test("tune-network tunes an ONNX model and runs it with the model's own wei
     assert.equal(x.tasks[0].task, "conv2d(1,3,8,8,4,3,3,1,1)");
     assert.equal(x.tasks[0].trials, 2);
     assert.equal(x.measured.matchesReference, true);
-    // Two trials: re-timing 4 finalists 5 times would be most of the session, so by default none.
-    assert.deepEqual(s.finalists, { perTask: 0, rounds: 5, chosen: "default" });
+    // Two trials: re-timing 8 finalists 3 times would be most of the session, so by default none.
+    assert.deepEqual(s.finalists, { perTask: 0, rounds: 3, chosen: "default" });
     assert.equal(x.tasks[0].finalists, undefined);
   } finally {
     await Deno.remove(dir, { recursive: true });
