@@ -44,7 +44,12 @@ Deno.test("gpu_session.sh --dry-run runs the stages named, in the order named, a
       "--call-seconds",
       "300",
     ]);
-    assert.match(short.stdout, /^tune4096: timeout 270s .* --shape 4096,4096,4096 --trials 500 /);
+    // (less the seconds the script itself has run: 270 on an idle machine, a little less under load).
+    const limit = short.stdout.match(
+      /^tune4096: timeout (\d+)s .* --shape 4096,4096,4096 --trials 500 /,
+    );
+    assert.ok(limit, short.stdout);
+    assert.ok(+limit[1] <= 270 && +limit[1] >= 240, `limit ${limit[1]} s`);
     const again = await session([
       "--stage",
       "peers",
