@@ -290,6 +290,7 @@ if (import.meta.main) {
       rounds,
       log: (line) => console.error(`[network_peers] ${line}`),
     });
+    const weightOf = (row: PeerRow) => convs.find((t) => t.workload === row.workload)!.weight;
     console.log(`| layer | weight | tunebook GFLOP/s | oneDNN GFLOP/s | tunebook / oneDNN |`);
     console.log(`| --- | --- | --- | --- | --- |`);
     for (const row of layers) {
@@ -303,14 +304,13 @@ if (import.meta.main) {
           ? Object.values(f)[0]
           : "-";
       const ratio = layerRatio(row)?.toFixed(2) ?? "-";
-      const w = convs.find((t) => t.workload === row.workload)!.weight;
-      console.log(`| ${taskKey(row.workload)} | ${w} | ${g(a)} | ${g(b)} | ${ratio} |`);
+      console.log(`| ${taskKey(row.workload)} | ${weightOf(row)} | ${g(a)} | ${g(b)} | ${ratio} |`);
     }
     summary = layersSummary(layers.flatMap((row) => {
       const a = row.figures.tunebook, b = row.figures.onednn;
       return a && b && "seconds" in a && "seconds" in b
         ? [{
-          weight: convs.find((t) => t.workload === row.workload)!.weight,
+          weight: weightOf(row),
           tunebookSeconds: a.seconds,
           onednnSeconds: b.seconds,
         }]

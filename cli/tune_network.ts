@@ -172,6 +172,9 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
  */
 export const DEFAULT_FINALIST_ROUNDS = 3;
 
+/** Finalists per task by default, when {@link defaultFinalists} finds room for them. */
+export const DEFAULT_FINALISTS = 8;
+
 /**
  * Finalists per task when `--finalists` is not given: 8, when their re-timing
  * (`tasks x 8 x rounds` measurements) is at most a quarter of the trial
@@ -184,7 +187,7 @@ export const DEFAULT_FINALIST_ROUNDS = 3;
  * ```
  */
 export function defaultFinalists(trials: number, tasks: number, rounds: number): number {
-  return tasks * 8 * rounds <= trials / 4 ? 8 : 0;
+  return tasks * DEFAULT_FINALISTS * rounds <= trials / 4 ? DEFAULT_FINALISTS : 0;
 }
 
 /** Seconds as milliseconds to 5 significant digits; null for none. */

@@ -608,7 +608,7 @@ const HANDLERS: Record<string, Handler> = {
       throw why("apply fuse_axes before other primitives");
     }
     if (s.scope !== "global") throw why(`it lives in ${s.scope} memory`);
-    const readers = sch.stages.filter((x) => readsOf(x).includes(s.name));
+    const readers = sch.consumers(s);
     if (readers.length > 0) throw why(`stage "${readers[0].name}" reads it`);
     const at = names.map((n) => s.axes.findIndex((x) => x.name === n));
     at.forEach((d, i) => {
@@ -633,12 +633,8 @@ const HANDLERS: Record<string, Handler> = {
     const body = s.body instanceof Expr
       ? put(s.body)
       : { kind: s.body.kind, body: put(s.body.body), axes: s.body.axes };
-    const span = (
-      xs: number[] | IterVar[],
-    ) => [...xs.slice(0, at[0]), ...xs.slice(at[0] + at.length)];
-    const shape = span(s.shape) as number[], axes = span(s.axes) as IterVar[];
-    shape.splice(at[0], 0, extent);
-    axes.splice(at[0], 0, axis);
+    const shape = s.shape.toSpliced(at[0], at.length, extent);
+    const axes = s.axes.toSpliced(at[0], at.length, axis);
     sch.stages.splice(
       sch.stages.indexOf(s),
       1,
