@@ -130,6 +130,77 @@ export function conv2d(
   };
 }
 
+/**
+ * 2-D convolution on channel-blocked tensors (TVM's `conv2d_NCHWc`, oneDNN's
+ * `nChw16c`): the input `I[N][C/CB][H][W][CB]`, the output
+ * `O[N][F/FB][OH][OW][FB]`, the weights OIHW as in {@link conv2d}
+ * (layout-free). A network whose convolutions all run blocked keeps its
+ * activations in one layout between layers, so a kernel neither copies its
+ * input into blocks nor its output back out of them; the output's block is
+ * a register tile's channel vectors. Stages: the padding `P` (blocked, when
+ * `pad` > 0) and `O`, reducing over `rc.o` (channel blocks), `ry`, `rx` and
+ * `rc.i` (channels within a block).
+ *
+ * @example
+ * ```ts
+ * import { conv2dNCHWc } from "./workloads.ts";
+ * const w = conv2dNCHWc(1, 32, 14, 14, 64, 3, 3, 1, 1, 16, 16);
+ * if (w.outputs[0].shape.join() !== "1,4,14,14,16") throw new Error();
+ * ```
+ */
+export function conv2dNCHWc(
+  N: number,
+  C: number,
+  H: number,
+  W: number,
+  F: number,
+  KH: number,
+  KW: number,
+  stride: number,
+  pad: number,
+  CB: number,
+  FB: number,
+): Workload {
+  if (C % CB !== 0) throw new RangeError(`Input block ${CB} does not divide ${C} channels`);
+  if (F % FB !== 0) throw new RangeError(`Output block ${FB} does not divide ${F} channels`);
+  const plain = conv2d(N, C, H, W, F, KH, KW, stride, pad);
+  const [, , OH, OW] = plain.outputs[0].shape;
+  const I = placeholder([N, C / CB, H, W, CB], "I"), Wt = placeholder([F, C, KH, KW], "Wt");
+  const P = pad === 0 ? I : compute(
+    [N, C / CB, H + 2 * pad, W + 2 * pad, CB],
+    (n, c, y, x, b) =>
+      select(
+        and(cmp("ge", y, pad), cmp("lt", y, H + pad), cmp("ge", x, pad), cmp("lt", x, W + pad)),
+        I.at(n, c, y.expr.sub(pad), x.expr.sub(pad), b),
+        0,
+      ),
+    "P",
+    ["n", "c", "y", "x", "b"],
+  );
+  const co = reduceAxis(C / CB, "rco"), ry = reduceAxis(KH, "ry"), rx = reduceAxis(KW, "rx");
+  const ci = reduceAxis(CB, "rci");
+  const O = compute(
+    [N, F / FB, OH, OW, FB],
+    (n, fo, y, x, fi) =>
+      sum(
+        P.at(n, co, y.expr.mul(stride).add(ry), x.expr.mul(stride).add(rx), ci).mul(
+          Wt.at(fo.expr.mul(FB).add(fi), co.expr.mul(CB).add(ci), ry, rx),
+        ),
+        [co, ry, rx, ci],
+      ),
+    "O",
+    ["n", "fo", "y", "x", "fi"],
+  );
+  return {
+    name: "conv2d_nchwc",
+    shape: [N, C, H, W, F, KH, KW, stride, pad, CB, FB],
+    inputs: [I, Wt],
+    outputs: [O],
+    flops: plain.flops,
+    layoutFree: ["Wt"],
+  };
+}
+
 /** Every workload the command line knows, by name. */
 export const WORKLOADS: Record<string, WorkloadDef> = {
   matmul: {
@@ -146,6 +217,12 @@ export const WORKLOADS: Record<string, WorkloadDef> = {
     params: ["N", "C", "H", "W", "F", "KH", "KW", "stride", "pad"],
     create: (s) => conv2d(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]),
     doc: "NCHW conv2d: N,C,H,W,F,KH,KW,stride,pad",
+  },
+  conv2d_nchwc: {
+    params: ["N", "C", "H", "W", "F", "KH", "KW", "stride", "pad", "CB", "FB"],
+    create: (s) => conv2dNCHWc(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10]),
+    doc: "conv2d on channel blocks, I[N][C/CB][H][W][CB] to O[N][F/FB][OH][OW][FB]: " +
+      "N,C,H,W,F,KH,KW,stride,pad,CB,FB",
   },
   depthwise_conv2d: {
     params: ["N", "C", "H", "W", "KH", "KW", "stride", "pad"],

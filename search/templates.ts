@@ -357,7 +357,10 @@ function convNCHWcApply(sch: Schedule, v: Record<string, unknown>): void {
  * whole input for each of `F/FR` blocks).
  */
 function channelTileLoops(sch: Schedule, local: string, v: Record<string, unknown>): void {
-  const [fo, fi] = sch.split("O", "f", [null, v.fr as number]);
+  // A blocked output (`conv2d_nchwc`) has its channel blocks as axes already.
+  const [fo, fi] = sch.workload.name === "conv2d_nchwc"
+    ? ["fo", "fi"]
+    : sch.split("O", "f", [null, v.fr as number]);
   // With `flat` the positions are one axis `yx` (see convNCHWxcKnobs), tiled by XR.
   const [yo, yi] = v.flat === 1 ? [] : sch.split("O", "y", [null, v.yr as number]);
   const [xo, xi] = sch.split("O", v.flat === 1 ? "yx" : "x", [null, v.xr as number]);
@@ -384,7 +387,7 @@ function channelTileLoops(sch: Schedule, local: string, v: Record<string, unknow
 function channelTileBody(sch: Schedule, local: string, v: Record<string, unknown>): void {
   if (v.unroll_kw === 1) sch.unroll(local, "rx");
   for (const l of v.flat === 1 ? ["yx"] : ["y", "x"]) sch.unroll(local, l);
-  sch.vectorize(local, "f");
+  sch.vectorize(local, sch.workload.name === "conv2d_nchwc" ? "fi" : "f");
 }
 
 /**
@@ -482,6 +485,43 @@ function convNCHWxcApply(sch: Schedule, v: Record<string, unknown>): void {
   channelTileBody(sch, local, v);
 }
 
+/**
+ * Knobs of `conv2d-blocked`, the tile of `conv2d-nchwxc` on the blocked
+ * workload `conv2d_nchwc` (input and output in channel blocks, see
+ * `conv2dNCHWc`): FR is the output block FB, a tile's accumulators are
+ * stored as they are (a vector per position and FB / lanes) and its input
+ * broadcasts read the caller's blocks: no copy into blocks, none out of them
+ * (oneDNN's timed `nChw8c` kernels copy neither). Rows and columns, or flat
+ * positions, as in `conv2d-nchwxc`; a padded input still has its (blocked,
+ * vector) padding copy.
+ */
+function convBlockedKnobs(w: Workload): Knob[] {
+  return convNCHWxcKnobs(w).filter((k) => k.name !== "fr" && k.name !== "ic_bn");
+}
+
+/**
+ * The loop nest of `conv2d-blocked`: `n`, `fo`, `y.0`, `x.0` (or `n`, `y.0`,
+ * `x.0`, `fo` with `parallel` `y`), the tile computed there reducing over
+ * `rco`, `ry`, `rx`, `rci`; the filters packed `[F/FB][C/CB][KH][KW][CB][FB]`
+ * once ahead of the timed calls.
+ */
+function convBlockedApply(sch: Schedule, v: Record<string, unknown>): void {
+  const [CB, FB] = [sch.workload.shape[9], sch.workload.shape[10]];
+  if (v.flat === 1) sch.fuseAxes("O", ["y", "x"]);
+  const local = sch.cacheWrite("O");
+  const wp = sch.cacheRead("Wt", "global", [local]);
+  sch.transformLayout(wp, 1, CB);
+  sch.transformLayout(wp, 0, FB);
+  if (sch.stages.some((s) => s.name === "P")) {
+    if (v.pad_parallel === 1) sch.parallel("P", "c");
+    sch.vectorize("P", "b");
+  }
+  channelTileLoops(sch, local, v);
+  const positions = v.flat === 1 ? ["yx"] : ["y", "x"];
+  sch.reorder(local, ["rco", "ry", "rx", "rci", "n", "fo", ...positions, "fi"]);
+  channelTileBody(sch, local, v);
+}
+
 const TEMPLATES: Record<string, Template> = {
   matmul: { workloads: ["matmul"], knobs: matmulKnobs, apply: matmulApply("C") },
   "matmul-packed": { workloads: ["matmul"], knobs: packedKnobs, apply: packedApply },
@@ -533,6 +573,12 @@ const TEMPLATES: Record<string, Template> = {
     knobs: convNCHWxcKnobs,
     apply: convNCHWxcApply,
     isValid: channelTileFits,
+  },
+  "conv2d-blocked": {
+    workloads: ["conv2d_nchwc"],
+    knobs: convBlockedKnobs,
+    apply: convBlockedApply,
+    isValid: (v, w, target) => channelTileFits({ ...v, fr: w.shape[10] }, w, target),
   },
   "conv2d-rich": {
     workloads: ["conv2d"],
@@ -636,9 +682,12 @@ export function templateSpace(
   };
 }
 
-/** The default template of a workload (the four-knob form for conv2d). */
+/**
+ * The default template of a workload: the four-knob form for conv2d,
+ * `conv2d-blocked` for the blocked convolution, else the workload's name.
+ */
 export function defaultTemplate(w: Workload): string {
-  return w.name;
+  return w.name === "conv2d_nchwc" ? "conv2d-blocked" : w.name;
 }
 
 function outHeight(w: Workload): number {

@@ -31,13 +31,14 @@ export interface TemplateSource {
   signature: KernelSignature;
 }
 
-/** The C source of a conv2d template at the point given by knob values (first option when absent). */
+/** The C source of a convolution template at the point given by knob values (first option when absent). */
 export function templateSource(
   template: string,
   shape: number[],
   values: Record<string, unknown>,
+  workload = "conv2d",
 ): TemplateSource {
-  const w = createWorkload("conv2d", shape);
+  const w = createWorkload(workload, shape);
   const t = templateSpace(template, w);
   const point = t.space.knobs.map((k) => k.options.indexOf(values[k.name] ?? k.options[0]));
   const sch = replayTrace(t.candidateOf(point).trace!, { prng: createPrng(0) });

@@ -1,0 +1,63 @@
+/**
+ * Channel-blocked activations (`NCHW[x]c`): a tensor `[N][C][H][W]` stored
+ * `[N][C/CB][H][W][CB]`, the layout of the blocked convolution's input and
+ * output (`conv2dNCHWc` in ir/workloads.ts). An executor converts at the edges of a run of blocked layers; an
+ * element-wise layer between two of them runs on the blocks as they are.
+ *
+ * @example
+ * ```ts
+ * import { fromBlocked, toBlocked } from "./layout.ts";
+ * const x = Float32Array.from({ length: 2 * 4 * 3 }, (_, i) => i);
+ * const b = toBlocked(x, [1, 4, 2, 3], 2);
+ * if (b[1] !== 6) throw new Error(); // channel 1 of position 0 is next to channel 0
+ * if (fromBlocked(b, [1, 4, 2, 3], 2).join() !== x.join()) throw new Error();
+ * ```
+ * @module
+ */
+function check(shape: number[], block: number, length: number): void {
+  const [, C] = shape;
+  if (shape.length !== 4 || C % block !== 0) {
+    throw new RangeError(`Cannot block ${shape.join("x")} by ${block} channels`);
+  }
+  if (length !== shape.reduce((a, b) => a * b, 1)) {
+    throw new RangeError(`${length} values do not fill ${shape.join("x")}`);
+  }
+}
+
+/** `[N][C][H][W]` to `[N][C/CB][H][W][CB]` (`shape` is the NCHW shape); `into` reused if given. */
+export function toBlocked(
+  x: Float32Array,
+  shape: number[],
+  block: number,
+  into = new Float32Array(x.length),
+): Float32Array {
+  check(shape, block, x.length);
+  const [N, C, H, W] = shape, plane = H * W;
+  for (let n = 0; n < N; n++) {
+    for (let c = 0; c < C; c++) {
+      const src = (n * C + c) * plane;
+      const dst = (n * C + (c - (c % block))) * plane + (c % block);
+      for (let p = 0; p < plane; p++) into[dst + p * block] = x[src + p];
+    }
+  }
+  return into;
+}
+
+/** `[N][C/CB][H][W][CB]` back to `[N][C][H][W]` (`shape` is the NCHW shape); `into` reused if given. */
+export function fromBlocked(
+  x: Float32Array,
+  shape: number[],
+  block: number,
+  into = new Float32Array(x.length),
+): Float32Array {
+  check(shape, block, x.length);
+  const [N, C, H, W] = shape, plane = H * W;
+  for (let n = 0; n < N; n++) {
+    for (let c = 0; c < C; c++) {
+      const dst = (n * C + c) * plane;
+      const src = (n * C + (c - (c % block))) * plane + (c % block);
+      for (let p = 0; p < plane; p++) into[dst + p] = x[src + p * block];
+    }
+  }
+  return into;
+}

@@ -1,0 +1,23 @@
+import assert from "node:assert/strict";
+import { fromBlocked, toBlocked } from "./layout.ts";
+
+Deno.test("toBlocked puts a block's channels side by side and fromBlocked undoes it", () => {
+  const shape = [2, 6, 2, 3];
+  const x = Float32Array.from({ length: 72 }, (_, i) => i);
+  const b = toBlocked(x, shape, 3);
+  // Batch 1, block 1 (channels 3-5), row 1, column 2: channel 4 is at offset 1 of its block.
+  const at = (n: number, c: number, y: number, xx: number) => ((n * 6 + c) * 2 + y) * 3 + xx;
+  assert.equal(b[((((1 * 2 + 1) * 2 + 1) * 3 + 2) * 3) + 1], x[at(1, 4, 1, 2)]);
+  assert.deepEqual(fromBlocked(b, shape, 3), x);
+  // One-channel blocks and whole-tensor blocks are the NCHW and NHWC layouts.
+  assert.deepEqual(toBlocked(x, shape, 1), x);
+  assert.equal(toBlocked(x, [1, 6, 12, 1], 6)[1], x[12]);
+});
+
+Deno.test("toBlocked refuses a block that does not divide the channels, or a wrong length", () => {
+  assert.throws(
+    () => toBlocked(new Float32Array(24), [1, 6, 2, 2], 4),
+    /Cannot block 1x6x2x2 by 4/,
+  );
+  assert.throws(() => fromBlocked(new Float32Array(23), [1, 6, 2, 2], 3), /23 values do not fill/);
+});

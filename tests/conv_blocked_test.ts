@@ -1,0 +1,104 @@
+/**
+ * The blocked convolution `conv2d_nchwc` (input `[N][C/CB][H][W][CB]`,
+ * output `[N][F/FB][OH][OW][FB]`) and its template `conv2d-blocked`: the
+ * workload is conv2d on blocked tensors, the template's points compute the
+ * naive output (16 and 8 lanes, with and without AVX-512), and a kernel
+ * neither copies its input into blocks nor its output out of them.
+ */
+import assert from "node:assert/strict";
+import { checkBothTargets, templateSource } from "./_conv_check.ts";
+import { evaluate } from "../ir/evaluate.ts";
+import { createPrng } from "../ir/prng.ts";
+import { conv2d, conv2dNCHWc, createWorkload } from "../ir/workloads.ts";
+import { defaultTemplate, templateSpace } from "../search/templates.ts";
+import { fromBlocked, toBlocked } from "../network/layout.ts";
+
+const random = (n: number, seed: number) => {
+  const prng = createPrng(seed);
+  return Float32Array.from({ length: n }, () => prng.next() * 2 - 1);
+};
+
+Deno.test("conv2d_nchwc is conv2d on channel-blocked input and output", () => {
+  for (
+    const [N, C, H, W, F, K, s, p, CB, FB] of [
+      [1, 8, 7, 6, 16, 3, 1, 1, 4, 8],
+      [2, 6, 9, 9, 4, 1, 2, 0, 3, 2],
+      [1, 3, 11, 11, 8, 5, 2, 2, 3, 8],
+    ]
+  ) {
+    const plain = conv2d(N, C, H, W, F, K, K, s, p);
+    const blocked = conv2dNCHWc(N, C, H, W, F, K, K, s, p, CB, FB);
+    const x = random(N * C * H * W, 1), wt = random(F * C * K * K, 2);
+    const want = Float32Array.from(
+      evaluate(plain, new Map([["I", x], ["Wt", wt]])).get("O")!,
+    );
+    const got = evaluate(blocked, new Map([["I", toBlocked(x, [N, C, H, W], CB)], ["Wt", wt]]))
+      .get("O")!;
+    const outShape = plain.outputs[0].shape;
+    assert.deepEqual(blocked.outputs[0].shape, [N, F / FB, outShape[2], outShape[3], FB]);
+    assert.deepEqual(
+      fromBlocked(Float32Array.from(got), outShape, FB),
+      want,
+      `${[N, C, H, W, F, K, s, p, CB, FB]}`,
+    );
+    assert.equal(blocked.flops, plain.flops);
+  }
+});
+
+Deno.test("conv2d_nchwc refuses blocks that do not divide the channels", () => {
+  assert.throws(
+    () => createWorkload("conv2d_nchwc", [1, 12, 8, 8, 16, 3, 3, 1, 1, 8, 16]),
+    /Input block 8 does not divide 12 channels/,
+  );
+  assert.throws(
+    () => createWorkload("conv2d_nchwc", [1, 16, 8, 8, 24, 3, 3, 1, 1, 8, 16]),
+    /Output block 16 does not divide 24 channels/,
+  );
+});
+
+Deno.test("conv2d-blocked is the blocked convolution's default template; its knobs have no channel tile", () => {
+  const w = createWorkload("conv2d_nchwc", [1, 32, 14, 14, 64, 1, 1, 2, 0, 16, 16]);
+  assert.equal(defaultTemplate(w), "conv2d-blocked");
+  const names = templateSpace("conv2d-blocked", w).space.knobs.map((k) => k.name);
+  assert.deepEqual(names, ["yr", "xr", "unroll_kw", "parallel", "flat"]);
+  assert.throws(
+    () => templateSpace("conv2d-blocked", conv2d(1, 8, 8, 8, 8, 3, 3, 1, 1)),
+    /not conv2d/,
+  );
+});
+
+Deno.test("conv2d-blocked stores its tile straight into the blocked output and reads the caller's blocks", () => {
+  const { source } = templateSource(
+    "conv2d-blocked",
+    [1, 32, 14, 14, 64, 1, 1, 2, 0, 16, 16],
+    { yr: 1, xr: 6, parallel: "y", flat: 1 },
+    "conv2d_nchwc",
+  );
+  const compute = source.split("void tb_compute(float **bufs) {")[1];
+  // No copy of the input: the broadcasts read T_I, 32 floats (two blocked positions) apart per column.
+  assert.doesNotMatch(compute, /T_I_global|T_P/);
+  assert.match(compute, /T_O_local_v0 \+= \(T_I\[[^\]]*\* 32\)\) \+ v_O_local_rci_\d+\)\]/);
+  // The accumulators go to the output as they are: one store per position, 16 floats apart.
+  assert.match(compute, /tb_storeu\(&T_O\[[^\]]*\+ 16\)\], T_O_local_v1\);/);
+  assert.doesNotMatch(compute, /tb_transpose/);
+});
+
+for (
+  const [shape, point] of [
+    [[1, 32, 9, 9, 32, 3, 3, 1, 1, 16, 16], {
+      yr: 1,
+      xr: 6,
+      parallel: "fy",
+      flat: 1,
+      pad_parallel: 1,
+    }],
+    [[1, 32, 9, 9, 32, 3, 3, 1, 1, 16, 16], { yr: 2, xr: 3, parallel: "y", pad_parallel: 0 }],
+    [[1, 16, 14, 14, 32, 1, 1, 2, 0, 8, 16], { yr: 1, xr: 6, parallel: "y", flat: 1 }],
+    [[1, 3, 17, 17, 16, 7, 7, 2, 3, 3, 16], { yr: 1, xr: 4, parallel: "f", unroll_kw: 1 }],
+    [[1, 16, 7, 7, 16, 3, 3, 1, 1, 16, 8], { yr: 1, xr: 6, parallel: "fy", flat: 1 }],
+  ] as const
+) {
+  Deno.test(`conv2d-blocked ${JSON.stringify(point)} computes the naive output of ${shape}`, async () => {
+    await checkBothTargets(templateSource("conv2d-blocked", [...shape], point, "conv2d_nchwc"));
+  });
+}
