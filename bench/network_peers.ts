@@ -5,7 +5,7 @@
  * ```sh
  * deno run -A bench/network_peers.ts --network resnet18 --db runs.db [--threads 2]
  *   [--size 224] [--rounds 3] [--repeat 5] [--no-layers] [--python /usr/bin/python3]
- *   [--plot layers.svg|.png]
+ *   [--plot layers.svg|.png] [--layout NCHW|NCHW16c]
  * ```
  *
  * - **PyTorch**: torchvision's model of the same name (a built-in network
@@ -15,8 +15,11 @@
  * - **tunebook**: the executor (network/executor.ts) with the best record of
  *   each task in `--db` (any cpu run, as `tune-network` leaves them), other
  *   kernels on default schedules, its output checked against the reference;
- *   also the same network with every kernel on its default schedule.
- *   `OMP_NUM_THREADS` is `--threads`.
+ *   also the same network with every kernel on its default schedule (NCHW).
+ *   `OMP_NUM_THREADS` is `--threads`. `--layout NCHW16c` runs the
+ *   convolutions blocked (`conv2d_nchwc`), as `tune-network --layout
+ *   NCHW16c` tuned them; each layer is then timed on blocked input and
+ *   output, as oneDNN's layer is on the layouts it picks.
  *
  * Rounds interleave PyTorch and tunebook (a burst of load on the shared
  * cores then hits one round of each); each round's figure is the median of
@@ -37,6 +40,7 @@ import { parseTrace, type Trace } from "../ir/trace.ts";
 import { BUILTIN_NETWORKS } from "../network/builtin.ts";
 import { createExecutor } from "../network/executor.ts";
 import { measureEndToEnd } from "../network/end_to_end.ts";
+import { layoutName, parseLayout } from "../network/layout.ts";
 import { loadNetwork } from "../network/load.ts";
 import { type Network, sizeOf } from "../network/network.ts";
 import { extractTasks, taskKey } from "../network/tasks.ts";
@@ -98,8 +102,8 @@ export async function torchLatency(
  * console.log(traces.size, "tasks tuned");
  * ```
  */
-export function recordedTraces(db: string, net: Network): Map<string, Trace> {
-  const tasks = extractTasks(net);
+export function recordedTraces(db: string, net: Network, block = 1): Map<string, Trace> {
+  const tasks = extractTasks(net, block);
   const records = RecordsDB.open(db, { mode: "read" });
   try {
     const starts = warmStart(records, tasks.map((t) => t.workload));
@@ -124,8 +128,9 @@ async function executorRounds(
   net: Network,
   weights: Weights,
   traces: Map<string, Trace>,
+  block: number,
 ): Promise<{ time: (repeat: number) => number; close: () => void }> {
-  const ex = await createExecutor(net, weights, { traces });
+  const ex = await createExecutor(net, weights, { traces, block });
   const input = new Float32Array(sizeOf(net.input.shape));
   fillUniform(1, [input]);
   ex.run(input);
@@ -193,8 +198,16 @@ if (import.meta.main) {
       "no-layers": { type: "boolean", default: false },
       cache: { type: "string", default: DEFAULT_CACHE },
       plot: { type: "string" },
+      layout: { type: "string", default: "NCHW" },
     },
   });
+  let block = 1;
+  try {
+    block = parseLayout(v.layout!);
+  } catch (e) {
+    console.error(`network_peers: --layout: ${(e as Error).message}`);
+    Deno.exit(2);
+  }
   const threads = Number(v.threads), size = Number(v.size);
   const rounds = Number(v.rounds), repeat = Number(v.repeat);
   for (
@@ -215,18 +228,18 @@ if (import.meta.main) {
   Deno.env.set("OMP_NUM_THREADS", String(threads));
   const { network: net, weights: given } = await loadNetwork(v.network!, { size });
   const weights = given ?? randomWeights(net, 1);
-  const traces = v.db ? recordedTraces(v.db, net) : new Map<string, Trace>();
-  const tasks = extractTasks(net);
+  const traces = v.db ? recordedTraces(v.db, net, block) : new Map<string, Trace>();
+  const tasks = extractTasks(net, block);
   console.log(
-    `network_peers: ${net.name} ${
-      net.input.shape.join("x")
+    `network_peers: ${net.name} ${net.input.shape.join("x")}, ${
+      layoutName(block)
     }, ${threads} threads, ${rounds} rounds of ${repeat} passes; ${traces.size} of ${tasks.length} tasks tuned in ${
       v.db ?? "(no --db)"
     }; load average ${Deno.loadavg().map((x) => x.toFixed(2)).join(" ")} (a shared machine)`,
   );
-  const check = await measureEndToEnd(net, weights, { traces, check: true, repeat: 1 });
-  const tuned = await executorRounds(net, weights, traces);
-  const plain = await executorRounds(net, weights, new Map());
+  const check = await measureEndToEnd(net, weights, { traces, check: true, repeat: 1, block });
+  const tuned = await executorRounds(net, weights, traces, block);
+  const plain = await executorRounds(net, weights, new Map(), 1);
   const perRound: { torchMs?: number; tunedMs: number; defaultMs: number }[] = [];
   let torchVersion: string | undefined, torchUnavailable: string | undefined;
   try {
@@ -279,7 +292,7 @@ if (import.meta.main) {
   let layers: PeerRow[] = [];
   let summary: LayersSummary | undefined;
   if (!v["no-layers"]) {
-    const convs = tasks.filter((t) => t.workload.name === "conv2d");
+    const convs = tasks.filter((t) => t.workload.name.startsWith("conv2d"));
     layers = await runPeers({
       workloads: convs.map((t) => t.workload),
       peers: ["tunebook", "onednn"],
@@ -340,6 +353,7 @@ if (import.meta.main) {
   }
   console.log(JSON.stringify({
     network: net.name,
+    layout: layoutName(block),
     input: net.input.shape,
     threads,
     tunedTasks: traces.size,

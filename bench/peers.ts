@@ -306,9 +306,14 @@ export class PeerHarnesses {
   }
 }
 
-/** Harness arguments naming a workload: `matmul M N K` or `conv N C H W F KH KW stride pad`. */
+/**
+ * Harness arguments naming a workload: `matmul M N K` or `conv N C H W F KH
+ * KW stride pad` (a blocked `conv2d_nchwc` too: the peers choose their own
+ * layouts, oneDNN blocked ones).
+ */
 export function problemArgs(w: Workload): string[] {
-  return [w.name === "matmul" ? "matmul" : "conv", ...w.shape.map(String)];
+  if (w.name === "matmul") return ["matmul", ...w.shape.map(String)];
+  return ["conv", ...w.shape.slice(0, 9).map(String)];
 }
 
 /** Runs a harness and turns its JSON line into a figure (median repeat). */
@@ -606,8 +611,9 @@ function cell(f: Figure | undefined, base: Figure | undefined): string {
 /** Label of a workload in the table. */
 export function workloadLabel(w: Workload): string {
   if (w.name === "matmul") return `matmul ${w.shape[0]}x${w.shape[1]}x${w.shape[2]}`;
-  const [n, c, hh, ww, f, kh, kw, s, p] = w.shape;
-  return `conv2d ${n}x${c}x${hh}x${ww}, ${f} filters ${kh}x${kw}, stride ${s}, pad ${p}`;
+  const [n, c, hh, ww, f, kh, kw, s, p, cb, fb] = w.shape;
+  const blocks = w.name === "conv2d_nchwc" ? `, blocks ${cb}/${fb}` : "";
+  return `conv2d ${n}x${c}x${hh}x${ww}, ${f} filters ${kh}x${kw}, stride ${s}, pad ${p}${blocks}`;
 }
 
 /** The markdown table (GFLOP/s, ratio to the reference peer) and notes on every non-figure. */

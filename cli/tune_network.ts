@@ -14,6 +14,7 @@
  */
 import { parseTrace, type Trace } from "../ir/trace.ts";
 import { measureEndToEnd } from "../network/end_to_end.ts";
+import { layoutName, parseLayout } from "../network/layout.ts";
 import { loadNetwork } from "../network/load.ts";
 import { type Network, NetworkError } from "../network/network.ts";
 import { extractTasks, type Task } from "../network/tasks.ts";
@@ -50,6 +51,9 @@ export const TUNE_NETWORK_USAGE =
   --template T[,T]    knob templates of the knob strategies: a task takes the first that
                       schedules it (e.g. conv2d-packed,matmul-packed), else its default one
   --scheduler X[,X]   gradient or round-robin (default gradient); several: one session each
+  --layout L          NCHW (default) or NCHW16c: convolutions on channel blocks
+                      (conv2d_nchwc, template conv2d-blocked), the activations kept
+                      blocked between them
   --db PATH           records database; its records warm-start the tasks (default runs.db)
   --per-round N       trials per round of a task (default: 1 to 8, the warm-up round of
                       every task within an eighth of the budget)
@@ -94,6 +98,8 @@ export interface TuneNetworkArgs {
   finalists?: number;
   /** Rounds of their re-timing. */
   finalistRounds: number;
+  /** Channel block of the convolutions' activations (`--layout`; 1: NCHW). */
+  block: number;
 }
 
 function list<T extends string>(flag: string, v: string, known: readonly T[]): T[] {
@@ -134,6 +140,7 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
     "no-transfer": { type: "boolean", default: false },
     finalists: { type: "string" },
     "finalist-rounds": { type: "string" },
+    layout: { type: "string", default: "NCHW" },
   }, TUNE_NETWORK_USAGE);
   if (!v.network) {
     throw new UsageError(
@@ -141,6 +148,12 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
     );
   }
   if (v.db!.trim() === "") throw new UsageError("--db must name a records database file");
+  let block: number;
+  try {
+    block = parseLayout(v.layout!);
+  } catch (e) {
+    throw new UsageError(`--layout: ${(e as Error).message}`);
+  }
   if (v.plot !== undefined && !/\.(svg|png)$/.test(v.plot)) {
     throw new UsageError(`--plot "${v.plot}" must end in .svg or .png`);
   }
@@ -161,6 +174,7 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
     transfer: !v["no-transfer"],
     finalists: nonNegativeInt("finalists", v.finalists),
     finalistRounds: positiveInt("finalist-rounds", v["finalist-rounds"], DEFAULT_FINALIST_ROUNDS)!,
+    block,
   };
 }
 
@@ -282,6 +296,7 @@ async function sessionSummary(
       repeat: a.repeat,
       seed: a.seed,
       check: true,
+      block: a.block,
     });
     out.measured = {
       latencyMs: +e.latencyMs.toFixed(3),
@@ -321,7 +336,7 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
     throw new UsageError(`--plot "${plot}": no directory ${dirname(resolve(plot))}`);
   }
   const weights = loaded.weights ?? randomWeights(net, a.seed);
-  const tasks: Task[] = extractTasks(net);
+  const tasks: Task[] = extractTasks(net, a.block);
   if (tasks.length === 0) throw new UsageError(`--network ${a.network} has no tunable layer`);
   // Every session starts from the records there before the first.
   const db = RecordsDB.open(a.db, { mode: "create" });
@@ -389,11 +404,12 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
   await writePlot(plot, svg, { scale: 2 });
   // The same network with every kernel on its default schedule: what tuning is measured against.
   const untuned = a.execute
-    ? await measureEndToEnd(net, weights, { repeat: a.repeat, seed: a.seed })
+    ? await measureEndToEnd(net, weights, { repeat: a.repeat, seed: a.seed, block: a.block })
     : undefined;
   const summary = {
     network: net.name,
     input: net.input.shape,
+    layout: layoutName(a.block),
     tasks: tasks.length,
     gflop: +(tasks.reduce((s, t) => s + t.weight * t.workload.flops, 0) / 1e9).toFixed(3),
     trials: a.trials,

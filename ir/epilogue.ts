@@ -4,7 +4,8 @@
  * and oneDNN runs them as post-ops. A schedule that computes its output in a
  * local tile (`cache_write`) copies the tile out in a stage of its own; that
  * copy becomes `act(tile + bias[c])` (channel `c`: axis 1 of the output, the
- * `F` of a conv2d's NCHW output or the `N` of a matmul's), so the network
+ * `F` of a conv2d's NCHW output or the `N` of a matmul's; block x FB +
+ * position in the block for `conv2d_nchwc`), so the network
  * executor needs no separate pass over the output for the bias and ReLU.
  *
  * The fused kernel takes the bias as one more input, after the workload's
@@ -59,6 +60,12 @@ export function fuseBiasAct(trace: Trace, act: Activation): Schedule | undefined
   for (const inst of trace.insts) sch.apply(inst);
   const stage = sch.stages.find((s) => s.isOutput);
   if (!stage || !(stage.body instanceof Expr)) return undefined;
-  stage.body = activate(stage.body.add(bias.at(stage.axes[1])), act);
+  // A blocked convolution's channel is its block (axis 1) times FB plus the
+  // position in the block (the last axis; `fuse_axes` may have merged rows
+  // and columns between them).
+  const channel = w.name === "conv2d_nchwc"
+    ? stage.axes[1].expr.mul(w.shape[10]).add(stage.axes[stage.axes.length - 1])
+    : stage.axes[1];
+  stage.body = activate(stage.body.add(bias.at(channel)), act);
   return sch;
 }

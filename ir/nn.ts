@@ -20,6 +20,7 @@
  */
 import {
   and,
+  bin,
   cmp,
   compute,
   type Expr,
@@ -303,21 +304,80 @@ export const ACTIVATIONS: Activation[] = ["none", "relu", "relu6"];
 
 /**
  * `O[n, c, s] = act(X[n, c, s] + b[c])` over `[N, C, S]` (S = H x W): a bias
- * (a folded batch norm's shift) and an activation.
+ * (a folded batch norm's shift) and an activation. With `block` B > 1 the
+ * tensors are channel-blocked, `[N][C/B][S][B]` (a blocked convolution's
+ * output, `conv2dNCHWc`), and the shape gains B as a fifth entry.
  */
-export function biasAct(N: number, C: number, S: number, act: Activation = "none"): Workload {
-  const X = placeholder([N, C, S], "X"), b = placeholder([C], "bias");
+export function biasAct(
+  N: number,
+  C: number,
+  S: number,
+  act: Activation = "none",
+  block = 1,
+): Workload {
+  const b = placeholder([C], "bias");
+  const flops = N * C * S * (act === "none" ? 1 : act === "relu" ? 2 : 3);
+  const code = ACTIVATIONS.indexOf(act);
+  if (block > 1) {
+    if (C % block !== 0) throw new RangeError(`Block ${block} does not divide ${C} channels`);
+    const X = placeholder([N, C / block, S, block], "X");
+    const O = compute(
+      [N, C / block, S, block],
+      (n, co, s, ci) => activate(X.at(n, co, s, ci).add(b.at(co.expr.mul(block).add(ci))), act),
+      "O",
+      ["n", "co", "s", "ci"],
+    );
+    return { name: "bias_act", shape: [N, C, S, code, block], inputs: [X, b], outputs: [O], flops };
+  }
+  const X = placeholder([N, C, S], "X");
   const O = compute([N, C, S], (n, c, s) => activate(X.at(n, c, s).add(b.at(c)), act), "O", [
     "n",
     "c",
     "s",
   ]);
+  return { name: "bias_act", shape: [N, C, S, code], inputs: [X, b], outputs: [O], flops };
+}
+
+/**
+ * A layout conversion of an `[N][C][H][W]` activation between channel blocks
+ * (TVM's `layout_transform`): `I[N][C/from][H][W][from]` to
+ * `O[N][C/to][H][W][to]`; a block of 1 is NCHW. The executor inserts one
+ * where a blocked convolution meets a layer that reads NCHW, or the reverse.
+ *
+ * @example
+ * ```ts
+ * import { layoutTransform } from "./nn.ts";
+ * const w = layoutTransform(1, 32, 7, 7, 1, 16);
+ * if (w.outputs[0].shape.join() !== "1,2,7,7,16") throw new Error();
+ * ```
+ */
+export function layoutTransform(
+  N: number,
+  C: number,
+  H: number,
+  W: number,
+  from: number,
+  to: number,
+): Workload {
+  for (const b of [from, to]) {
+    if (C % b !== 0) throw new RangeError(`Block ${b} does not divide ${C} channels`);
+  }
+  const I = placeholder([N, C / from, H, W, from], "I");
+  const O = compute(
+    [N, C / to, H, W, to],
+    (n, co, y, x, ci) => {
+      const c = co.expr.mul(to).add(ci);
+      return I.at(n, bin("div", c, from), y, x, bin("mod", c, from));
+    },
+    "O",
+    ["n", "co", "y", "x", "ci"],
+  );
   return {
-    name: "bias_act",
-    shape: [N, C, S, ACTIVATIONS.indexOf(act)],
-    inputs: [X, b],
+    name: "layout_transform",
+    shape: [N, C, H, W, from, to],
+    inputs: [I],
     outputs: [O],
-    flops: N * C * S * (act === "none" ? 1 : act === "relu" ? 2 : 3),
+    flops: 0,
   };
 }
 

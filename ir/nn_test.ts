@@ -9,6 +9,7 @@ import {
   eltwise,
   globalAvgPool2d,
   groupConv2d,
+  layoutTransform,
   maxPool2d,
   pooledExtent,
 } from "./nn.ts";
@@ -21,6 +22,7 @@ import { defaultSpace } from "../search/sketch.ts";
 import { alignedFloat32 } from "../measure/buffers.ts";
 import { fillUniform } from "../measure/prng.ts";
 import { compileSchedules } from "../network/native.ts";
+import { toBlocked } from "../network/layout.ts";
 
 const ATOL = 1e-4, RTOL = 1e-4;
 
@@ -171,6 +173,25 @@ Deno.test("element-wise operators, global pooling, concat and batch matmul compu
   );
 });
 
+Deno.test("layout_transform blocks channels as toBlocked does; a blocked bias adds each channel's own", () => {
+  const x = Float32Array.from({ length: 48 * 15 }, (_, i) => i);
+  const blocked = toBlocked(x, [1, 48, 3, 5], 16);
+  assert.deepEqual(Float32Array.from(reference(layoutTransform(1, 48, 3, 5, 1, 16), [x])), blocked);
+  assert.deepEqual(Float32Array.from(reference(layoutTransform(1, 48, 3, 5, 16, 1), [blocked])), x);
+  assert.deepEqual(
+    Float32Array.from(reference(layoutTransform(1, 48, 3, 5, 16, 12), [blocked])),
+    toBlocked(x, [1, 48, 3, 5], 12),
+  );
+  const bias = Float32Array.from({ length: 48 }, (_, c) => -c);
+  const plain = reference(biasAct(1, 48, 15, "none"), [x, bias]);
+  const inBlocks = reference(biasAct(1, 48, 15, "none", 16), [blocked, bias]);
+  assert.deepEqual(
+    Float32Array.from(inBlocks),
+    toBlocked(Float32Array.from(plain), [1, 48, 3, 5], 16),
+  );
+  assert.throws(() => layoutTransform(1, 24, 2, 2, 1, 16), /Block 16 does not divide 24 channels/);
+});
+
 const TUNABLE: [string, number[]][] = [
   ["depthwise_conv2d", [1, 8, 11, 13, 3, 3, 2, 1]],
   ["depthwise_conv2d", [1, 5, 9, 9, 3, 3, 1, 1]],
@@ -186,6 +207,10 @@ const TUNABLE: [string, number[]][] = [
 
 const HELPERS: Workload[] = [
   biasAct(1, 5, 17, "relu"),
+  biasAct(1, 32, 5, "relu6", 16),
+  layoutTransform(1, 48, 3, 5, 1, 16),
+  layoutTransform(1, 48, 3, 5, 16, 1),
+  layoutTransform(1, 48, 3, 5, 16, 12),
   biasAct(2, 3, 10, "none"),
   eltwise(37, "relu6", 2),
   eltwise(29, "relu", 1),

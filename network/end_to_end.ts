@@ -38,6 +38,8 @@ export interface EndToEndOptions {
   cacheDir?: string;
   /** Also time each kernel call over `repeat` passes (the executor's `profile`). Default false. */
   profile?: boolean;
+  /** Channel block of the convolutions' activations (`ExecutorOptions.block`). Default 1 (NCHW). */
+  block?: number;
 }
 
 /** What {@link measureEndToEnd} measured. */
@@ -82,7 +84,11 @@ export async function measureEndToEnd(
   const input = new Float32Array(sizeOf(net.input.shape));
   fillUniform(o.seed ?? 1, [input]);
   const t0 = performance.now();
-  const ex = await createExecutor(net, weights, { traces: o.traces, cacheDir: o.cacheDir });
+  const ex = await createExecutor(net, weights, {
+    traces: o.traces,
+    cacheDir: o.cacheDir,
+    block: o.block,
+  });
   const compileSeconds = (performance.now() - t0) / 1000;
   try {
     const output = ex.run(input);

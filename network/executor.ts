@@ -3,8 +3,10 @@
  * Batch norm is folded into the convolutions first; each layer becomes one or
  * two kernels (a convolution or matmul, then its bias; dense weights are
  * transposed once to matmul's `[K, N]` layout); flatten is a view of the same
- * buffer (all data is contiguous NCHW, so no other layout conversion is
- * needed). Tunable kernels use the default schedule unless a trace for their
+ * buffer. Activations are NCHW, or with `block` (`NCHW16c`) the convolutions
+ * run on channel blocks (`conv2d_nchwc`) and keep their activations blocked
+ * through ReLUs and adds, a `layout_transform` step converting where a
+ * layer reads another layout (TVM's `AlterOpLayout`). Tunable kernels use the default schedule unless a trace for their
  * workload is given (a tuned kernel); the others use their default schedule.
  *
  * @example
@@ -30,6 +32,7 @@ import {
   concat,
   eltwise,
   globalAvgPool2d,
+  layoutTransform,
   maxPool2d,
 } from "../ir/nn.ts";
 import { createPrng } from "../ir/prng.ts";
@@ -41,6 +44,7 @@ import { alignedFloat32 } from "../measure/buffers.ts";
 import { referenceSchedule } from "../measure/kernel_source.ts";
 import { compileSchedules, type NativeKernel, pauseOpenMP } from "./native.ts";
 import { inferShapes, type Network, NetworkError, sizeOf, windowOf } from "./network.ts";
+import { layoutName } from "./layout.ts";
 import { layerWorkload, taskKey } from "./tasks.ts";
 import { foldBatchNorm, type Weights } from "./weights.ts";
 
@@ -94,7 +98,11 @@ export interface StepPlan {
  * else is no step at all: those steps write into its output, each at its
  * channels' offset (`slices`; NCHW at batch 1 keeps each input's channels
  * contiguous there), as TVM's and oneDNN's in-place concat do. SqueezeNet's
- * eight concats are such.
+ * eight concats are such. With `block` > 1 the convolutions that
+ * `layerWorkload` blocks read their input block and write output blocks; a
+ * ReLU keeps its input's layout, an add its inputs' block (converting an
+ * NCHW one), every other layer reads NCHW; each conversion is planned once
+ * per buffer and layout, and the network's output is NCHW.
  *
  * @example
  * ```ts
@@ -115,9 +123,34 @@ export interface StepPlan {
  * if (plan.slices.get("b")?.offset !== 2 * 25 || plan.joined.get("cat") !== 5 * 25) throw new Error();
  * ```
  */
-export function planSteps(net: Network): StepPlan {
+export function planSteps(net: Network, block = 1): StepPlan {
   const shapes = inferShapes(net), steps: Step[] = [], views = new Map<string, string>();
   const buf = (n: string) => views.get(n) ?? n;
+  /** Each buffer's channel block (absent: 1, NCHW). */
+  const layouts = new Map<string, number>();
+  const layoutOf = (b: string) => layouts.get(b) ?? 1;
+  /**
+   * Buffer `b` (a tensor of NCHW shape `shape`) in the layout of block `to`:
+   * itself, or its conversion (`layout_transform`), planned once however
+   * many layers read it.
+   */
+  const as = (b: string, shape: number[], to: number, layer: string): string => {
+    const from = layoutOf(b);
+    if (from === to) return b;
+    const name = `${b}@${layoutName(to)}`;
+    if (!layouts.has(name)) {
+      const [N, C, H, W] = shape;
+      steps.push({
+        layer,
+        workload: layoutTransform(N, C, H, W, from, to),
+        inputs: [b],
+        output: name,
+        tunable: false,
+      });
+      layouts.set(name, to);
+    }
+    return name;
+  };
   const readers = new Map<string, number>();
   for (const l of net.layers) for (const n of l.inputs) readers.set(n, (readers.get(n) ?? 0) + 1);
   const outName = net.output ?? net.layers[net.layers.length - 1]?.name;
@@ -134,8 +167,22 @@ export function planSteps(net: Network): StepPlan {
   for (const l of net.layers) {
     if (fused.has(l.name)) continue;
     const ins = l.inputs.map((n) => shapes.get(n)!), x = ins[0], out = shapes.get(l.name)!;
-    const inputs = l.inputs.map(buf);
-    const tunable = layerWorkload(l, ins);
+    const tunable = layerWorkload(l, ins, block);
+    // A blocked convolution reads its input block; a ReLU runs on what it
+    // gets and an add on its inputs' block (an NCHW input converted to it:
+    // a residual connection from a pool); every other layer reads NCHW.
+    const blocked = tunable?.name === "conv2d_nchwc";
+    const given = [...new Set(l.inputs.map((n) => layoutOf(buf(n))))].filter((b) => b > 1);
+    const want = (i: number) =>
+      blocked
+        ? (i === 0 ? tunable.shape[9] : 1)
+        : l.op === "relu" || l.op === "relu6"
+        ? layoutOf(buf(l.inputs[i]))
+        : l.op === "add" && given.length === 1
+        ? given[0]
+        : 1;
+    const inputs = l.inputs.map((n, i) => as(buf(n), ins[i], want(i), l.name));
+    if (!blocked) layouts.set(l.name, want(0));
     const step = (workload: Workload, i: string[], o = l.name) =>
       steps.push({ layer: l.name, workload, inputs: i, output: o, tunable: workload === tunable });
     switch (l.op) {
@@ -143,11 +190,13 @@ export function planSteps(net: Network): StepPlan {
       case "dense": {
         const hasBias = l.op === "dense" ? l.bias ?? true : !!l.bias;
         const w = l.op === "dense" ? `${l.name}.weight.T` : `${l.name}.weight`;
+        const FB = blocked ? tunable.shape[10] : 1;
         step(tunable!, [inputs[0], w], hasBias ? `${l.name}#pre` : l.name);
         if (hasBias) {
           const S = out.length === 4 ? out[2] * out[3] : 1;
-          step(biasAct(out[0], out[1], S, fusedAct(l)), [`${l.name}#pre`, `${l.name}.bias`]);
+          step(biasAct(out[0], out[1], S, fusedAct(l), FB), [`${l.name}#pre`, `${l.name}.bias`]);
         }
+        for (const b of [`${l.name}#pre`, l.name]) if (FB > 1) layouts.set(b, FB);
         break;
       }
       case "batch_matmul":
@@ -177,11 +226,15 @@ export function planSteps(net: Network): StepPlan {
         step(concat(x[0], ins.map((s) => s[1]), x[2] * x[3]), inputs);
         break;
       case "flatten":
-        views.set(l.name, inputs[0]);
+        views.set(l.name, inputs[0]); // NCHW (converted above where blocked)
         break;
       case "batch_norm":
         throw new NetworkError(`Layer "${l.name}": fold batch norm before planning`);
     }
+  }
+  // The network's output is NCHW.
+  if (outName !== undefined && layoutOf(buf(outName)) !== 1) {
+    views.set(outName, as(buf(outName), shapes.get(outName)!, 1, outName));
   }
   const { slices, joined } = concatInPlace(steps, buf(outName ?? ""), net.input.name);
   return { steps: steps.filter((s) => !joined.has(s.output)), views, slices, joined };
@@ -270,6 +323,12 @@ export interface ExecutorOptions {
   fuseEpilogues?: boolean;
   /** Kernel cache directory. Default `.cache/network-kernels`. */
   cacheDir?: string;
+  /**
+   * Channel block of the convolutions' activations (1: NCHW, the default;
+   * 16: `NCHW16c`, see {@link planSteps}); `traces` then hold the blocked
+   * tasks' schedules (`extractTasks(net, block)`).
+   */
+  block?: number;
 }
 
 /** End-to-end latency of {@link Executor.latency}. */
@@ -322,7 +381,7 @@ export async function createExecutor(
 ): Promise<Executor> {
   const folded = foldBatchNorm(net, weights);
   const fnet = folded.network;
-  const plan = planSteps(fnet);
+  const plan = planSteps(fnet, options.block ?? 1);
   const { views, slices, joined } = plan;
   const steps = options.fuseEpilogues === false || !options.traces
     ? plan.steps

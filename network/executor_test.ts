@@ -257,3 +257,45 @@ Deno.test("a tuned convolution computes its bias and ReLU in its own copy-out; t
     apart.close();
   }
 });
+
+Deno.test("blocked (NCHW16c), ResNet-18 converts layouts only around the pools, and matches the reference", async () => {
+  const net = builtinNetwork("resnet18", { size: 32, classes: 10 });
+  const weights = randomWeights(net, 9);
+  const plan = planSteps(foldBatchNorm(net, weights).network, 16);
+  const conversions = plan.steps.filter((s) => s.workload.name === "layout_transform")
+    .map((s) => `${s.inputs[0]} -> ${s.output}`);
+  // None for the image (read NCHW); around the max pool (NCHW only); the last add back for the global pool.
+  assert.deepEqual(conversions, [
+    "conv1_conv -> conv1_conv@NCHW",
+    "maxpool -> maxpool@NCHW16c",
+    "layer4_1_add -> layer4_1_add@NCHW",
+  ]);
+  // Tuned: each task's blocked tile (flat positions where the space allows), bias and ReLU fused.
+  const traces = new Map<string, Trace>();
+  for (const t of extractTasks(net, 16)) {
+    if (t.workload.name !== "conv2d_nchwc") continue;
+    const space = templateSpace("conv2d-blocked", t.workload);
+    const flat = space.space.knobs.map((k) =>
+      k.name === "flat" ? 1 : k.name === "xr" ? k.options.indexOf(6) : 0
+    );
+    const point = space.space.isValid(flat) ? flat : space.space.knobs.map(() => 0);
+    traces.set(taskKey(t.workload), space.candidateOf(point).trace!);
+  }
+  const x = randomInput(net);
+  const want = referenceRun(net, weights, x);
+  const untuned = await createExecutor(net, weights, { block: 16 });
+  const tuned = await createExecutor(net, weights, { block: 16, traces });
+  try {
+    assert.ok(relError(untuned.run(x), want) < 1e-4);
+    const convs = tuned.steps.filter((s) => s.workload.name === "conv2d_nchwc");
+    assert.equal(convs.length, 20);
+    assert.ok(convs.every((s) => s.epilogue !== undefined));
+    assert.ok(relError(tuned.run(x), want) < 1e-4);
+    assert.ok(
+      tuned.profile({ repeat: 1, warmup: 0 }).some((p) => p.kernel.startsWith("layout_transform(")),
+    );
+  } finally {
+    untuned.close();
+    tuned.close();
+  }
+});

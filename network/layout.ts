@@ -61,3 +61,27 @@ export function fromBlocked(
   }
   return into;
 }
+
+/**
+ * The channel block of a layout name: `NCHW` is 1, `NCHW16c` (TVM's
+ * spelling; any case) 16. Anything else is a `RangeError` naming it.
+ *
+ * @example
+ * ```ts
+ * import { layoutName, parseLayout } from "./layout.ts";
+ * if (parseLayout("nchw16c") !== 16 || layoutName(16) !== "NCHW16c") throw new Error();
+ * ```
+ */
+export function parseLayout(name: string): number {
+  const m = /^nchw(?:(\d+)c)?$/i.exec(name.trim());
+  const block = m ? Number(m[1] ?? 1) : NaN;
+  if (!Number.isInteger(block) || block < 1 || block > 64) {
+    throw new RangeError(
+      `Unknown layout "${name}": NCHW or NCHW<b>c with b from 1 to 64, e.g. NCHW16c`,
+    );
+  }
+  return block;
+}
+
+/** The name of a channel block's layout: `NCHW` for 1, else `NCHW<b>c`. */
+export const layoutName = (block: number): string => block === 1 ? "NCHW" : `NCHW${block}c`;

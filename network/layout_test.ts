@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { fromBlocked, toBlocked } from "./layout.ts";
+import { fromBlocked, layoutName, parseLayout, toBlocked } from "./layout.ts";
 
 Deno.test("toBlocked puts a block's channels side by side and fromBlocked undoes it", () => {
   const shape = [2, 6, 2, 3];
@@ -20,4 +20,15 @@ Deno.test("toBlocked refuses a block that does not divide the channels, or a wro
     /Cannot block 1x6x2x2 by 4/,
   );
   assert.throws(() => fromBlocked(new Float32Array(23), [1, 6, 2, 2], 3), /23 values do not fill/);
+});
+
+Deno.test("layouts are named NCHW or NCHW<b>c, any case; other names are refused", () => {
+  assert.equal(parseLayout("NCHW"), 1);
+  assert.equal(parseLayout("nchw16c"), 16);
+  assert.equal(parseLayout("NCHW8c"), 8);
+  for (const bad of ["NHWC", "NCHW0c", "NCHW16", "NCHW128c", ""]) {
+    assert.throws(() => parseLayout(bad), /Unknown layout/, bad);
+  }
+  assert.equal(layoutName(1), "NCHW");
+  assert.equal(layoutName(16), "NCHW16c");
 });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { builtinNetwork } from "./builtin.ts";
 import { loadNetwork } from "./load.ts";
 import { inferShapes, NetworkError, parseNetwork } from "./network.ts";
-import { extractTasks } from "./tasks.ts";
+import { extractTasks, inputBlock } from "./tasks.ts";
 import { foldBatchNorm, randomWeights } from "./weights.ts";
 
 const tasksOf = (name: string) =>
@@ -50,6 +50,26 @@ Deno.test("ResNet-18's tasks are its 12 distinct convolutions and the dense laye
     0,
   ) / 1e9;
   assert.ok(gflop > 3.5 && gflop < 3.7, `${gflop}`);
+});
+
+Deno.test("blocked (NCHW16c), ResNet-18's convolutions are conv2d_nchwc tasks: the image read NCHW, the rest in blocks of 16", () => {
+  const tasks = extractTasks(builtinNetwork("resnet18"), 16);
+  assert.equal(tasks.length, 12);
+  assert.equal(tasks[0].workload.name, "conv2d_nchwc");
+  assert.deepEqual(tasks[0].workload.shape, [1, 3, 224, 224, 64, 7, 7, 2, 3, 1, 16]);
+  for (const t of tasks.slice(1, 11)) {
+    assert.equal(t.workload.name, "conv2d_nchwc");
+    assert.deepEqual(t.workload.shape.slice(9), [16, 16]);
+  }
+  assert.equal(tasks[11].workload.name, "matmul");
+  // The same layers, weights and FLOPs as the NCHW tasks.
+  const plain = extractTasks(builtinNetwork("resnet18"));
+  assert.deepEqual(tasks.map((t) => t.weight), plain.map((t) => t.weight));
+  assert.deepEqual(tasks.map((t) => t.workload.flops), plain.map((t) => t.workload.flops));
+  assert.equal(inputBlock(3, 16), 1);
+  assert.equal(inputBlock(24, 16), 12);
+  assert.equal(inputBlock(32, 16), 16);
+  assert.equal(inputBlock(17, 16), 1);
 });
 
 Deno.test("MobileNet-v2's tasks include depthwise convolutions; SqueezeNet's pointwise ones", () => {

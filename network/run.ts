@@ -4,7 +4,7 @@
  *
  * ```sh
  * deno run -A network/run.ts --network resnet18 [--size 224] [--repeat 5] [--check]
- *   [--traces FILE.json] [--seed 1] [--profile]
+ *   [--traces FILE.json] [--seed 1] [--profile] [--layout NCHW|NCHW16c]
  * ```
  *
  * `--network` is a built-in name, FILE.json or FILE.onnx (an ONNX model runs
@@ -12,13 +12,16 @@
  * a JSON object of tuned traces by task key (`conv2d(1,64,56,56,64,3,3,1,1)`),
  * the other kernels use their default schedules. `--profile` adds each kernel
  * call's median time over `--repeat` passes (`profile.steps`) and their sums
- * for the tunable layers and for the rest (bias, ReLU, adds, pools, concat).
+ * for the tunable layers and for the rest (bias, ReLU, adds, pools, concat,
+ * layout conversions). `--layout NCHW16c` runs the convolutions on channel
+ * blocks (`conv2d_nchwc`; the traces are then the blocked tasks').
  * Bad arguments exit 2 with one line naming the flag or file.
  * @module
  */
 import { parseArgs } from "node:util";
 import { parseTrace, type Trace } from "../ir/trace.ts";
 import { measureEndToEnd } from "./end_to_end.ts";
+import { layoutName, parseLayout } from "./layout.ts";
 import { loadNetwork } from "./load.ts";
 import { NetworkError } from "./network.ts";
 import { extractTasks } from "./tasks.ts";
@@ -67,6 +70,7 @@ async function main(args: string[]): Promise<void> {
         traces: { type: "string" },
         check: { type: "boolean" },
         profile: { type: "boolean" },
+        layout: { type: "string" },
       },
     }).values;
   } catch (e) {
@@ -77,6 +81,12 @@ async function main(args: string[]): Promise<void> {
   }
   const size = positive("size", v.size, 224), repeat = positive("repeat", v.repeat, 5);
   const seed = positive("seed", v.seed, 1);
+  let block = 1;
+  try {
+    block = parseLayout(v.layout ?? "NCHW");
+  } catch (e) {
+    throw new UsageError(`--layout: ${(e as Error).message}`);
+  }
   const traces = await readTraces(v.traces);
   const { network, weights: given } = await loadNetwork(v.network, { size });
   const weights = given ?? randomWeights(network, seed);
@@ -86,12 +96,14 @@ async function main(args: string[]): Promise<void> {
     seed,
     check: v.check,
     profile: v.profile,
+    block,
   });
-  const tasks = extractTasks(network);
+  const tasks = extractTasks(network, block);
   const report: Record<string, unknown> = {
     network: network.name,
     input: network.input.shape,
     layers: network.layers.length,
+    layout: layoutName(block),
     tasks: tasks.length,
     kernels: r.kernels,
     kernelCalls: r.kernelCalls,

@@ -513,8 +513,15 @@ function convBlockedApply(sch: Schedule, v: Record<string, unknown>): void {
   sch.transformLayout(wp, 1, CB);
   sch.transformLayout(wp, 0, FB);
   if (sch.stages.some((s) => s.name === "P")) {
-    if (v.pad_parallel === 1) sch.parallel("P", "c");
-    sch.vectorize("P", "b");
+    // A block of 4 or more channels is the copy's vector; an NCHW input
+    // (a block of 1: the image of a first layer) is copied along its rows.
+    if (CB === 1) {
+      sch.reorder("P", ["n", "c", "y", "b", "x"]);
+      vectorizePadding(sch, v.pad_parallel === 1, "x");
+    } else {
+      if (v.pad_parallel === 1) sch.parallel("P", "c");
+      sch.vectorize("P", "b");
+    }
   }
   channelTileLoops(sch, local, v);
   const positions = v.flat === 1 ? ["yx"] : ["y", "x"];

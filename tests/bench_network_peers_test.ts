@@ -87,6 +87,66 @@ Deno.test("bench/network_peers.ts times a tuned network and its convolutions aga
   }
 });
 
+Deno.test("bench/network_peers.ts --layout NCHW16c runs and times the blocked convolutions tune-network tuned", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tb-network-peers-" });
+  try {
+    await Deno.writeTextFile(
+      join(dir, "two.json"),
+      JSON.stringify({
+        name: "two",
+        input: { name: "x", shape: [1, 16, 8, 8] },
+        layers: [
+          { name: "c", op: "conv2d", inputs: ["x"], channels: 16, kernel: 3, pad: 1, bias: true },
+          { name: "r", op: "relu", inputs: ["c"] },
+          { name: "d", op: "conv2d", inputs: ["r"], channels: 16, kernel: 1, bias: true },
+        ],
+      }),
+    );
+    const tuned = await runScript(
+      "cli/tune_network.ts",
+      ["--network", "two.json", "--trials", "4", "--db", "n.db", "--layout", "nchw16c"],
+      dir,
+      SHARED_KERNEL_CACHE,
+    );
+    assert.equal(tuned.code, 0, tuned.stderr);
+    const summary = JSON.parse(tuned.stdout);
+    assert.equal(summary.layout, "NCHW16c");
+    assert.equal(summary.sessions[0].measured.matchesReference, true);
+    assert.deepEqual(
+      summary.sessions[0].tasks.map((t: { task: string }) => t.task),
+      ["conv2d_nchwc(1,16,8,8,16,3,3,1,1,16,16)", "conv2d_nchwc(1,16,8,8,16,1,1,1,0,16,16)"],
+    );
+    const r = await runScript("bench/network_peers.ts", [
+      "--network",
+      "two.json",
+      "--db",
+      "n.db",
+      "--rounds",
+      "1",
+      "--repeat",
+      "1",
+      "--layout",
+      "NCHW16c",
+    ], dir);
+    assert.equal(r.code, 0, r.stderr);
+    const j = lastJson(r.stdout);
+    assert.equal(j.layout, "NCHW16c");
+    assert.equal(j.tunedTasks, 2);
+    assert.equal(j.matchesReference, true);
+    assert.deepEqual(
+      j.layers.map((l: { task: string }) => l.task),
+      summary.sessions[0].tasks.map((t: { task: string }) => t.task),
+    );
+    assert.ok(j.layers.every((l: { tunebook: { gflops: number } }) => l.tunebook.gflops > 0));
+    const bad = await runScript("bench/network_peers.ts", ["--layout", "NHWC"], dir);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr.trim(), /^network_peers: --layout: Unknown layout "NHWC"/);
+    assert.equal(bad.stderr.trim().split("\n").length, 1);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test({
   name: "bench/network_peers.ts times ResNet-18 in PyTorch beside the executor, as ratios",
   ignore: !TORCH,

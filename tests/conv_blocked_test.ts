@@ -95,6 +95,7 @@ for (
     [[1, 32, 9, 9, 32, 3, 3, 1, 1, 16, 16], { yr: 2, xr: 3, parallel: "y", pad_parallel: 0 }],
     [[1, 16, 14, 14, 32, 1, 1, 2, 0, 8, 16], { yr: 1, xr: 6, parallel: "y", flat: 1 }],
     [[1, 3, 17, 17, 16, 7, 7, 2, 3, 3, 16], { yr: 1, xr: 4, parallel: "f", unroll_kw: 1 }],
+    [[1, 3, 19, 21, 32, 7, 7, 2, 3, 1, 16], { yr: 1, xr: 4, parallel: "fy", pad_parallel: 1 }],
     [[1, 16, 7, 7, 16, 3, 3, 1, 1, 16, 8], { yr: 1, xr: 6, parallel: "fy", flat: 1 }],
   ] as const
 ) {
@@ -102,3 +103,16 @@ for (
     await checkBothTargets(templateSource("conv2d-blocked", [...shape], point, "conv2d_nchwc"));
   });
 }
+
+Deno.test("conv2d-blocked copies an NCHW input (a block of 1) along its rows, a vector of 16 columns", () => {
+  const { source } = templateSource(
+    "conv2d-blocked",
+    [1, 3, 20, 20, 16, 7, 7, 2, 3, 1, 16],
+    { yr: 1, xr: 4, parallel: "fy", pad_parallel: 1 },
+    "conv2d_nchwc",
+  );
+  const copy =
+    source.split("void tb_compute(float **bufs) {")[1].split("#pragma omp parallel for")[1];
+  assert.match(copy, /for \(int v_P_x_0 = 0; v_P_x_0 < 2; \+\+v_P_x_0\)/); // 26 padded columns
+  assert.match(copy, /tb_storeu\(&T_P\[/);
+});

@@ -241,6 +241,7 @@ Deno.test("tune-network: bad input exits 2 with one line naming the flag or file
       [["--network", "resnet18", "--strategy", "nope"], /--strategy "nope" is not one of/],
       [["--network", "resnet18", "--scheduler", "fifo"], /--scheduler "fifo" is not one of/],
       [["--network", "resnet18", "--template", "nope"], /--template "nope" is not one of/],
+      [["--network", "resnet18", "--layout", "NHWC"], /--layout: Unknown layout "NHWC"/],
       [["--network", "alexnet"], /Unknown network "alexnet"/],
       [["--network", "bad.json"], /bad\.json is not JSON/],
       [["--network", "missing.onnx"], /Cannot read network file missing\.onnx/],
