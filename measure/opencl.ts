@@ -9,7 +9,8 @@
  *
  * Error kinds: a trace that cannot be replayed or breaks a limit of the
  * target is `instantiation_error`; an OpenCL program that does not build is
- * `compile_host`; one that fails to run is `runtime_error`; a wrong output is
+ * `compile_host` (so is one that crashes the compiler: it is built in a child
+ * process first, see `OpenCLRuntime.build`); one that fails to run is `runtime_error`; a wrong output is
  * `wrong_answer`.
  *
  * @example
@@ -73,23 +74,12 @@ export function createOpenCLMeasurer(o: OpenCLMeasurerOptions = {}): OpenCLMeasu
           }
         });
         const t0 = performance.now();
-        let checked: (GpuCheckResult | MeasureResult)[];
-        try {
-          checked = check(schedules.map((s) => s.sch));
-        } catch {
-          // One program of the batch does not build: build each alone to find which.
-          checked = schedules.map(({ sch }) => {
-            try {
-              return check([sch])[0];
-            } catch (e) {
-              return failure("compile_host", (e as Error).message, 0);
-            }
-          });
-        }
+        // A program that does not build is a "build" failure of its own (checkGpuSchedules).
+        const checked = check(schedules.map((s) => s.sch));
         const seconds = (performance.now() - t0) / 1000 / Math.max(1, schedules.length);
         schedules.forEach(({ i }, j) => {
           const c = checked[j];
-          results[i] = "errorKind" in c ? c : resultOf(c, seconds);
+          results[i] = resultOf(c, seconds);
         });
         results.forEach((r, i) => options.onResult?.(i, r));
         return Promise.resolve(results);
@@ -113,5 +103,6 @@ function failure(errorKind: ErrorKind, error: string, runSeconds: number): Measu
 function resultOf(c: GpuCheckResult, seconds: number): MeasureResult {
   if (c.ok) return { errorKind: "none", times: [], buildSeconds: 0, runSeconds: seconds };
   if (c.failure === "rejected") return failure("instantiation_error", c.message, 0);
+  if (c.failure === "build") return failure("compile_host", c.message, 0);
   return failure(c.failure === "wrong" ? "wrong_answer" : "runtime_error", c.message, seconds);
 }

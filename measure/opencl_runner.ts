@@ -39,7 +39,17 @@ import {
   type OpenCLLibrary,
 } from "./_opencl_ffi.ts";
 import { compareOutputs } from "./compare.ts";
+import { OPENCL_BUILD_PROBE, probeOpenCLBuild } from "./opencl_build_probe.ts";
 import { fillUniform } from "./prng.ts";
+
+/** The OpenCL compiler crashed building a source (in a child process: see `OpenCLRuntime.build`). */
+export class OpenCLCompilerCrash extends Error {
+  /** Creates the error with one line saying how it crashed. */
+  constructor(message: string) {
+    super(message);
+    this.name = "OpenCLCompilerCrash";
+  }
+}
 
 /** Options of {@link OpenCLRuntime.build} unless others are given. */
 export const DEFAULT_BUILD_OPTIONS = "-cl-std=CL1.2 -cl-opt-disable";
@@ -71,6 +81,8 @@ export class OpenCLRuntime {
     readonly deviceName: string,
     /** `CL_DEVICE_MAX_WORK_GROUP_SIZE`. */
     readonly maxWorkGroupSize: number,
+    /** The script that builds a source first, in a child process (see {@link build}). */
+    readonly buildProbe: string,
   ) {
     this.#cl = cl;
     this.#device = device;
@@ -80,10 +92,12 @@ export class OpenCLRuntime {
 
   /**
    * Opens the first platform whose name contains `platform` (default: the
-   * first platform with a device). Throws a clear Error without libOpenCL or
+   * first platform with a device). `buildProbe` is the script that builds
+   * each source first in a child process (default
+   * `measure/opencl_build_probe.ts`; a test gives one that crashes). Throws a clear Error without libOpenCL or
    * without any platform (naming the Debian packages to install).
    */
-  static open(options: { platform?: string } = {}): OpenCLRuntime {
+  static open(options: { platform?: string; buildProbe?: string } = {}): OpenCLRuntime {
     const cl = loadOpenCL();
     try {
       const count = new Uint32Array(1);
@@ -118,7 +132,16 @@ export class OpenCLRuntime {
             throw new OpenCLError("clCreateCommandQueue", err[0]);
           }
         }
-        return new OpenCLRuntime(cl, device, context, queue, name, deviceName, Number(wg[0]));
+        return new OpenCLRuntime(
+          cl,
+          device,
+          context,
+          queue,
+          name,
+          deviceName,
+          Number(wg[0]),
+          options.buildProbe ?? OPENCL_BUILD_PROBE,
+        );
       }
       throw new Error(
         `No OpenCL platform${
@@ -137,9 +160,25 @@ export class OpenCLRuntime {
    * checks results, and PoCL 3.1 both compiles faster that way and avoids an
    * assertion failure (`ParallelRegion::Verify`) that aborts the process on
    * some optimised loop nests with barriers.
+   *
+   * PoCL's compiler is LLVM in this process, and an assertion of LLVM aborts
+   * it (PoCL 5 on an H100 machine: "Could not find a dominating alternative
+   * variable" on one of 110 random GPU schedules). So by default (`isolate`)
+   * the source is built first in a child process ({@link probeOpenCLBuild});
+   * a crash there throws {@link OpenCLCompilerCrash} and the source is never
+   * built here. PoCL keeps compiled programs in its kernel cache, so the
+   * build here then finds the child's.
    */
-  build(source: string, options = DEFAULT_BUILD_OPTIONS): BuiltProgram {
+  build(
+    source: string,
+    options = DEFAULT_BUILD_OPTIONS,
+    { isolate = true }: { isolate?: boolean } = {},
+  ): BuiltProgram {
     this.#check();
+    if (isolate) {
+      const crash = probeOpenCLBuild(source, options, this.platformName, this.buildProbe);
+      if (crash) throw new OpenCLCompilerCrash(crash);
+    }
     const cl = this.#cl;
     const err = new Int32Array(1);
     const text = cString(source);
@@ -323,8 +362,12 @@ export interface GpuCheckResult {
   message: string;
   /** The program that ran (absent when the schedule failed verification). */
   program?: OpenCLProgram;
-  /** Why not, as a kind: rejected by verification, failed to run, or a wrong output. */
-  failure?: "rejected" | "run" | "wrong";
+  /**
+   * Why not, as a kind: rejected by verification, did not build (a compile
+   * error, or the compiler crashed: {@link OpenCLCompilerCrash}), failed to
+   * run, or a wrong output.
+   */
+  failure?: "rejected" | "build" | "run" | "wrong";
 }
 
 /** Options of {@link checkGpuSchedules}. */
@@ -342,7 +385,9 @@ export interface CheckOptions {
 /**
  * Verifies, lowers and emits every schedule as OpenCL (one program with a
  * prefix per schedule, built once), runs each on `rt` and compares its
- * outputs with {@link evaluate} on seeded inputs.
+ * outputs with {@link evaluate} on seeded inputs. When the whole does not
+ * build, each program is built alone: one that does not build (or crashes
+ * the compiler) is a `"build"` failure and the others are checked.
  */
 export function checkGpuSchedules(
   rt: OpenCLRuntime,
@@ -363,7 +408,38 @@ export function checkGpuSchedules(
     }
   });
   if (programs.length === 0) return results;
-  const built = rt.build(programs.map((p) => p.program.source).join("\n"));
+  let built: BuiltProgram;
+  try {
+    built = rt.build(programs.map((p) => p.program.source).join("\n"));
+  } catch (e) {
+    if (!(e instanceof OpenCLError || e instanceof OpenCLCompilerCrash)) throw e;
+    // One program does not build, or crashes the compiler: each alone, to find which.
+    for (const p of programs) {
+      let one: BuiltProgram;
+      try {
+        one = rt.build(p.program.source);
+      } catch (e) {
+        if (!(e instanceof OpenCLError || e instanceof OpenCLCompilerCrash)) throw e;
+        results[p.i] = { ok: false, message: e.message, program: p.program, failure: "build" };
+        continue;
+      }
+      checkBuilt(rt, one, [p], schedules, options, results);
+    }
+    return results;
+  }
+  checkBuilt(rt, built, programs, schedules, options, results);
+  return results;
+}
+
+/** Runs and compares the programs of a built source; releases it. */
+function checkBuilt(
+  rt: OpenCLRuntime,
+  built: BuiltProgram,
+  programs: { i: number; program: OpenCLProgram; tol?: { atol: number; rtol: number } }[],
+  schedules: Schedule[],
+  options: CheckOptions,
+  results: GpuCheckResult[],
+): void {
   try {
     for (const { i, program, tol } of programs) {
       const w = schedules[i].workload;
@@ -400,7 +476,6 @@ export function checkGpuSchedules(
   } finally {
     rt.release(built);
   }
-  return results;
 }
 
 /**

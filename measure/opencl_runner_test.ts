@@ -5,7 +5,8 @@ import { createPrng } from "../ir/prng.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { matmul } from "../ir/workloads.ts";
 import { OpenCLError } from "./_opencl_ffi.ts";
-import { checkGpuSchedules, OpenCLRuntime } from "./opencl_runner.ts";
+import { fileURLToPath } from "node:url";
+import { checkGpuSchedules, OpenCLCompilerCrash, OpenCLRuntime } from "./opencl_runner.ts";
 
 function tiled(M: number, N: number, K: number): Schedule {
   const sch = new Schedule(matmul(M, N, K), { prng: createPrng(0) });
@@ -61,6 +62,27 @@ Deno.test("an OpenCL build error carries the build log", () => {
         e instanceof OpenCLError && /CL_BUILD_PROGRAM_FAILURE \(-11\)/.test(e.message) &&
         /undeclared_name/.test(e.message),
     );
+  } finally {
+    rt.close();
+  }
+});
+
+Deno.test("a compiler crash fails only its program's check: the process and the batch's other programs go on", () => {
+  // A probe that aborts on the batch's second program, as LLVM's assertions abort PoCL.
+  const buildProbe = fileURLToPath(new URL("./_crashing_opencl_probe.ts", import.meta.url));
+  const rt = OpenCLRuntime.open({ buildProbe });
+  try {
+    const [a, b, c] = checkGpuSchedules(rt, [tiled(37, 29, 23), tiled(9, 10, 11), tiled(16, 8, 4)]);
+    assert.equal(a.ok, true, a.message);
+    assert.equal(c.ok, true, c.message);
+    assert.equal(b.ok, false);
+    assert.equal(b.failure, "build");
+    assert.match(
+      b.message,
+      /^the OpenCL compiler crashed \(killed by SIGABRT\): Could not find a dominating alternative variable/,
+    );
+    const p1 = openclProgram(lower(tiled(9, 10, 11)), { prefix: "p1" });
+    assert.throws(() => rt.build(p1.source), OpenCLCompilerCrash);
   } finally {
     rt.close();
   }
