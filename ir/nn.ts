@@ -192,7 +192,12 @@ function maxOf(k: number, f: (i: number) => Expr, from = 0): Expr {
   return max(maxOf(half, f, from), maxOf(k - half, f, from + half));
 }
 
-/** Max pooling of NCHW data over `K x K` windows (padding never wins the max). */
+/**
+ * Max pooling of NCHW data over `K x K` windows (padding never wins the max).
+ * With `block` B > 1 the data is channel-blocked, `[N][C/B][H][W][B]` in and
+ * out (a blocked network's pool, see `network/executor.ts`), and the shape
+ * gains B as a ninth entry.
+ */
 export function maxPool2d(
   N: number,
   C: number,
@@ -202,10 +207,12 @@ export function maxPool2d(
   stride: number,
   pad = 0,
   ceil = 0,
+  block = 1,
 ): Workload {
   if (ceil !== 0 && ceil !== 1) throw new RangeError(`Invalid ceil ${ceil}: 0 (floor) or 1`);
   const OH = pooledExtent(H, K, stride, pad, ceil === 1);
   const OW = pooledExtent(W, K, stride, pad, ceil === 1);
+  if (block > 1) return maxPool2dBlocked(N, C, H, W, K, stride, pad, ceil, block, [OH, OW]);
   const I = placeholder([N, C, H, W], "I");
   const P = padded(I, pad, [K, K], stride, [OH, OW], NEG_INF);
   // Separable: the max along rows, then along columns of those (small C expressions).
@@ -224,6 +231,55 @@ export function maxPool2d(
   return {
     name: "max_pool2d",
     shape: [N, C, H, W, K, stride, pad, ceil],
+    inputs: [I],
+    outputs: [O],
+    flops: N * C * OH * OW * K * K,
+  };
+}
+
+/** {@link maxPool2d} on `[N][C/B][H][W][B]` data: the same windows, each channel of a block alone. */
+function maxPool2dBlocked(
+  N: number,
+  C: number,
+  H: number,
+  W: number,
+  K: number,
+  stride: number,
+  pad: number,
+  ceil: number,
+  B: number,
+  [OH, OW]: number[],
+): Workload {
+  if (C % B !== 0) throw new RangeError(`Block ${B} does not divide ${C} channels`);
+  const I = placeholder([N, C / B, H, W, B], "I");
+  const PH = (OH - 1) * stride + K, PW = (OW - 1) * stride + K;
+  const names = ["n", "c", "y", "x", "b"];
+  const P = pad === 0 && PH <= H && PW <= W ? I : compute(
+    [N, C / B, PH, PW, B],
+    (n, c, y, x, b) =>
+      select(
+        and(cmp("ge", y, pad), cmp("lt", y, H + pad), cmp("ge", x, pad), cmp("lt", x, W + pad)),
+        I.at(n, c, y.expr.sub(pad), x.expr.sub(pad), b),
+        NEG_INF,
+      ),
+    "P",
+    names,
+  );
+  const R = compute(
+    [N, C / B, PH, OW, B],
+    (n, c, y, x, b) => maxOf(K, (k) => P.at(n, c, y, win(x, stride, k), b)),
+    "R",
+    names,
+  );
+  const O = compute(
+    [N, C / B, OH, OW, B],
+    (n, c, y, x, b) => maxOf(K, (k) => R.at(n, c, win(y, stride, k), x, b)),
+    "O",
+    names,
+  );
+  return {
+    name: "max_pool2d",
+    shape: [N, C, H, W, K, stride, pad, ceil, B],
     inputs: [I],
     outputs: [O],
     flops: N * C * OH * OW * K * K,
@@ -260,10 +316,38 @@ export function avgPool2d(
   };
 }
 
-/** The mean of each channel: `[N, C, H, W]` to `[N, C]` (the memory of `[N, C, 1, 1]`). */
-export function globalAvgPool2d(N: number, C: number, H: number, W: number): Workload {
-  const I = placeholder([N, C, H, W], "I");
+/**
+ * The mean of each channel: `[N, C, H, W]` to `[N, C]` (the memory of
+ * `[N, C, 1, 1]`); with `block` B > 1 from `[N][C/B][H][W][B]` (the output
+ * `[N][C/B][B]`, the same memory as `[N][C]`), the shape gaining B.
+ */
+export function globalAvgPool2d(
+  N: number,
+  C: number,
+  H: number,
+  W: number,
+  block = 1,
+): Workload {
   const ry = reduceAxis(H, "ry"), rx = reduceAxis(W, "rx");
+  if (block > 1) {
+    // Channel-blocked input; the output `[N][C/B][B]` is `[N][C]`'s memory.
+    if (C % block !== 0) throw new RangeError(`Block ${block} does not divide ${C} channels`);
+    const X = placeholder([N, C / block, H, W, block], "I");
+    const O = compute(
+      [N, C / block, block],
+      (n, c, b) => sum(X.at(n, c, ry, rx, b).mul(1 / (H * W)), [ry, rx]),
+      "O",
+      ["n", "c", "b"],
+    );
+    return {
+      name: "global_avg_pool2d",
+      shape: [N, C, H, W, block],
+      inputs: [X],
+      outputs: [O],
+      flops: 2 * N * C * H * W,
+    };
+  }
+  const I = placeholder([N, C, H, W], "I");
   const O = compute(
     [N, C],
     (n, c) => sum(I.at(n, c, ry, rx).mul(1 / (H * W)), [ry, rx]),

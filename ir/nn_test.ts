@@ -192,6 +192,26 @@ Deno.test("layout_transform blocks channels as toBlocked does; a blocked bias ad
   assert.throws(() => layoutTransform(1, 24, 2, 2, 1, 16), /Block 16 does not divide 24 channels/);
 });
 
+Deno.test("blocked max and global pooling pool each channel of a block as NCHW pooling does", () => {
+  const x = Float32Array.from({ length: 32 * 9 * 11 }, (_, i) => Math.sin(i * 1.7));
+  const shape = [1, 32, 9, 11];
+  for (const [K, s, p, ceil] of [[3, 2, 1, 0], [3, 2, 0, 1], [2, 2, 0, 0]]) {
+    const plain = maxPool2d(1, 32, 9, 11, K, s, p, ceil);
+    const blocked = maxPool2d(1, 32, 9, 11, K, s, p, ceil, 16);
+    assert.deepEqual(blocked.shape, [1, 32, 9, 11, K, s, p, ceil, 16]);
+    const [, , OH, OW] = plain.outputs[0].shape;
+    assert.deepEqual(
+      Float32Array.from(reference(blocked, [toBlocked(x, shape, 16)])),
+      toBlocked(Float32Array.from(reference(plain, [x])), [1, 32, OH, OW], 16),
+    );
+  }
+  assertClose(
+    reference(globalAvgPool2d(1, 32, 9, 11, 8), [toBlocked(x, shape, 8)]),
+    [...reference(globalAvgPool2d(1, 32, 9, 11), [x])],
+    "global pool",
+  );
+});
+
 const TUNABLE: [string, number[]][] = [
   ["depthwise_conv2d", [1, 8, 11, 13, 3, 3, 2, 1]],
   ["depthwise_conv2d", [1, 5, 9, 9, 3, 3, 1, 1]],
@@ -211,6 +231,8 @@ const HELPERS: Workload[] = [
   layoutTransform(1, 48, 3, 5, 1, 16),
   layoutTransform(1, 48, 3, 5, 16, 1),
   layoutTransform(1, 48, 3, 5, 16, 12),
+  maxPool2d(1, 32, 13, 13, 3, 2, 1, 0, 16),
+  globalAvgPool2d(1, 32, 7, 7, 16),
   biasAct(2, 3, 10, "none"),
   eltwise(37, "relu6", 2),
   eltwise(29, "relu", 1),

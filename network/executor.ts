@@ -100,8 +100,9 @@ export interface StepPlan {
  * contiguous there), as TVM's and oneDNN's in-place concat do. SqueezeNet's
  * eight concats are such. With `block` > 1 the convolutions that
  * `layerWorkload` blocks read their input block and write output blocks; a
- * ReLU keeps its input's layout, an add its inputs' block (converting an
- * NCHW one), every other layer reads NCHW; each conversion is planned once
+ * ReLU and a max pool keep their input's layout, an add its inputs' block
+ * (converting an NCHW one), a global average pool reads blocks and writes
+ * `[N][C]`, every other layer reads NCHW; each conversion is planned once
  * per buffer and layout, and the network's output is NCHW.
  *
  * @example
@@ -168,21 +169,24 @@ export function planSteps(net: Network, block = 1): StepPlan {
     if (fused.has(l.name)) continue;
     const ins = l.inputs.map((n) => shapes.get(n)!), x = ins[0], out = shapes.get(l.name)!;
     const tunable = layerWorkload(l, ins, block);
-    // A blocked convolution reads its input block; a ReLU runs on what it
-    // gets and an add on its inputs' block (an NCHW input converted to it:
-    // a residual connection from a pool); every other layer reads NCHW.
+    // A blocked convolution reads its input block; a ReLU and a max pool
+    // run on what they get, an add on its inputs' block (an NCHW input
+    // converted to it), a global pool on blocks too (its output `[N][C]`);
+    // every other layer reads NCHW.
     const blocked = tunable?.name === "conv2d_nchwc";
     const given = [...new Set(l.inputs.map((n) => layoutOf(buf(n))))].filter((b) => b > 1);
+    const keeps = ["relu", "relu6", "max_pool2d", "global_avg_pool2d"].includes(l.op);
     const want = (i: number) =>
       blocked
         ? (i === 0 ? tunable.shape[9] : 1)
-        : l.op === "relu" || l.op === "relu6"
+        : keeps
         ? layoutOf(buf(l.inputs[i]))
         : l.op === "add" && given.length === 1
         ? given[0]
         : 1;
     const inputs = l.inputs.map((n, i) => as(buf(n), ins[i], want(i), l.name));
-    if (!blocked) layouts.set(l.name, want(0));
+    const inBlock = want(0);
+    if (!blocked) layouts.set(l.name, l.op === "global_avg_pool2d" ? 1 : inBlock);
     const step = (workload: Workload, i: string[], o = l.name) =>
       steps.push({ layer: l.name, workload, inputs: i, output: o, tunable: workload === tunable });
     switch (l.op) {
@@ -211,7 +215,10 @@ export function planSteps(net: Network, block = 1): StepPlan {
         break;
       case "max_pool2d": {
         const { kernel, stride, pad } = windowOf(l);
-        step(maxPool2d(x[0], x[1], x[2], x[3], kernel, stride, pad, l.ceil ? 1 : 0), inputs);
+        step(
+          maxPool2d(x[0], x[1], x[2], x[3], kernel, stride, pad, l.ceil ? 1 : 0, inBlock),
+          inputs,
+        );
         break;
       }
       case "avg_pool2d": {
@@ -220,7 +227,7 @@ export function planSteps(net: Network, block = 1): StepPlan {
         break;
       }
       case "global_avg_pool2d":
-        step(globalAvgPool2d(x[0], x[1], x[2], x[3]), inputs);
+        step(globalAvgPool2d(x[0], x[1], x[2], x[3], inBlock), inputs);
         break;
       case "concat":
         step(concat(x[0], ins.map((s) => s[1]), x[2] * x[3]), inputs);
