@@ -51,6 +51,23 @@ export function pooledExtent(n: number, k: number, stride: number, pad: number, 
 }
 
 /**
+ * Whether padded position (`y`, `x`) lies in the `H x W` input, `pad` rows
+ * and columns from the padded tensor's edge: the condition of a padding
+ * stage's `select`.
+ *
+ * @example
+ * ```ts
+ * import { insidePadding } from "./nn.ts";
+ * import { IterVar } from "./te.ts";
+ * const [y, x] = [new IterVar("y", 9, "spatial"), new IterVar("x", 9, "spatial")];
+ * insidePadding(y, x, 1, 7, 7);
+ * ```
+ */
+export function insidePadding(y: IterVar, x: IterVar, pad: number, H: number, W: number): Expr {
+  return and(cmp("ge", y, pad), cmp("lt", y, H + pad), cmp("ge", x, pad), cmp("lt", x, W + pad));
+}
+
+/**
  * The padding stage `P` of an `[..., H, W]` tensor for windows of `kh x kw` with
  * `stride`, giving `oh x ow` outputs: `pad` rows and columns of `value` before,
  * as many after as the last window needs.
@@ -72,7 +89,7 @@ function padded(
     (...ax) => {
       const y = ax[r - 2], x = ax[r - 1];
       return select(
-        and(cmp("ge", y, pad), cmp("lt", y, H + pad), cmp("ge", x, pad), cmp("lt", x, W + pad)),
+        insidePadding(y, x, pad, H, W),
         I.at(...ax.slice(0, r - 2), y.expr.sub(pad), x.expr.sub(pad)),
         value,
       );
@@ -258,7 +275,7 @@ function maxPool2dBlocked(
     [N, C / B, PH, PW, B],
     (n, c, y, x, b) =>
       select(
-        and(cmp("ge", y, pad), cmp("lt", y, H + pad), cmp("ge", x, pad), cmp("lt", x, W + pad)),
+        insidePadding(y, x, pad, H, W),
         I.at(n, c, y.expr.sub(pad), x.expr.sub(pad), b),
         NEG_INF,
       ),

@@ -10,13 +10,14 @@
  * ```
  * @module
  */
-import { and, cmp, compute, max, placeholder, reduceAxis, select, sum, type Tensor } from "./te.ts";
+import { compute, max, placeholder, reduceAxis, select, sum, type Tensor } from "./te.ts";
 import {
   avgPool2d,
   batchMatmul,
   depthwiseConv2d,
   globalAvgPool2d,
   groupConv2d,
+  insidePadding,
   maxPool2d,
 } from "./nn.ts";
 
@@ -100,7 +101,7 @@ export function conv2d(
     [N, C, H + 2 * pad, W + 2 * pad],
     (n, c, y, x) =>
       select(
-        and(cmp("ge", y, pad), cmp("lt", y, H + pad), cmp("ge", x, pad), cmp("lt", x, W + pad)),
+        insidePadding(y, x, pad, H, W),
         I.at(n, c, y.expr.sub(pad), x.expr.sub(pad)),
         0,
       ),
@@ -170,7 +171,7 @@ export function conv2dNCHWc(
     [N, C / CB, H + 2 * pad, W + 2 * pad, CB],
     (n, c, y, x, b) =>
       select(
-        and(cmp("ge", y, pad), cmp("lt", y, H + pad), cmp("ge", x, pad), cmp("lt", x, W + pad)),
+        insidePadding(y, x, pad, H, W),
         I.at(n, c, y.expr.sub(pad), x.expr.sub(pad), b),
         0,
       ),

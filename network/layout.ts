@@ -24,23 +24,37 @@ function check(shape: number[], block: number, length: number): void {
   }
 }
 
-/** `[N][C][H][W]` to `[N][C/CB][H][W][CB]` (`shape` is the NCHW shape); `into` reused if given. */
-export function toBlocked(
+/** Copies `x` between NCHW and blocks: `toBlocked` when `blocking`, else back. */
+function reblock(
   x: Float32Array,
   shape: number[],
   block: number,
-  into = new Float32Array(x.length),
+  into: Float32Array,
+  blocking: boolean,
 ): Float32Array {
   check(shape, block, x.length);
   const [N, C, H, W] = shape, plane = H * W;
   for (let n = 0; n < N; n++) {
     for (let c = 0; c < C; c++) {
-      const src = (n * C + c) * plane;
-      const dst = (n * C + (c - (c % block))) * plane + (c % block);
-      for (let p = 0; p < plane; p++) into[dst + p * block] = x[src + p];
+      const flat = (n * C + c) * plane;
+      const blocked = (n * C + (c - (c % block))) * plane + (c % block);
+      for (let p = 0; p < plane; p++) {
+        if (blocking) into[blocked + p * block] = x[flat + p];
+        else into[flat + p] = x[blocked + p * block];
+      }
     }
   }
   return into;
+}
+
+/** `[N][C][H][W]` to `[N][C/CB][H][W][CB]` (`shape` is the NCHW shape); `into` reused if given. */
+export function toBlocked(
+  x: Float32Array,
+  shape: number[],
+  block: number,
+  into: Float32Array = new Float32Array(x.length),
+): Float32Array {
+  return reblock(x, shape, block, into, true);
 }
 
 /** `[N][C/CB][H][W][CB]` back to `[N][C][H][W]` (`shape` is the NCHW shape); `into` reused if given. */
@@ -48,18 +62,9 @@ export function fromBlocked(
   x: Float32Array,
   shape: number[],
   block: number,
-  into = new Float32Array(x.length),
+  into: Float32Array = new Float32Array(x.length),
 ): Float32Array {
-  check(shape, block, x.length);
-  const [N, C, H, W] = shape, plane = H * W;
-  for (let n = 0; n < N; n++) {
-    for (let c = 0; c < C; c++) {
-      const dst = (n * C + c) * plane;
-      const src = (n * C + (c - (c % block))) * plane + (c % block);
-      for (let p = 0; p < plane; p++) into[dst + p] = x[src + p * block];
-    }
-  }
-  return into;
+  return reblock(x, shape, block, into, false);
 }
 
 /**
