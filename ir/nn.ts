@@ -70,7 +70,8 @@ export function insidePadding(y: IterVar, x: IterVar, pad: number, H: number, W:
 /**
  * The padding stage `P` of an `[..., H, W]` tensor for windows of `kh x kw` with
  * `stride`, giving `oh x ow` outputs: `pad` rows and columns of `value` before,
- * as many after as the last window needs.
+ * as many after as the last window needs. With `block` (an
+ * `[..., H, W, B]` tensor: channel-blocked) the block axis `b` stays last.
  */
 function padded(
   I: Tensor,
@@ -79,24 +80,40 @@ function padded(
   stride: number,
   [oh, ow]: number[],
   value: number,
+  block = false,
 ): Tensor {
-  const r = I.shape.length, H = I.shape[r - 2], W = I.shape[r - 1];
+  const r = I.shape.length - (block ? 1 : 0), H = I.shape[r - 2], W = I.shape[r - 1];
   const PH = (oh - 1) * stride + kh, PW = (ow - 1) * stride + kw;
   if (pad === 0 && PH <= H && PW <= W) return I;
-  const names = ["n", "c", "g", "d"].slice(0, r - 2).concat(["y", "x"]);
+  const names = ["n", "c", "g", "d"].slice(0, r - 2).concat(["y", "x"], block ? ["b"] : []);
   return compute(
-    [...I.shape.slice(0, r - 2), PH, PW],
+    [...I.shape.slice(0, r - 2), PH, PW, ...I.shape.slice(r)],
     (...ax) => {
       const y = ax[r - 2], x = ax[r - 1];
       return select(
         insidePadding(y, x, pad, H, W),
-        I.at(...ax.slice(0, r - 2), y.expr.sub(pad), x.expr.sub(pad)),
+        I.at(...ax.slice(0, r - 2), y.expr.sub(pad), x.expr.sub(pad), ...ax.slice(r)),
         value,
       );
     },
     "P",
     names,
   );
+}
+
+/**
+ * The channel axes of a tensor of `C` channels in blocks of `block`: the
+ * channel extent where NCHW has its channels (C, or C / B blocks) and the
+ * axes after the spatial ones (none, or the block B). Throws when the block
+ * does not divide C.
+ */
+function channelAxes(C: number, block: number): { outer: number; inner: number[] } {
+  checkBlock(C, block);
+  return block > 1 ? { outer: C / block, inner: [block] } : { outer: C, inner: [] };
+}
+
+function checkBlock(C: number, block: number): void {
+  if (C % block !== 0) throw new RangeError(`Block ${block} does not divide ${C} channels`);
 }
 
 /** `y * stride + r` as an expression. */
@@ -229,74 +246,26 @@ export function maxPool2d(
   if (ceil !== 0 && ceil !== 1) throw new RangeError(`Invalid ceil ${ceil}: 0 (floor) or 1`);
   const OH = pooledExtent(H, K, stride, pad, ceil === 1);
   const OW = pooledExtent(W, K, stride, pad, ceil === 1);
-  if (block > 1) return maxPool2dBlocked(N, C, H, W, K, stride, pad, ceil, block, [OH, OW]);
-  const I = placeholder([N, C, H, W], "I");
-  const P = padded(I, pad, [K, K], stride, [OH, OW], NEG_INF);
+  const { outer, inner } = channelAxes(C, block);
+  const names = ["n", "c", "y", "x", ...(inner.length ? ["b"] : [])];
+  const I = placeholder([N, outer, H, W, ...inner], "I");
+  const P = padded(I, pad, [K, K], stride, [OH, OW], NEG_INF, inner.length > 0);
   // Separable: the max along rows, then along columns of those (small C expressions).
   const R = compute(
-    [N, C, P.shape[2], OW],
-    (n, c, y, x) => maxOf(K, (k) => P.at(n, c, y, win(x, stride, k))),
-    "R",
-    ["n", "c", "y", "x"],
-  );
-  const O = compute(
-    [N, C, OH, OW],
-    (n, c, y, x) => maxOf(K, (k) => R.at(n, c, win(y, stride, k), x)),
-    "O",
-    ["n", "c", "y", "x"],
-  );
-  return {
-    name: "max_pool2d",
-    shape: [N, C, H, W, K, stride, pad, ceil],
-    inputs: [I],
-    outputs: [O],
-    flops: N * C * OH * OW * K * K,
-  };
-}
-
-/** {@link maxPool2d} on `[N][C/B][H][W][B]` data: the same windows, each channel of a block alone. */
-function maxPool2dBlocked(
-  N: number,
-  C: number,
-  H: number,
-  W: number,
-  K: number,
-  stride: number,
-  pad: number,
-  ceil: number,
-  B: number,
-  [OH, OW]: number[],
-): Workload {
-  if (C % B !== 0) throw new RangeError(`Block ${B} does not divide ${C} channels`);
-  const I = placeholder([N, C / B, H, W, B], "I");
-  const PH = (OH - 1) * stride + K, PW = (OW - 1) * stride + K;
-  const names = ["n", "c", "y", "x", "b"];
-  const P = pad === 0 && PH <= H && PW <= W ? I : compute(
-    [N, C / B, PH, PW, B],
-    (n, c, y, x, b) =>
-      select(
-        insidePadding(y, x, pad, H, W),
-        I.at(n, c, y.expr.sub(pad), x.expr.sub(pad), b),
-        NEG_INF,
-      ),
-    "P",
-    names,
-  );
-  const R = compute(
-    [N, C / B, PH, OW, B],
-    (n, c, y, x, b) => maxOf(K, (k) => P.at(n, c, y, win(x, stride, k), b)),
+    [N, outer, P.shape[2], OW, ...inner],
+    (n, c, y, x, ...b) => maxOf(K, (k) => P.at(n, c, y, win(x, stride, k), ...b)),
     "R",
     names,
   );
   const O = compute(
-    [N, C / B, OH, OW, B],
-    (n, c, y, x, b) => maxOf(K, (k) => R.at(n, c, win(y, stride, k), x, b)),
+    [N, outer, OH, OW, ...inner],
+    (n, c, y, x, ...b) => maxOf(K, (k) => R.at(n, c, win(y, stride, k), x, ...b)),
     "O",
     names,
   );
   return {
     name: "max_pool2d",
-    shape: [N, C, H, W, K, stride, pad, ceil, B],
+    shape: [N, C, H, W, K, stride, pad, ceil, ...inner],
     inputs: [I],
     outputs: [O],
     flops: N * C * OH * OW * K * K,
@@ -346,34 +315,17 @@ export function globalAvgPool2d(
   block = 1,
 ): Workload {
   const ry = reduceAxis(H, "ry"), rx = reduceAxis(W, "rx");
-  if (block > 1) {
-    // Channel-blocked input; the output `[N][C/B][B]` is `[N][C]`'s memory.
-    if (C % block !== 0) throw new RangeError(`Block ${block} does not divide ${C} channels`);
-    const X = placeholder([N, C / block, H, W, block], "I");
-    const O = compute(
-      [N, C / block, block],
-      (n, c, b) => sum(X.at(n, c, ry, rx, b).mul(1 / (H * W)), [ry, rx]),
-      "O",
-      ["n", "c", "b"],
-    );
-    return {
-      name: "global_avg_pool2d",
-      shape: [N, C, H, W, block],
-      inputs: [X],
-      outputs: [O],
-      flops: 2 * N * C * H * W,
-    };
-  }
-  const I = placeholder([N, C, H, W], "I");
+  const { outer, inner } = channelAxes(C, block);
+  const I = placeholder([N, outer, H, W, ...inner], "I");
   const O = compute(
-    [N, C],
-    (n, c) => sum(I.at(n, c, ry, rx).mul(1 / (H * W)), [ry, rx]),
+    [N, outer, ...inner],
+    (n, c, ...b) => sum(I.at(n, c, ry, rx, ...b).mul(1 / (H * W)), [ry, rx]),
     "O",
-    ["n", "c"],
+    ["n", "c", ...(inner.length ? ["b"] : [])],
   );
   return {
     name: "global_avg_pool2d",
-    shape: [N, C, H, W],
+    shape: [N, C, H, W, ...inner],
     inputs: [I],
     outputs: [O],
     flops: 2 * N * C * H * W,
@@ -416,27 +368,24 @@ export function biasAct(
   act: Activation = "none",
   block = 1,
 ): Workload {
-  const b = placeholder([C], "bias");
-  const flops = N * C * S * (act === "none" ? 1 : act === "relu" ? 2 : 3);
-  const code = ACTIVATIONS.indexOf(act);
-  if (block > 1) {
-    if (C % block !== 0) throw new RangeError(`Block ${block} does not divide ${C} channels`);
-    const X = placeholder([N, C / block, S, block], "X");
-    const O = compute(
-      [N, C / block, S, block],
-      (n, co, s, ci) => activate(X.at(n, co, s, ci).add(b.at(co.expr.mul(block).add(ci))), act),
-      "O",
-      ["n", "co", "s", "ci"],
-    );
-    return { name: "bias_act", shape: [N, C, S, code, block], inputs: [X, b], outputs: [O], flops };
-  }
-  const X = placeholder([N, C, S], "X");
-  const O = compute([N, C, S], (n, c, s) => activate(X.at(n, c, s).add(b.at(c)), act), "O", [
-    "n",
-    "c",
-    "s",
-  ]);
-  return { name: "bias_act", shape: [N, C, S, code], inputs: [X, b], outputs: [O], flops };
+  const bias = placeholder([C], "bias");
+  const { outer, inner } = channelAxes(C, block);
+  const X = placeholder([N, outer, S, ...inner], "X");
+  const O = compute(
+    [N, outer, S, ...inner],
+    // A blocked tensor's channel is its block times B plus its place in the block.
+    (n, c, s, ...b) =>
+      activate(X.at(n, c, s, ...b).add(bias.at(b.length ? c.expr.mul(block).add(b[0]) : c)), act),
+    "O",
+    ["n", "c", "s", ...(inner.length ? ["b"] : [])],
+  );
+  return {
+    name: "bias_act",
+    shape: [N, C, S, ACTIVATIONS.indexOf(act), ...inner],
+    inputs: [X, bias],
+    outputs: [O],
+    flops: N * C * S * (act === "none" ? 1 : act === "relu" ? 2 : 3),
+  };
 }
 
 /**
@@ -460,9 +409,8 @@ export function layoutTransform(
   from: number,
   to: number,
 ): Workload {
-  for (const b of [from, to]) {
-    if (C % b !== 0) throw new RangeError(`Block ${b} does not divide ${C} channels`);
-  }
+  checkBlock(C, from);
+  checkBlock(C, to);
   const I = placeholder([N, C / from, H, W, from], "I");
   const O = compute(
     [N, C / to, H, W, to],
