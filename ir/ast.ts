@@ -103,6 +103,13 @@ export interface Kernel {
    * "global")` copy): what it is, for the GPU generators' error message.
    */
   cpuOnly?: string;
+  /**
+   * gcc optimization options of the C kernel's functions (its `optimize`
+   * attribute, e.g. `no-predictive-commoning`), from the stages' `gcc.*`
+   * pragmas: `annotate(stage, "gcc.predictive_commoning", 0)` turns
+   * `-fpredictive-commoning` off. The other generators ignore them.
+   */
+  gccOptions?: string[];
 }
 
 /** An int constant. */

@@ -548,8 +548,13 @@ export function generateC(kernel: Kernel, options: CodegenOptions = {}): string 
   // gcc's loop if-conversion is off for every kernel (measure/builder.ts
   // DEFAULT_FLAGS); a kernel with a max or min and no conditional code gets it
   // back for its own functions, so that its max/min loops vectorize.
-  const attribute = ifConvertible([...prologue, ...kernel.body])
-    ? '__attribute__((optimize("tree-loop-if-convert"))) '
+  // The schedule's own gcc options (`gcc.*` pragmas) join it.
+  const optimize = [
+    ...(ifConvertible([...prologue, ...kernel.body]) ? ["tree-loop-if-convert"] : []),
+    ...(kernel.gccOptions ?? []),
+  ];
+  const attribute = optimize.length > 0
+    ? `__attribute__((optimize(${optimize.map((o) => `"${o}"`).join(", ")}))) `
     : "";
   const fn = (name: string, lines: string[]) => [
     `${attribute}void ${name}(float **bufs) {`,

@@ -86,6 +86,24 @@ Deno.test("a ReLU runs in vectors under the build's -fno-tree-loop-if-convert; a
   assert.equal(ifConvertible(lower(sched(matmul(16, 16, 16))).body), false);
 });
 
+Deno.test("gcc.* pragmas become the kernel functions' optimize options, joining if-conversion", async () => {
+  const sch = sched(biasAct(1, 4, 64, "relu"));
+  sch.annotate("O", "gcc.predictive_commoning", 0);
+  sch.annotate("O", "gcc.unroll_loops", 1);
+  sch.annotate("O", "other.key", 0); // not a gcc option
+  const kernel = lower(sch);
+  assert.deepEqual(kernel.gccOptions, ["no-predictive-commoning", "unroll-loops"]);
+  const src = generateC(kernel);
+  assert.match(
+    src,
+    /__attribute__\(\(optimize\("tree-loop-if-convert", "no-predictive-commoning", "unroll-loops"\)\)\) void tb_kernel/,
+  );
+  await assemblyOf(src); // gcc accepts the attribute
+  // Without gcc pragmas a kernel that needs no if-conversion has no attribute.
+  assert.equal(lower(sched(matmul(8, 8, 8))).gccOptions, undefined);
+  assert.doesNotMatch(generateC(lower(sched(matmul(8, 8, 8)))), /optimize/);
+});
+
 Deno.test("parallel, vectorize and unroll annotations become pragmas", () => {
   const sch = sched(matmul(32, 32, 32));
   const [i0, i1] = sch.split("C", "i", [null, 4]);

@@ -104,6 +104,22 @@ export function lower(sch: Schedule): Kernel {
   return new Lowering(sch).run();
 }
 
+/**
+ * The gcc options a schedule's `gcc.*` pragmas ask for: `gcc.NAME` 0 is
+ * `no-NAME`, 1 is `NAME` (underscores become dashes), in stage order, once each.
+ */
+function gccOptionsOf(sch: Schedule): string[] {
+  const options = new Set<string>();
+  for (const s of sch.stages) {
+    for (const [key, value] of s.pragmas) {
+      if (!key.startsWith("gcc.")) continue;
+      const flag = key.slice(4).replaceAll("_", "-");
+      options.add(value === 0 ? `no-${flag}` : flag);
+    }
+  }
+  return [...options];
+}
+
 class Lowering {
   private readonly names = new Set<string>();
   private readonly regions = new Map<string, Region>();
@@ -171,6 +187,7 @@ class Lowering {
     this.checkParallel([...prologue, ...body], false);
     const packed = sch.stages.find((s) => s.packed && s.attach.k !== "inline");
     const cpuOnly = packed ? `cache_read("${packed.name.replace(/_global$/, "")}", "global")` : "";
+    const gccOptions = gccOptionsOf(sch);
     return {
       params,
       temps,
@@ -178,6 +195,7 @@ class Lowering {
       roots,
       ...(prologue.length > 0 ? { prologue } : {}),
       ...(cpuOnly ? { cpuOnly } : {}),
+      ...(gccOptions.length > 0 ? { gccOptions } : {}),
     };
   }
 

@@ -493,10 +493,26 @@ function convNCHWxcApply(sch: Schedule, v: Record<string, unknown>): void {
  * broadcasts read the caller's blocks: no copy into blocks, none out of them
  * (oneDNN's timed `nChw8c` kernels copy neither). Rows and columns, or flat
  * positions, as in `conv2d-nchwxc`; a padded input still has its (blocked,
- * vector) padding copy.
+ * vector) padding copy, an image's (a block of 1) in parallel over its rows
+ * with `pad_parallel`. On such an input (a block of 1) the knob
+ * `predictive_commoning` 0 turns gcc's `-fpredictive-commoning` off for the
+ * kernel (a `gcc.*` pragma, see `Kernel.gccOptions`), as OpenTuner tunes
+ * gcc's flags: there the reduction's innermost loop is the kernel's width,
+ * and gcc keeps the broadcasts that neighbouring columns share in registers
+ * across its iterations, which helps a tile of 8 accumulators and spills one
+ * of 12. On ResNet-18's 7x7/2 first layer, two threads, the 16 x 6 tile ran
+ * at 0.72 of the 16 x 4 one with it and 1.13 without it (README, "The first
+ * layer"); on blocked inputs it made no difference.
  */
 function convBlockedKnobs(w: Workload): Knob[] {
-  return convNCHWxcKnobs(w).filter((k) => k.name !== "fr" && k.name !== "ic_bn");
+  return [
+    ...convNCHWxcKnobs(w).filter((k) => k.name !== "fr" && k.name !== "ic_bn"),
+    // Only an NCHW input's innermost reduction loop (the kernel's width) has
+    // loads shared between iterations; elsewhere the knob made no difference.
+    ...(w.shape[9] === 1
+      ? [{ name: "predictive_commoning", kind: "annotate" as const, options: [1, 0] }]
+      : []),
+  ];
 }
 
 /**
@@ -517,7 +533,9 @@ function convBlockedApply(sch: Schedule, v: Record<string, unknown>): void {
     // (a block of 1: the image of a first layer) is copied along its rows.
     if (CB === 1) {
       sch.reorder("P", ["n", "c", "y", "b", "x"]);
-      vectorizePadding(sch, v.pad_parallel === 1, "x");
+      // An image's 3 channels split unevenly over the threads; its rows do not.
+      if (v.pad_parallel === 1) sch.parallel("P", sch.fuse("P", ["c", "y"]));
+      vectorizePadding(sch, false, "x");
     } else {
       if (v.pad_parallel === 1) sch.parallel("P", "c");
       sch.vectorize("P", "b");
@@ -527,6 +545,7 @@ function convBlockedApply(sch: Schedule, v: Record<string, unknown>): void {
   const positions = v.flat === 1 ? ["yx"] : ["y", "x"];
   sch.reorder(local, ["rco", "ry", "rx", "rci", "n", "fo", ...positions, "fi"]);
   channelTileBody(sch, local, v);
+  if (v.predictive_commoning === 0) sch.annotate("O", "gcc.predictive_commoning", 0);
 }
 
 const TEMPLATES: Record<string, Template> = {

@@ -61,6 +61,12 @@ Deno.test("conv2d-blocked is the blocked convolution's default template; its kno
   assert.equal(defaultTemplate(w), "conv2d-blocked");
   const names = templateSpace("conv2d-blocked", w).space.knobs.map((k) => k.name);
   assert.deepEqual(names, ["yr", "xr", "unroll_kw", "parallel", "flat"]);
+  // An NCHW image (a block of 1) adds the padding copy's knob and gcc's predictive commoning.
+  const image = createWorkload("conv2d_nchwc", [1, 3, 20, 20, 16, 7, 7, 2, 3, 1, 16]);
+  assert.deepEqual(
+    templateSpace("conv2d-blocked", image).space.knobs.map((k) => k.name),
+    ["yr", "xr", "unroll_kw", "parallel", "pad_parallel", "flat", "predictive_commoning"],
+  );
   assert.throws(
     () => templateSpace("conv2d-blocked", conv2d(1, 8, 8, 8, 8, 3, 3, 1, 1)),
     /not conv2d/,
@@ -96,6 +102,13 @@ for (
     [[1, 16, 14, 14, 32, 1, 1, 2, 0, 8, 16], { yr: 1, xr: 6, parallel: "y", flat: 1 }],
     [[1, 3, 17, 17, 16, 7, 7, 2, 3, 3, 16], { yr: 1, xr: 4, parallel: "f", unroll_kw: 1 }],
     [[1, 3, 19, 21, 32, 7, 7, 2, 3, 1, 16], { yr: 1, xr: 4, parallel: "fy", pad_parallel: 1 }],
+    [[1, 3, 19, 21, 32, 7, 7, 2, 3, 1, 16], {
+      yr: 1,
+      xr: 6,
+      parallel: "y",
+      pad_parallel: 1,
+      predictive_commoning: 0,
+    }],
     [[1, 16, 7, 7, 16, 3, 3, 1, 1, 16, 8], { yr: 1, xr: 6, parallel: "fy", flat: 1 }],
   ] as const
 ) {
@@ -113,6 +126,16 @@ Deno.test("conv2d-blocked copies an NCHW input (a block of 1) along its rows, a 
   );
   const copy =
     source.split("void tb_compute(float **bufs) {")[1].split("#pragma omp parallel for")[1];
+  // In parallel over its 3 x 26 rows, not its 3 channels (uneven on two threads).
+  assert.match(copy, /^ schedule\(static\)\n\s*for \(int v_P_c_y_fused = 0; v_P_c_y_fused < 78; /);
   assert.match(copy, /for \(int v_P_x_0 = 0; v_P_x_0 < 2; \+\+v_P_x_0\)/); // 26 padded columns
   assert.match(copy, /tb_storeu\(&T_P\[/);
+  assert.doesNotMatch(source, /optimize/);
+  const off = templateSource(
+    "conv2d-blocked",
+    [1, 3, 20, 20, 16, 7, 7, 2, 3, 1, 16],
+    { yr: 1, xr: 6, parallel: "y", predictive_commoning: 0 },
+    "conv2d_nchwc",
+  ).source;
+  assert.match(off, /__attribute__\(\(optimize\("no-predictive-commoning"\)\)\) void tb_compute/);
 });
