@@ -61,11 +61,11 @@ Deno.test("conv2d-blocked is the blocked convolution's default template; its kno
   assert.equal(defaultTemplate(w), "conv2d-blocked");
   const names = templateSpace("conv2d-blocked", w).space.knobs.map((k) => k.name);
   assert.deepEqual(names, ["yr", "xr", "unroll_kw", "parallel", "flat"]);
-  // An NCHW image (a block of 1) adds the padding copy's knob and gcc's predictive commoning.
+  // An NCHW image (a block of 1) adds gcc's predictive commoning; its copy is always parallel.
   const image = createWorkload("conv2d_nchwc", [1, 3, 20, 20, 16, 7, 7, 2, 3, 1, 16]);
   assert.deepEqual(
     templateSpace("conv2d-blocked", image).space.knobs.map((k) => k.name),
-    ["yr", "xr", "unroll_kw", "parallel", "pad_parallel", "flat", "predictive_commoning"],
+    ["yr", "xr", "unroll_kw", "parallel", "flat", "predictive_commoning"],
   );
   assert.throws(
     () => templateSpace("conv2d-blocked", conv2d(1, 8, 8, 8, 8, 3, 3, 1, 1)),
@@ -101,12 +101,11 @@ for (
     [[1, 32, 9, 9, 32, 3, 3, 1, 1, 16, 16], { yr: 2, xr: 3, parallel: "y", pad_parallel: 0 }],
     [[1, 16, 14, 14, 32, 1, 1, 2, 0, 8, 16], { yr: 1, xr: 6, parallel: "y", flat: 1 }],
     [[1, 3, 17, 17, 16, 7, 7, 2, 3, 3, 16], { yr: 1, xr: 4, parallel: "f", unroll_kw: 1 }],
-    [[1, 3, 19, 21, 32, 7, 7, 2, 3, 1, 16], { yr: 1, xr: 4, parallel: "fy", pad_parallel: 1 }],
+    [[1, 3, 19, 21, 32, 7, 7, 2, 3, 1, 16], { yr: 1, xr: 4, parallel: "fy" }],
     [[1, 3, 19, 21, 32, 7, 7, 2, 3, 1, 16], {
       yr: 1,
       xr: 6,
       parallel: "y",
-      pad_parallel: 1,
       predictive_commoning: 0,
     }],
     [[1, 16, 7, 7, 16, 3, 3, 1, 1, 16, 8], { yr: 1, xr: 6, parallel: "fy", flat: 1 }],
@@ -121,7 +120,7 @@ Deno.test("conv2d-blocked copies an NCHW input (a block of 1) along its rows, a 
   const { source } = templateSource(
     "conv2d-blocked",
     [1, 3, 20, 20, 16, 7, 7, 2, 3, 1, 16],
-    { yr: 1, xr: 4, parallel: "fy", pad_parallel: 1 },
+    { yr: 1, xr: 4, parallel: "fy" },
     "conv2d_nchwc",
   );
   const copy =
