@@ -27,7 +27,9 @@
  * tunebook is faster) is taken round by round. With layers (default), each
  * distinct convolution of the network is timed by tunebook's harness (its
  * best record) and by oneDNN through bench/peers.ts, in `--rounds` rounds
- * over all layers (each peer's figure its best round), one ratio per layer;
+ * over all layers (each peer's figure its best round), one ratio per layer,
+ * and beside it the ratio round by round (the two peers timed in turn each
+ * round: its median and range say how much of a layer's figure is noise);
  * `--plot` draws those ratios as bars (plots/ratio_bars.ts), those below 0.9
  * in red. The last line is JSON with every figure.
  * @module
@@ -47,7 +49,7 @@ import { extractTasks, taskKey } from "../network/tasks.ts";
 import { randomWeights, type Weights } from "../network/weights.ts";
 import { fillUniform } from "../measure/prng.ts";
 import { warmStart } from "../tuner/task_scheduler.ts";
-import { DEFAULT_CACHE, type PeerRow, runPeers } from "./peers.ts";
+import { DEFAULT_CACHE, pairedRatio, type PeerRow, runPeers } from "./peers.ts";
 import { ratioBarsSVG } from "../plots/ratio_bars.ts";
 import { writePlot } from "../plots/figure.ts";
 
@@ -304,8 +306,10 @@ if (import.meta.main) {
       log: (line) => console.error(`[network_peers] ${line}`),
     });
     const weightOf = (row: PeerRow) => convs.find((t) => t.workload === row.workload)!.weight;
-    console.log(`| layer | weight | tunebook GFLOP/s | oneDNN GFLOP/s | tunebook / oneDNN |`);
-    console.log(`| --- | --- | --- | --- | --- |`);
+    console.log(
+      `| layer | weight | tunebook GFLOP/s | oneDNN GFLOP/s | tunebook / oneDNN | round by round: median (range) |`,
+    );
+    console.log(`| --- | --- | --- | --- | --- | --- |`);
     for (const row of layers) {
       const a = row.figures.tunebook, b = row.figures.onednn;
       const g = (f: typeof a) =>
@@ -317,7 +321,13 @@ if (import.meta.main) {
           ? Object.values(f)[0]
           : "-";
       const ratio = layerRatio(row)?.toFixed(2) ?? "-";
-      console.log(`| ${taskKey(row.workload)} | ${weightOf(row)} | ${g(a)} | ${g(b)} | ${ratio} |`);
+      const p = pairedRatio(row, "tunebook", "onednn");
+      const paired = p ? `${p.median.toFixed(2)} (${p.min.toFixed(2)}-${p.max.toFixed(2)})` : "-";
+      console.log(
+        `| ${taskKey(row.workload)} | ${weightOf(row)} | ${g(a)} | ${
+          g(b)
+        } | ${ratio} | ${paired} |`,
+      );
     }
     summary = layersSummary(layers.flatMap((row) => {
       const a = row.figures.tunebook, b = row.figures.onednn;
@@ -367,6 +377,7 @@ if (import.meta.main) {
       task: taskKey(row.workload),
       tunebook: row.figures.tunebook,
       onednn: row.figures.onednn,
+      pairedRatio: pairedRatio(row, "tunebook", "onednn"),
     })),
   }));
 }

@@ -81,6 +81,13 @@ Deno.test("bench/network_peers.ts times a tuned network and its convolutions aga
         weightedSpeed: j.layers[0].onednn.seconds / j.layers[0].tunebook.seconds,
       });
       assert.match(r.stdout, /convolutions at 0\.9 of oneDNN or better: [01] of 1;/);
+      // Beside the best rounds, the ratio round by round: the two rounds' median and range.
+      const p = j.layers[0].pairedRatio;
+      assert.equal(p.rounds, 2);
+      assert.ok(p.min <= p.median && p.median <= p.max && p.min > 0, JSON.stringify(p));
+      assert.ok(r.stdout.includes(
+        `| ${p.median.toFixed(2)} (${p.min.toFixed(2)}-${p.max.toFixed(2)}) |`,
+      ));
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
