@@ -101,7 +101,9 @@ export interface StepPlan {
  * eight concats are such. With `block` > 1 the convolutions that
  * `layerWorkload` blocks read their input block and write output blocks; a
  * ReLU and a max pool keep their input's layout, an add its inputs' block
- * (converting an NCHW one), a global average pool reads blocks and writes
+ * (converting an NCHW one), so does a concat whose inputs' channels the block
+ * divides (each input's blocks in turn: SqueezeNet's fire modules stay
+ * blocked, and in place), a global average pool reads blocks and writes
  * `[N][C]`, every other layer reads NCHW; each conversion is planned once
  * per buffer and layout, and the network's output is NCHW.
  *
@@ -176,12 +178,16 @@ export function planSteps(net: Network, block = 1): StepPlan {
     const blocked = tunable?.name === "conv2d_nchwc";
     const given = [...new Set(l.inputs.map((n) => layoutOf(buf(n))))].filter((b) => b > 1);
     const keeps = ["relu", "relu6", "max_pool2d", "global_avg_pool2d"].includes(l.op);
+    // A concat along channels whose inputs the block divides is the same
+    // concat of whole blocks, `[N][C/b][H*W*b]`: it keeps them too.
+    const joins = l.op === "add" ||
+      l.op === "concat" && given.length === 1 && ins.every((s) => s[1] % given[0] === 0);
     const want = (i: number) =>
       blocked
         ? (i === 0 ? tunable.shape[9] : 1)
         : keeps
         ? layoutOf(buf(l.inputs[i]))
-        : l.op === "add" && given.length === 1
+        : joins && given.length === 1
         ? given[0]
         : 1;
     const inputs = l.inputs.map((n, i) => as(buf(n), ins[i], want(i), l.name));
@@ -230,7 +236,7 @@ export function planSteps(net: Network, block = 1): StepPlan {
         step(globalAvgPool2d(x[0], x[1], x[2], x[3], inBlock), inputs);
         break;
       case "concat":
-        step(concat(x[0], ins.map((s) => s[1]), x[2] * x[3]), inputs);
+        step(concat(x[0], ins.map((s) => s[1] / inBlock), x[2] * x[3] * inBlock), inputs);
         break;
       case "flatten":
         views.set(l.name, inputs[0]); // NCHW (converted above where blocked)

@@ -191,6 +191,44 @@ Deno.test("a ReLU after a bias or a residual add runs in that step unless someth
   });
 });
 
+Deno.test("blocked, a concat keeps its inputs' blocks where the block divides their channels, in place or not", async () => {
+  const net = parseNetwork({
+    name: "cat",
+    input: { name: "x", shape: [1, 16, 6, 6] },
+    layers: [
+      { name: "a", op: "conv2d", inputs: ["x"], channels: 16, kernel: 1, bias: true },
+      { name: "b", op: "conv2d", inputs: ["x"], channels: 32, kernel: 3, pad: 1 },
+      { name: "cat", op: "concat", inputs: ["a", "b"] },
+      // x is NCHW and read elsewhere: this concat converts it to blocks and copies.
+      { name: "cat2", op: "concat", inputs: ["cat", "x"] },
+      { name: "c", op: "conv2d", inputs: ["cat2"], channels: 16, kernel: 1 },
+      // 8 channels: the block does not divide them, so this concat reads NCHW.
+      { name: "d", op: "conv2d", inputs: ["c"], channels: 8, kernel: 1 },
+      { name: "cat3", op: "concat", inputs: ["c", "d"] },
+    ],
+  });
+  const plan = planSteps(net, 16);
+  const conversions = plan.steps.filter((s) => s.workload.name === "layout_transform")
+    .map((s) => `${s.inputs[0]}:${s.workload.shape.slice(4).join("->")}`);
+  assert.deepEqual(conversions, ["x:1->16", "c:16->1"]);
+  // cat in place (blocks of a, then of b); cat2 a copy of blocks: 3 + 1 blocks of 36 x 16.
+  assert.deepEqual(plan.slices.get("a"), { of: "cat", offset: 0, size: 576 });
+  assert.deepEqual(plan.slices.get("b"), { of: "cat", offset: 576, size: 1152 });
+  const cats = plan.steps.filter((s) => s.workload.name === "concat");
+  assert.deepEqual(cats.map((s) => [s.output, s.workload.shape]), [
+    ["cat2", [1, 3, 1, 576]],
+    ["cat3", [1, 16, 8, 36]],
+  ]);
+  const weights = randomWeights(net, 5);
+  const x = randomInput(net);
+  const ex = await createExecutor(net, weights, { block: 16 });
+  try {
+    assert.ok(relError(ex.run(x), referenceRun(net, weights, x)) < 1e-5);
+  } finally {
+    ex.close();
+  }
+});
+
 Deno.test("a concat of inputs read by nothing else is written in place by their producers", async () => {
   const net = parseNetwork({
     name: "fire",
@@ -298,15 +336,24 @@ Deno.test("blocked (NCHW16c), ResNet-18 runs on channel blocks from its first co
   }
 });
 
-Deno.test("blocked, SqueezeNet converts around its concats and MobileNet-v2 around its depthwise layers; both match the reference", async () => {
+Deno.test("blocked, SqueezeNet's concats keep the blocks and MobileNet-v2 converts around its depthwise layers; both match the reference", async () => {
   for (const [name, size] of [["squeezenet1_1", 35], ["mobilenet_v2", 32]] as const) {
     const net = builtinNetwork(name, { size, classes: 10 });
     const weights = randomWeights(net, 4);
-    const steps = planSteps(foldBatchNorm(net, weights).network, 16).steps;
-    const into = steps.filter((s) => s.workload.name === "layout_transform")
+    const plan = planSteps(foldBatchNorm(net, weights).network, 16);
+    const into = plan.steps.filter((s) => s.workload.name === "layout_transform")
       .map((s) => s.workload.shape.slice(4).join("->"));
-    // Both ways: into blocks before a blocked convolution, out of them before an NCHW layer.
-    assert.ok(into.includes("1->16") && into.includes("16->1"), `${name}: ${into}`);
+    if (name === "squeezenet1_1") {
+      // Each fire module's two expand convolutions (64, 128, 192 or 256 channels) concatenate
+      // their blocks in place; the only conversion is out of blocks before the 10-class
+      // convolution (10 channels: NCHW).
+      assert.deepEqual(into, ["16->1"]);
+      assert.equal(plan.joined.size, 8);
+      assert.ok(!plan.steps.some((s) => s.workload.name === "concat"));
+    } else {
+      // Both ways: into blocks before a blocked convolution, out of them before a depthwise one.
+      assert.ok(into.includes("1->16") && into.includes("16->1"), `${name}: ${into}`);
+    }
     const x = randomInput(net);
     const ex = await createExecutor(net, weights, { block: 16 });
     try {
