@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { builtinNetwork } from "./builtin.ts";
 import { loadNetwork } from "./load.ts";
 import { inferShapes, NetworkError, parseNetwork } from "./network.ts";
-import { extractTasks, inputBlock } from "./tasks.ts";
+import { extractTasks, inputBlock, outputBlock, taskKey } from "./tasks.ts";
 import { foldBatchNorm, randomWeights } from "./weights.ts";
 
 const tasksOf = (name: string) =>
@@ -67,9 +67,23 @@ Deno.test("blocked (NCHW16c), ResNet-18's convolutions are conv2d_nchwc tasks: t
   assert.deepEqual(tasks.map((t) => t.weight), plain.map((t) => t.weight));
   assert.deepEqual(tasks.map((t) => t.workload.flops), plain.map((t) => t.workload.flops));
   assert.equal(inputBlock(3, 16), 1);
-  assert.equal(inputBlock(24, 16), 12);
+  assert.equal(inputBlock(24, 16), 8); // the block a 24-channel convolution writes
+  assert.equal(inputBlock(20, 16), 10);
   assert.equal(inputBlock(32, 16), 16);
   assert.equal(inputBlock(17, 16), 1);
+});
+
+Deno.test("blocked, a convolution whose channels 16 does not divide but 8 does writes blocks of 8", () => {
+  assert.deepEqual([64, 1000, 24, 10, 8].map((F) => outputBlock(F, 16)), [16, 8, 8, 1, 8]);
+  assert.equal(outputBlock(24, 8), 8);
+  assert.equal(outputBlock(12, 8), 1);
+  // SqueezeNet 1.1's last convolution (1,000 classes) and MobileNet-v2's 24-channel ones.
+  const sq = extractTasks(builtinNetwork("squeezenet1_1"), 16).map((t) => taskKey(t.workload));
+  assert.ok(sq.includes("conv2d_nchwc(1,512,13,13,1000,1,1,1,0,16,8)"), sq.join("\n"));
+  assert.ok(sq.every((k) => k.startsWith("conv2d_nchwc(")), sq.join("\n"));
+  const mb = extractTasks(builtinNetwork("mobilenet_v2"), 16).map((t) => taskKey(t.workload));
+  assert.ok(mb.includes("conv2d_nchwc(1,144,56,56,24,1,1,1,0,16,8)"), mb.join("\n"));
+  assert.ok(mb.includes("conv2d_nchwc(1,24,56,56,144,1,1,1,0,8,16)"), mb.join("\n"));
 });
 
 Deno.test("MobileNet-v2's tasks include depthwise convolutions; SqueezeNet's pointwise ones", () => {
