@@ -5,7 +5,7 @@
  * local tile (`cache_write`) copies the tile out in a stage of its own; that
  * copy becomes `act(tile + bias[c])` (channel `c`: axis 1 of the output, the
  * `F` of a conv2d's NCHW output or the `N` of a matmul's; block x FB +
- * position in the block for `conv2d_nchwc`), so the network
+ * position in the block for a blocked output, `Workload.channelBlock`), so the network
  * executor needs no separate pass over the output for the bias and ReLU.
  *
  * The fused kernel takes the bias as one more input, after the workload's
@@ -49,7 +49,8 @@ export function fuseBiasAct(trace: Trace, act: Activation): Schedule | undefined
   const w = createWorkload(trace.workload.name, trace.workload.shape);
   const out = w.outputs[0];
   if (w.outputs.length !== 1 || out.shape.length < 2) return undefined;
-  const bias = placeholder([out.shape[1]], EPILOGUE_BIAS);
+  const block = w.channelBlock ?? 1;
+  const bias = placeholder([out.shape[1] * block], EPILOGUE_BIAS);
   const per = out.size;
   const fused: Workload = {
     ...w,
@@ -60,11 +61,11 @@ export function fuseBiasAct(trace: Trace, act: Activation): Schedule | undefined
   for (const inst of trace.insts) sch.apply(inst);
   const stage = sch.stages.find((s) => s.isOutput);
   if (!stage || !(stage.body instanceof Expr)) return undefined;
-  // A blocked convolution's channel is its block (axis 1) times FB plus the
-  // position in the block (the last axis; `fuse_axes` may have merged rows
-  // and columns between them).
-  const channel = w.name === "conv2d_nchwc"
-    ? stage.axes[1].expr.mul(w.shape[10]).add(stage.axes[stage.axes.length - 1])
+  // A blocked output's channel is its block (axis 1) times the block size
+  // plus the position in the block (the last axis; `fuse_axes` may have
+  // merged rows and columns between them).
+  const channel = block > 1
+    ? stage.axes[1].expr.mul(block).add(stage.axes[stage.axes.length - 1])
     : stage.axes[1];
   stage.body = activate(stage.body.add(bias.at(channel)), act);
   return sch;

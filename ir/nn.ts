@@ -121,7 +121,18 @@ const win = (y: IterVar, stride: number, r: IterVar | number): Expr => y.expr.mu
 
 /**
  * Depthwise 2-D convolution (channel multiplier 1, MobileNet): NCHW data,
- * weights `[C, 1, KH, KW]`, zero padding `pad`.
+ * weights `[C, 1, KH, KW]`, zero padding `pad`. With `block` > 1 the input
+ * and output are in channel blocks, `[N][C/B][H][W][B]` (the workload
+ * `depthwise_conv2d_nchwc`, TVM's `depthwise_conv2d_NCHWc`): a blocked
+ * network's depthwise layers then need no conversion, and the block is the
+ * innermost axis, a vector of channels.
+ *
+ * @example
+ * ```ts
+ * import { depthwiseConv2d } from "./nn.ts";
+ * const w = depthwiseConv2d(1, 32, 8, 8, 3, 3, 1, 1, 16);
+ * if (w.name !== "depthwise_conv2d_nchwc" || w.outputs[0].shape.join() !== "1,2,8,8,16") throw new Error();
+ * ```
  */
 export function depthwiseConv2d(
   N: number,
@@ -132,25 +143,33 @@ export function depthwiseConv2d(
   KW: number,
   stride = 1,
   pad = 0,
+  block = 1,
 ): Workload {
   const OH = pooledExtent(H, KH, stride, pad), OW = pooledExtent(W, KW, stride, pad);
-  const I = placeholder([N, C, H, W], "I"), Wt = placeholder([C, 1, KH, KW], "Wt");
-  const P = padded(I, pad, [KH, KW], stride, [OH, OW], 0);
+  const { outer, inner } = channelAxes(C, block);
+  const I = placeholder([N, outer, H, W, ...inner], "I"), Wt = placeholder([C, 1, KH, KW], "Wt");
+  const P = padded(I, pad, [KH, KW], stride, [OH, OW], 0, inner.length > 0);
   const ry = reduceAxis(KH, "ry"), rx = reduceAxis(KW, "rx");
   const O = compute(
-    [N, C, OH, OW],
-    (n, c, y, x) =>
-      sum(P.at(n, c, win(y, stride, ry), win(x, stride, rx)).mul(Wt.at(c, 0, ry, rx)), [ry, rx]),
+    [N, outer, OH, OW, ...inner],
+    (n, c, y, x, ...b) =>
+      sum(
+        P.at(n, c, win(y, stride, ry), win(x, stride, rx), ...b).mul(
+          Wt.at(b.length ? c.expr.mul(block).add(b[0]) : c, 0, ry, rx),
+        ),
+        [ry, rx],
+      ),
     "O",
-    ["n", "c", "y", "x"],
+    ["n", "c", "y", "x", ...(inner.length ? ["b"] : [])],
   );
   return {
-    name: "depthwise_conv2d",
-    shape: [N, C, H, W, KH, KW, stride, pad],
+    name: block > 1 ? "depthwise_conv2d_nchwc" : "depthwise_conv2d",
+    shape: [N, C, H, W, KH, KW, stride, pad, ...(block > 1 ? [block] : [])],
     inputs: [I, Wt],
     layoutFree: ["Wt"],
     outputs: [O],
     flops: 2 * N * C * OH * OW * KH * KW,
+    ...(block > 1 ? { channelBlock: block } : {}),
   };
 }
 

@@ -39,6 +39,14 @@ export interface Workload {
    * timed calls (TVM's layout-free placeholders; see `Kernel.prologue`).
    */
   layoutFree?: string[];
+  /**
+   * The output's channel block when its channels are blocked
+   * (`[N][C/B][...][B]`: output axis 1 the block, the last axis the channel
+   * in it), as `conv2d_nchwc` and `depthwise_conv2d_nchwc` write them; absent
+   * when output axis 1 is the channel itself. A fused bias reads channel
+   * `block x B + position` (`ir/epilogue.ts`).
+   */
+  channelBlock?: number;
 }
 
 /** A workload's constructor with a description of its shape parameters. */
@@ -199,6 +207,7 @@ export function conv2dNCHWc(
     outputs: [O],
     flops: plain.flops,
     layoutFree: ["Wt"],
+    channelBlock: FB,
   };
 }
 
@@ -229,6 +238,12 @@ export const WORKLOADS: Record<string, WorkloadDef> = {
     params: ["N", "C", "H", "W", "KH", "KW", "stride", "pad"],
     create: (s) => depthwiseConv2d(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]),
     doc: "NCHW depthwise conv2d, weights [C,1,KH,KW]: N,C,H,W,KH,KW,stride,pad",
+  },
+  depthwise_conv2d_nchwc: {
+    params: ["N", "C", "H", "W", "KH", "KW", "stride", "pad", "block"],
+    create: (s) => depthwiseConv2d(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]),
+    doc: "depthwise conv2d on channel blocks I[N][C/B][H][W][B], weights [C,1,KH,KW]: " +
+      "N,C,H,W,KH,KW,stride,pad,block",
   },
   group_conv2d: {
     params: ["N", "C", "H", "W", "F", "KH", "KW", "stride", "pad", "groups"],

@@ -175,7 +175,14 @@ export function planSteps(net: Network, block = 1): StepPlan {
     // run on what they get, an add on its inputs' block (an NCHW input
     // converted to it), a global pool on blocks too (its output `[N][C]`);
     // every other layer reads NCHW.
-    const blocked = tunable?.name === "conv2d_nchwc";
+    // The blocks a tunable layer reads and writes (`channelBlock`: a blocked
+    // convolution's input block is its CB, a depthwise one's its own).
+    const blocked = tunable?.channelBlock !== undefined;
+    const readBlock = !blocked
+      ? 1
+      : tunable.name === "conv2d_nchwc"
+      ? tunable.shape[9]
+      : tunable.channelBlock!;
     const given = [...new Set(l.inputs.map((n) => layoutOf(buf(n))))].filter((b) => b > 1);
     const keeps = ["relu", "relu6", "max_pool2d", "global_avg_pool2d"].includes(l.op);
     // A concat along channels whose inputs the block divides is the same
@@ -184,7 +191,7 @@ export function planSteps(net: Network, block = 1): StepPlan {
       l.op === "concat" && given.length === 1 && ins.every((s) => s[1] % given[0] === 0);
     const want = (i: number) =>
       blocked
-        ? (i === 0 ? tunable.shape[9] : 1)
+        ? (i === 0 ? readBlock : 1)
         : keeps
         ? layoutOf(buf(l.inputs[i]))
         : joins && given.length === 1
@@ -200,7 +207,7 @@ export function planSteps(net: Network, block = 1): StepPlan {
       case "dense": {
         const hasBias = l.op === "dense" ? l.bias ?? true : !!l.bias;
         const w = l.op === "dense" ? `${l.name}.weight.T` : `${l.name}.weight`;
-        const FB = blocked ? tunable.shape[10] : 1;
+        const FB = blocked ? tunable.channelBlock! : 1;
         step(tunable!, [inputs[0], w], hasBias ? `${l.name}#pre` : l.name);
         if (hasBias) {
           const S = out.length === 4 ? out[2] * out[3] : 1;

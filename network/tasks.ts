@@ -58,7 +58,9 @@ export function outputBlock(F: number, block: number): number {
  * The tunable workload a layer runs, if it is tunable. With `block` > 1 (a
  * channel-blocked network, TVM's `NCHW16c` after `AlterOpLayout`) a
  * convolution (not grouped) with an {@link outputBlock} runs as
- * `conv2d_nchwc`: output blocks of that, input blocks of {@link inputBlock}.
+ * `conv2d_nchwc`: output blocks of that, input blocks of {@link inputBlock};
+ * a depthwise one as `depthwise_conv2d_nchwc`, its input and output in
+ * blocks of its {@link outputBlock}.
  */
 export function layerWorkload(l: Layer, ins: number[][], block = 1): Workload | undefined {
   const x = ins[0];
@@ -71,7 +73,11 @@ export function layerWorkload(l: Layer, ins: number[][], block = 1): Workload | 
         return conv2dNCHWc(N, C, H, W, F, kernel, kernel, stride, pad, inputBlock(C, block), FB);
       }
       if (g === 1) return conv2d(N, C, H, W, F, kernel, kernel, stride, pad);
-      if (g === C && F === C) return depthwiseConv2d(N, C, H, W, kernel, kernel, stride, pad);
+      if (g === C && F === C) {
+        // Blocked too where a block divides the channels: input and output blocks alike.
+        const DB = block > 1 ? outputBlock(C, block) : 1;
+        return depthwiseConv2d(N, C, H, W, kernel, kernel, stride, pad, DB);
+      }
       return groupConv2d(N, C, H, W, F, kernel, kernel, stride, pad, g);
     }
     case "dense":
