@@ -553,6 +553,55 @@ function convBlockedApply(sch: Schedule, v: Record<string, unknown>): void {
   if (v.predictive_commoning === 0) sch.annotate("O", "gcc.predictive_commoning", 0);
 }
 
+/**
+ * Knobs of `depthwise-blocked`, the depthwise convolution on channel blocks
+ * (`depthwise_conv2d_nchwc`, TVM's `depthwise_conv2d_NCHWc` schedule): a
+ * register tile of XR output columns by the block's B channels (vectors),
+ * each step one vector of filter taps and one input vector per column; rows
+ * of blocks in parallel (`c`: the channel blocks, `cy`: blocks x rows), the
+ * kernel's width unrolled with `unroll_kw`.
+ */
+function depthwiseBlockedKnobs(w: Workload): Knob[] {
+  return [
+    { name: "xr", kind: "split", options: [1, 2, 4, 7, 8, 14] },
+    { name: "parallel", kind: "annotate", options: ["cy", "c"] },
+    { name: "unroll_kw", kind: "annotate", options: [1, 0] },
+    ...(w.shape[7] > 0
+      ? [{ name: "pad_parallel", kind: "annotate" as const, options: [1, 0] }]
+      : []),
+  ];
+}
+
+/**
+ * The loop nest of `depthwise-blocked`: `n`, `c`, `y`, `x.0` (the parallel
+ * loop `n` x `c`, or x `y`), the tile `O_local` (`[XR][B]`) computed at
+ * `x.0` reducing over `ry`, `rx` with XR columns unrolled and the B channels
+ * vectorized (the filters packed with their B channels innermost); the padded input (blocked, a vector per pixel) copied once per
+ * call, its channel blocks in parallel with `pad_parallel`.
+ */
+function depthwiseBlockedApply(sch: Schedule, v: Record<string, unknown>): void {
+  const local = sch.cacheWrite("O");
+  // Filter taps packed [C/B][1][KH][KW][B] once ahead of the timed calls: a
+  // step's B taps are one vector.
+  const wp = sch.cacheRead("Wt", "global", [local]);
+  sch.transformLayout(wp, 0, sch.workload.shape[8]);
+  if (sch.stages.some((s) => s.name === "P")) {
+    if (v.pad_parallel === 1) sch.parallel("P", "c");
+    sch.vectorize("P", "b");
+  }
+  const [xo, xi] = sch.split("O", "x", [null, v.xr as number]);
+  sch.reorder("O", ["n", "c", "y", xo, xi, "b"]);
+  const par = sch.fuse("O", v.parallel === "c" ? ["n", "c"] : ["n", "c", "y"]);
+  sch.parallel("O", par);
+  sch.computeAt(local, "O", xo);
+  sch.unroll("O", xi);
+  sch.vectorize("O", "b");
+  sch.reorder(local, ["ry", "rx", "n", "c", "y", "x", "b"]);
+  if (v.unroll_kw === 1) sch.unroll(local, "rx");
+  sch.unroll(local, "x");
+  sch.vectorize(local, "b");
+}
+
 const TEMPLATES: Record<string, Template> = {
   matmul: { workloads: ["matmul"], knobs: matmulKnobs, apply: matmulApply("C") },
   "matmul-packed": { workloads: ["matmul"], knobs: packedKnobs, apply: packedApply },
@@ -610,6 +659,18 @@ const TEMPLATES: Record<string, Template> = {
     knobs: convBlockedKnobs,
     apply: convBlockedApply,
     isValid: (v, w, target) => channelTileFits({ ...v, fr: w.shape[10] }, w, target),
+  },
+  "depthwise-blocked": {
+    workloads: ["depthwise_conv2d_nchwc"],
+    knobs: depthwiseBlockedKnobs,
+    apply: depthwiseBlockedApply,
+    // The accumulators (XR columns x B / lanes vectors), a step's filter
+    // vectors and an input vector fit the target's registers.
+    isValid: (v, w, target) => {
+      const [, , , W, , KW, stride, pad, B] = w.shape;
+      const vectors = Math.ceil(B / target.lanes), OW = Math.floor((W + 2 * pad - KW) / stride) + 1;
+      return Math.min(v.xr as number, OW) * vectors + 2 * vectors <= target.registers;
+    },
   },
   "conv2d-rich": {
     workloads: ["conv2d"],
@@ -715,10 +776,15 @@ export function templateSpace(
 
 /**
  * The default template of a workload: the four-knob form for conv2d,
- * `conv2d-blocked` for the blocked convolution, else the workload's name.
+ * `conv2d-blocked` for the blocked convolution, `depthwise-blocked` for the
+ * blocked depthwise one, else the workload's name.
  */
 export function defaultTemplate(w: Workload): string {
-  return w.name === "conv2d_nchwc" ? "conv2d-blocked" : w.name;
+  return w.name === "conv2d_nchwc"
+    ? "conv2d-blocked"
+    : w.name === "depthwise_conv2d_nchwc"
+    ? "depthwise-blocked"
+    : w.name;
 }
 
 function outHeight(w: Workload): number {

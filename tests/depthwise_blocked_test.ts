@@ -1,0 +1,73 @@
+/**
+ * The blocked depthwise convolution `depthwise_conv2d_nchwc` (input and
+ * output `[N][C/B][H][W][B]`) and its template `depthwise-blocked`: the
+ * workload is the depthwise convolution on blocked tensors, and the
+ * template's points compute the naive output (16 and 8 lanes, with and
+ * without AVX-512), their tile in vectors of the block's channels.
+ */
+import assert from "node:assert/strict";
+import { checkBothTargets, templateSource } from "./_conv_check.ts";
+import { evaluate } from "../ir/evaluate.ts";
+import { depthwiseConv2d } from "../ir/nn.ts";
+import { createPrng } from "../ir/prng.ts";
+import { createWorkload } from "../ir/workloads.ts";
+import { defaultTemplate, templateSpace } from "../search/templates.ts";
+import { fromBlocked, toBlocked } from "../network/layout.ts";
+
+const random = (n: number, seed: number) => {
+  const prng = createPrng(seed);
+  return Float32Array.from({ length: n }, () => prng.next() * 2 - 1);
+};
+
+Deno.test("depthwise_conv2d_nchwc is the depthwise convolution on channel-blocked input and output", () => {
+  for (const [N, C, H, W, K, s, p, B] of [[1, 32, 7, 6, 3, 1, 1, 16], [2, 12, 9, 9, 5, 2, 2, 4]]) {
+    const plain = depthwiseConv2d(N, C, H, W, K, K, s, p);
+    const blocked = createWorkload("depthwise_conv2d_nchwc", [N, C, H, W, K, K, s, p, B]);
+    assert.equal(blocked.channelBlock, B);
+    const x = random(N * C * H * W, 1), wt = random(C * K * K, 2);
+    const want = Float32Array.from(evaluate(plain, new Map([["I", x], ["Wt", wt]])).get("O")!);
+    const got = evaluate(blocked, new Map([["I", toBlocked(x, [N, C, H, W], B)], ["Wt", wt]]))
+      .get("O")!;
+    const outShape = plain.outputs[0].shape;
+    assert.deepEqual(fromBlocked(Float32Array.from(got), outShape, B), want, `${[N, C, K, s, B]}`);
+    assert.equal(blocked.flops, plain.flops);
+  }
+  assert.throws(() => depthwiseConv2d(1, 24, 8, 8, 3, 3, 1, 1, 16), /Block 16 does not divide 24/);
+});
+
+Deno.test("depthwise-blocked is the blocked depthwise convolution's default template; its tile is vectors of channels", () => {
+  const w = createWorkload("depthwise_conv2d_nchwc", [1, 32, 14, 14, 3, 3, 1, 1, 16]);
+  assert.equal(defaultTemplate(w), "depthwise-blocked");
+  const space = templateSpace("depthwise-blocked", w);
+  assert.deepEqual(space.space.knobs.map((k) => k.name), [
+    "xr",
+    "parallel",
+    "unroll_kw",
+    "pad_parallel",
+  ]);
+  const { source } = templateSource(
+    "depthwise-blocked",
+    [1, 32, 14, 14, 3, 3, 1, 1, 16],
+    { xr: 7, parallel: "cy", unroll_kw: 1 },
+    "depthwise_conv2d_nchwc",
+  );
+  const compute = source.split("void tb_compute(float **bufs) {")[1];
+  // Accumulators in vector registers, the packed taps read as vectors; no scalar simd loop.
+  assert.match(compute, /T_O_local_v0 \+= \(tb_loadu\(&T_P\[/);
+  assert.match(compute, /tb_loadu\(&T_Wt_global\[/);
+  assert.doesNotMatch(compute, /omp simd/);
+});
+
+for (
+  const [shape, point] of [
+    [[1, 32, 9, 9, 3, 3, 1, 1, 16], { xr: 4, parallel: "cy", unroll_kw: 1, pad_parallel: 1 }],
+    [[1, 32, 9, 11, 3, 3, 2, 1, 16], { xr: 7, parallel: "c", unroll_kw: 0, pad_parallel: 0 }],
+    [[1, 16, 8, 8, 5, 5, 1, 2, 8], { xr: 2, parallel: "cy", unroll_kw: 1 }],
+  ] as const
+) {
+  Deno.test(`depthwise-blocked ${JSON.stringify(point)} computes the naive output of ${shape}`, async () => {
+    await checkBothTargets(
+      templateSource("depthwise-blocked", [...shape], point, "depthwise_conv2d_nchwc"),
+    );
+  });
+}
