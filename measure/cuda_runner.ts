@@ -25,6 +25,7 @@
  */
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { childDenoArgs } from "./deno_child.ts";
 import { exists } from "./builder.ts";
 import { referencePath } from "./reference_cache.ts";
 import type { Runner } from "./runner.ts";
@@ -97,17 +98,7 @@ async function worker(
   env: Record<string, string> = {},
 ): Promise<{ ok: true; value: unknown } | { ok: false; error: string; timedOut: boolean }> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--no-config",
-      "--allow-read",
-      "--allow-write",
-      "--allow-ffi",
-      "--allow-env",
-      CUDA_WORKER_PATH,
-      ...args,
-    ],
+    args: childDenoArgs(CUDA_WORKER_PATH, args, { write: true }),
     env: { LD_LIBRARY_PATH: libraryPath(), ...env },
     stdin: stdin === undefined ? "null" : "piped",
     stdout: "piped",

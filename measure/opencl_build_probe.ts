@@ -14,6 +14,7 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
+import { childDenoArgs } from "./deno_child.ts";
 import { OpenCLRuntime } from "./opencl_runner.ts";
 
 /** This script's path: the default build probe of `OpenCLRuntime.open`. */
@@ -42,18 +43,7 @@ export function probeOpenCLBuild(
   try {
     Deno.writeTextFileSync(file, source);
     const out = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--quiet",
-        "--no-config",
-        "--allow-read",
-        "--allow-ffi",
-        "--allow-env",
-        probe,
-        file,
-        options,
-        platform,
-      ],
+      args: childDenoArgs(probe, [file, options, platform]),
       stdin: "null",
       stdout: "null",
       stderr: "piped",

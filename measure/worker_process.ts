@@ -7,6 +7,7 @@
 
 import { fileURLToPath } from "node:url";
 import type { WorkerLimits } from "./containment.ts";
+import { childDenoArgs } from "./deno_child.ts";
 import { readLines } from "./lines.ts";
 import { readProcFile } from "./_proc.ts";
 import {
@@ -136,16 +137,7 @@ export class WorkerProcess {
     limits: WorkerLimits = {},
   ): Promise<WorkerProcess> {
     const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--quiet",
-        "--no-config",
-        "--allow-read",
-        "--allow-ffi",
-        "--allow-env",
-        WORKER_PATH,
-        JSON.stringify({ parentPid: Deno.pid, ...limits }),
-      ],
+      args: childDenoArgs(WORKER_PATH, [JSON.stringify({ parentPid: Deno.pid, ...limits })]),
       env,
       stdin: "piped",
       stdout: "piped",

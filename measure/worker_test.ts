@@ -1,19 +1,12 @@
 import assert from "node:assert/strict";
+import { childDenoArgs } from "./deno_child.ts";
 import { readLines } from "./lines.ts";
 import { WORKER_READY } from "./protocol.ts";
 import { WORKER_PATH } from "./worker_process.ts";
 
 Deno.test("worker answers bad requests with errors and exits when stdin closes", async () => {
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--no-config",
-      "--allow-read",
-      "--allow-ffi",
-      "--allow-env",
-      WORKER_PATH,
-    ],
+    args: childDenoArgs(WORKER_PATH),
     stdin: "piped",
     stdout: "piped",
     stderr: "null",

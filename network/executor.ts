@@ -171,18 +171,13 @@ export function planSteps(net: Network, block = 1): StepPlan {
     if (fused.has(l.name)) continue;
     const ins = l.inputs.map((n) => shapes.get(n)!), x = ins[0], out = shapes.get(l.name)!;
     const tunable = layerWorkload(l, ins, block);
-    // A blocked convolution reads its input block; a ReLU and a max pool
-    // run on what they get, an add on its inputs' block (an NCHW input
-    // converted to it), a global pool on blocks too (its output `[N][C]`);
-    // every other layer reads NCHW.
-    // The blocks a tunable layer reads and writes (`channelBlock`: a blocked
-    // convolution's input block is its CB, a depthwise one's its own).
+    // A blocked tunable layer (it has a `channelBlock`) reads the block of
+    // its input tensor's last axis; a ReLU and a max pool run on what they
+    // get, an add on its inputs' block (an NCHW input converted to it), a
+    // global pool on blocks too (its output `[N][C]`); every other layer
+    // reads NCHW.
     const blocked = tunable?.channelBlock !== undefined;
-    const readBlock = !blocked
-      ? 1
-      : tunable.name === "conv2d_nchwc"
-      ? tunable.shape[9]
-      : tunable.channelBlock!;
+    const readBlock = blocked ? tunable.inputs[0].shape.at(-1)! : 1;
     const given = [...new Set(l.inputs.map((n) => layoutOf(buf(n))))].filter((b) => b > 1);
     const keeps = ["relu", "relu6", "max_pool2d", "global_avg_pool2d"].includes(l.op);
     // A concat along channels whose inputs the block divides is the same

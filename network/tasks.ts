@@ -21,10 +21,10 @@ import { inferShapes, type Layer, type Network, windowOf } from "./network.ts";
  * The input block of a blocked convolution of `C` channels: the
  * {@link outputBlock} of `C` when it has one (so the block a convolution
  * writes is the block the next one reads), else the largest divisor of `C`
- * below `block`; 1 (NCHW) when `C` is smaller than `block`. An RGB image stays NCHW: ResNet-18's first layer
- * read it at 133.7 GFLOP/s, and in blocks of 3 (its pixels' channels side by
- * side, a padding copy of 3-wide vectors) at 100.1 (`conv2d-blocked`,
- * interleaved, two threads).
+ * below `block`; 1 (NCHW) when `C` is smaller than `block`. An RGB image
+ * stays NCHW: ResNet-18's first layer read it at 133.7 GFLOP/s, and in
+ * blocks of 3 (its pixels' channels side by side, a padding copy of 3-wide
+ * vectors) at 100.1 (`conv2d-blocked`, interleaved, two threads).
  */
 export function inputBlock(C: number, block: number): number {
   if (C < block) return 1;

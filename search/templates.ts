@@ -25,6 +25,7 @@
  * ```
  * @module
  */
+import { pooledExtent } from "../ir/nn.ts";
 import { createPrng } from "../ir/prng.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { traceOf } from "../ir/trace.ts";
@@ -232,6 +233,15 @@ function convPackedKnobs(w: Workload): Knob[] {
     ...(padded ? [{ name: "pad_parallel", kind: "annotate" as const, options: [0, 1] }] : []),
     ...(strided ? [{ name: "phases", kind: "other" as const, options: [0, 1] }] : []),
   ];
+}
+
+/**
+ * The padding copy `P` of a channel-blocked input: a vector per pixel (the
+ * block `b`), its channel blocks in parallel when `parallel`.
+ */
+function vectorizeBlockedPadding(sch: Schedule, parallel: boolean): void {
+  if (parallel) sch.parallel("P", "c");
+  sch.vectorize("P", "b");
 }
 
 /**
@@ -501,8 +511,8 @@ function convNCHWxcApply(sch: Schedule, v: Record<string, unknown>): void {
  * and gcc keeps the broadcasts that neighbouring columns share in registers
  * across its iterations, which helps a tile of 8 accumulators and spills one
  * of 12. On ResNet-18's 7x7/2 first layer, two threads, the 16 x 6 tile ran
- * at 0.72 of the 16 x 4 one with it and 1.13 without it (README, "The first
- * layer"); on blocked inputs it made no difference.
+ * at 0.67-0.72 of the 16 x 4 one with it and 1.085-1.13 without it (README,
+ * "The first layer"); on blocked inputs it made no difference.
  */
 function convBlockedKnobs(w: Workload): Knob[] {
   const image = w.shape[9] === 1;
@@ -541,10 +551,7 @@ function convBlockedApply(sch: Schedule, v: Record<string, unknown>): void {
       sch.reorder("P", ["n", "c", "y", "b", "x"]);
       sch.parallel("P", sch.fuse("P", ["c", "y"]));
       vectorizePadding(sch, false, "x");
-    } else {
-      if (v.pad_parallel === 1) sch.parallel("P", "c");
-      sch.vectorize("P", "b");
-    }
+    } else vectorizeBlockedPadding(sch, v.pad_parallel === 1);
   }
   channelTileLoops(sch, local, v);
   const positions = v.flat === 1 ? ["yx"] : ["y", "x"];
@@ -576,8 +583,9 @@ function depthwiseBlockedKnobs(w: Workload): Knob[] {
  * The loop nest of `depthwise-blocked`: `n`, `c`, `y`, `x.0` (the parallel
  * loop `n` x `c`, or x `y`), the tile `O_local` (`[XR][B]`) computed at
  * `x.0` reducing over `ry`, `rx` with XR columns unrolled and the B channels
- * vectorized (the filters packed with their B channels innermost); the padded input (blocked, a vector per pixel) copied once per
- * call, its channel blocks in parallel with `pad_parallel`.
+ * vectorized (the filters packed with their B channels innermost); the
+ * padded input (blocked, a vector per pixel) copied once per call, its
+ * channel blocks in parallel with `pad_parallel`.
  */
 function depthwiseBlockedApply(sch: Schedule, v: Record<string, unknown>): void {
   const local = sch.cacheWrite("O");
@@ -585,10 +593,7 @@ function depthwiseBlockedApply(sch: Schedule, v: Record<string, unknown>): void 
   // step's B taps are one vector.
   const wp = sch.cacheRead("Wt", "global", [local]);
   sch.transformLayout(wp, 0, sch.workload.shape[8]);
-  if (sch.stages.some((s) => s.name === "P")) {
-    if (v.pad_parallel === 1) sch.parallel("P", "c");
-    sch.vectorize("P", "b");
-  }
+  if (sch.stages.some((s) => s.name === "P")) vectorizeBlockedPadding(sch, v.pad_parallel === 1);
   const [xo, xi] = sch.split("O", "x", [null, v.xr as number]);
   sch.reorder("O", ["n", "c", "y", xo, xi, "b"]);
   const par = sch.fuse("O", v.parallel === "c" ? ["n", "c"] : ["n", "c", "y"]);
@@ -668,7 +673,7 @@ const TEMPLATES: Record<string, Template> = {
     // vectors and an input vector fit the target's registers.
     isValid: (v, w, target) => {
       const [, , , W, , KW, stride, pad, B] = w.shape;
-      const vectors = Math.ceil(B / target.lanes), OW = Math.floor((W + 2 * pad - KW) / stride) + 1;
+      const vectors = Math.ceil(B / target.lanes), OW = pooledExtent(W, KW, stride, pad);
       return Math.min(v.xr as number, OW) * vectors + 2 * vectors <= target.registers;
     },
   },
@@ -774,17 +779,19 @@ export function templateSpace(
   };
 }
 
+/** The templates of the channel-blocked workloads, whose names are not a template's. */
+const BLOCKED_DEFAULTS: Record<string, string> = {
+  conv2d_nchwc: "conv2d-blocked",
+  depthwise_conv2d_nchwc: "depthwise-blocked",
+};
+
 /**
  * The default template of a workload: the four-knob form for conv2d,
  * `conv2d-blocked` for the blocked convolution, `depthwise-blocked` for the
  * blocked depthwise one, else the workload's name.
  */
 export function defaultTemplate(w: Workload): string {
-  return w.name === "conv2d_nchwc"
-    ? "conv2d-blocked"
-    : w.name === "depthwise_conv2d_nchwc"
-    ? "depthwise-blocked"
-    : w.name;
+  return Object.hasOwn(BLOCKED_DEFAULTS, w.name) ? BLOCKED_DEFAULTS[w.name] : w.name;
 }
 
 function outHeight(w: Workload): number {
