@@ -25,7 +25,8 @@
  * cores then hits one round of each); each round's figure is the median of
  * `--repeat` forward passes, and the ratio PyTorch / tunebook (above 1:
  * tunebook is faster) is taken round by round. With layers (default), each
- * distinct convolution of the network is timed by tunebook's harness (its
+ * distinct convolution of the network (depthwise and grouped ones too, as
+ * oneDNN's grouped convolution) is timed by tunebook's harness (its
  * best record) and by oneDNN through bench/peers.ts, in `--rounds` rounds
  * over all layers (each peer's figure its best round), one ratio per layer,
  * and beside it the ratio round by round (the two peers timed in turn each
@@ -49,7 +50,7 @@ import { extractTasks, taskKey } from "../network/tasks.ts";
 import { randomWeights, type Weights } from "../network/weights.ts";
 import { fillUniform } from "../measure/prng.ts";
 import { warmStart } from "../tuner/task_scheduler.ts";
-import { DEFAULT_CACHE, pairedRatio, type PeerRow, runPeers } from "./peers.ts";
+import { DEFAULT_CACHE, pairedRatio, type PeerRow, problemArgs, runPeers } from "./peers.ts";
 import { ratioBarsSVG } from "../plots/ratio_bars.ts";
 import { writePlot } from "../plots/figure.ts";
 
@@ -294,7 +295,7 @@ if (import.meta.main) {
   let layers: PeerRow[] = [];
   let summary: LayersSummary | undefined;
   if (!v["no-layers"]) {
-    const convs = tasks.filter((t) => t.workload.name.startsWith("conv2d"));
+    const convs = tasks.filter((t) => problemArgs(t.workload)?.[0].endsWith("conv"));
     layers = await runPeers({
       workloads: convs.map((t) => t.workload),
       peers: ["tunebook", "onednn"],

@@ -307,13 +307,37 @@ export class PeerHarnesses {
 }
 
 /**
- * Harness arguments naming a workload: `matmul M N K` or `conv N C H W F KH
- * KW stride pad` (a blocked `conv2d_nchwc` too: the peers choose their own
- * layouts, oneDNN blocked ones).
+ * Harness arguments naming a workload: `matmul M N K`, `conv N C H W F KH KW
+ * stride pad` (a blocked `conv2d_nchwc` too: the peers choose their own
+ * layouts, oneDNN blocked ones) or `gconv N C H W F KH KW stride pad groups`
+ * (grouped and depthwise convolutions, blocked or not); undefined for a
+ * workload the harnesses do not know.
+ *
+ * @example
+ * ```ts
+ * import { problemArgs } from "./peers.ts";
+ * import { createWorkload } from "../ir/workloads.ts";
+ * const dw = createWorkload("depthwise_conv2d_nchwc", [1, 32, 112, 112, 3, 3, 1, 1, 16]);
+ * if (problemArgs(dw)?.join(" ") !== "gconv 1 32 112 112 32 3 3 1 1 32") throw new Error();
+ * ```
  */
-export function problemArgs(w: Workload): string[] {
-  if (w.name === "matmul") return ["matmul", ...w.shape.map(String)];
-  return ["conv", ...w.shape.slice(0, 9).map(String)];
+export function problemArgs(w: Workload): string[] | undefined {
+  const s = w.shape.map(String);
+  switch (w.name) {
+    case "matmul":
+      return ["matmul", ...s];
+    case "conv2d":
+    case "conv2d_nchwc":
+      return ["conv", ...s.slice(0, 9)];
+    case "group_conv2d":
+      return ["gconv", ...s.slice(0, 10)];
+    case "depthwise_conv2d":
+    case "depthwise_conv2d_nchwc": {
+      const [N, C, H, W, KH, KW, stride, pad] = s;
+      return ["gconv", N, C, H, W, C, KH, KW, stride, pad, C];
+    }
+  }
+  return undefined;
 }
 
 /** Runs a harness and turns its JSON line into a figure (median repeat). */
@@ -469,14 +493,16 @@ export async function runPeers(o: PeersOptions): Promise<PeerRow[]> {
   for (const w of o.workloads) {
     const figures: PeerRow["figures"] = {};
     const perRound: NonNullable<PeerRow["rounds"]> = {};
-    const args = [...problemArgs(w), ...timingArgs];
+    const problem = problemArgs(w);
     const rounds = o.rounds ?? 1;
     // Rounds interleave the peers, so a burst of load on the shared cores hits
     // one round of each rather than every round of one; each keeps its best.
     for (let round = 1; round <= rounds; round++) {
       for (const peer of o.peers) {
         log(`${w.name} ${w.shape.join(",")}: ${peer}${rounds > 1 ? ` (round ${round})` : ""}`);
-        const f = await measurePeer(peer, w, h, o, threads, args, timingArgs);
+        const f = problem || peer === "tunebook"
+          ? await measurePeer(peer, w, h, o, threads, [...problem ?? [], ...timingArgs], timingArgs)
+          : { na: `no harness problem for ${w.name}` };
         (perRound[peer] ??= []).push("gflops" in f ? f.gflops : NaN);
         const kept = figures[peer];
         if (!kept || ("gflops" in f && (!("gflops" in kept) || f.gflops > kept.gflops))) {
@@ -519,6 +545,7 @@ async function measurePeer(
     case "halide-adams2019":
     case "halide-mullapudi2016":
     case "halide-li2018": {
+      if (args[0] === "gconv") return { na: "the Halide pipeline has no grouped convolution" };
       const scheduler = {
         "halide-adams2019": "Adams2019",
         "halide-mullapudi2016": "Mullapudi2016",

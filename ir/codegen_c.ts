@@ -1062,6 +1062,9 @@ function emitVectorLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolea
   if (!maskable && items.some((it) => it.conds.length > 0) && (ctx.tileLoops ?? 0) > 0) {
     return false;
   }
+  const skipsWhole = items.every((it) =>
+    it.st.accumulate && it.conds.every((c) => coefOf(c, s.v, ctx.consts) === 0)
+  );
   const pad = "  ".repeat(depth);
   const lines: string[] = [];
   for (let base = 0; base < s.extent; base += lanes) {
@@ -1092,7 +1095,12 @@ function emitVectorLoop(s: Stmt & { k: "for" }, depth: number, ctx: Ctx): boolea
       }
     }
     if (full.length === 0) lines.push(...vector.map((l) => `${pad}  ${l}`));
-    else {
+    else if (skipsWhole) {
+      // Updates whose conditions hold for all lanes or none (a padded tap of
+      // a register tile): nothing to do when they do not hold.
+      lines.push(`${pad}  if (${full.map((c) => expr(c!)).join(" && ")}) {`);
+      lines.push(...vector.map((l) => `${pad}    ${l}`), `${pad}  }`);
+    } else {
       const edge = maskable
         ? maskedChunk(items, s.v, base, ctx, at)
         : laneChunk(items, s.v, base, ctx, at);

@@ -343,6 +343,7 @@ class Lowering {
     }
     const store = (): Stmt => {
       let value = this.convert(isReduce ? body.body : body, rootVal, "float");
+      if (isReduce) value = zeroSelectOutside(value);
       const inside = andAll(zeroOutside);
       if (inside) value = { k: "select", cond: inside, t: value, f: { k: "float", v: 0 } };
       return { k: "store", buf: region.buf, index, value, accumulate: isReduce };
@@ -887,6 +888,29 @@ function paddingGuards(
     if (fixed) out.push({ cond: c, folded: true });
   }
   return out;
+}
+
+/**
+ * A product with a zero-padding factor, `select(c, t, 0) * w`, as
+ * `select(c, t * w, 0)` (nested ones joined: `select(c1 && c2, ...)`): the
+ * update of a reduction over an inlined padding stage then has its
+ * condition outermost, where the C generator turns it into one test per
+ * vector (a skipped tap) instead of a select per lane.
+ */
+function zeroSelectOutside(e: AExpr): AExpr {
+  const isZeroSelect = (x: AExpr): x is AExpr & { k: "select" } =>
+    x.k === "select" && x.f.k === "float" && x.f.v === 0;
+  if (isZeroSelect(e)) {
+    const t = zeroSelectOutside(e.t);
+    return isZeroSelect(t) ? { ...t, cond: { k: "and", a: e.cond, b: t.cond } } : { ...e, t };
+  }
+  if (e.k !== "bin" || e.op !== "*") return e;
+  const a = zeroSelectOutside(e.a), b = zeroSelectOutside(e.b);
+  if (!isZeroSelect(a) && !isZeroSelect(b)) return { ...e, a, b };
+  const conds = [a, b].flatMap((x) => isZeroSelect(x) ? [x.cond] : []);
+  const cond = conds.length === 2 ? { k: "and" as const, a: conds[0], b: conds[1] } : conds[0];
+  const inner = (x: AExpr) => isZeroSelect(x) ? x.t : x;
+  return { k: "select", cond, t: { ...e, a: inner(a), b: inner(b) }, f: { k: "float", v: 0 } };
 }
 
 /** `e`, an expression in stage `p`'s axes, at the element `index` of `p` (a consumer's load). */

@@ -94,7 +94,7 @@ Deno.test("bench/network_peers.ts times a tuned network and its convolutions aga
   }
 });
 
-Deno.test("bench/network_peers.ts --layout NCHW16c runs and times the blocked convolutions tune-network tuned", async () => {
+Deno.test("bench/network_peers.ts --layout NCHW16c runs and times the blocked convolutions tune-network tuned, depthwise too", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tb-network-peers-" });
   try {
     await Deno.writeTextFile(
@@ -105,13 +105,14 @@ Deno.test("bench/network_peers.ts --layout NCHW16c runs and times the blocked co
         layers: [
           { name: "c", op: "conv2d", inputs: ["x"], channels: 16, kernel: 3, pad: 1, bias: true },
           { name: "r", op: "relu", inputs: ["c"] },
-          { name: "d", op: "conv2d", inputs: ["r"], channels: 16, kernel: 1, bias: true },
+          { name: "w", op: "conv2d", inputs: ["r"], channels: 16, kernel: 3, pad: 1, groups: 16 },
+          { name: "d", op: "conv2d", inputs: ["w"], channels: 16, kernel: 1, bias: true },
         ],
       }),
     );
     const tuned = await runScript(
       "cli/tune_network.ts",
-      ["--network", "two.json", "--trials", "4", "--db", "n.db", "--layout", "nchw16c"],
+      ["--network", "two.json", "--trials", "6", "--db", "n.db", "--layout", "nchw16c"],
       dir,
       SHARED_KERNEL_CACHE,
     );
@@ -121,7 +122,11 @@ Deno.test("bench/network_peers.ts --layout NCHW16c runs and times the blocked co
     assert.equal(summary.sessions[0].measured.matchesReference, true);
     assert.deepEqual(
       summary.sessions[0].tasks.map((t: { task: string }) => t.task),
-      ["conv2d_nchwc(1,16,8,8,16,3,3,1,1,16,16)", "conv2d_nchwc(1,16,8,8,16,1,1,1,0,16,16)"],
+      [
+        "conv2d_nchwc(1,16,8,8,16,3,3,1,1,16,16)",
+        "depthwise_conv2d_nchwc(1,16,8,8,3,3,1,1,16)",
+        "conv2d_nchwc(1,16,8,8,16,1,1,1,0,16,16)",
+      ],
     );
     const r = await runScript("bench/network_peers.ts", [
       "--network",
@@ -138,13 +143,16 @@ Deno.test("bench/network_peers.ts --layout NCHW16c runs and times the blocked co
     assert.equal(r.code, 0, r.stderr);
     const j = lastJson(r.stdout);
     assert.equal(j.layout, "NCHW16c");
-    assert.equal(j.tunedTasks, 2);
+    assert.equal(j.tunedTasks, 3);
     assert.equal(j.matchesReference, true);
     assert.deepEqual(
       j.layers.map((l: { task: string }) => l.task),
       summary.sessions[0].tasks.map((t: { task: string }) => t.task),
     );
     assert.ok(j.layers.every((l: { tunebook: { gflops: number } }) => l.tunebook.gflops > 0));
+    // The depthwise layer against oneDNN's grouped convolution (or why oneDNN is missing).
+    const dw = j.layers[1].onednn;
+    assert.ok(dw.gflops > 0 || /libdnnl/.test(dw.unavailable), JSON.stringify(dw));
     const bad = await runScript("bench/network_peers.ts", ["--layout", "NHWC"], dir);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr.trim(), /^network_peers: --layout: Unknown layout "NHWC"/);

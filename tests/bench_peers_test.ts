@@ -13,11 +13,15 @@ import { randomSearch } from "../search/random.ts";
 import {
   avx512Missing,
   compileFailure,
+  DEFAULT_CACHE,
   pairedRatio,
   parsePeersArgs,
+  PeerHarnesses,
   PEERS,
   peersTable,
+  problemArgs,
   referencePeer,
+  runPeers,
 } from "../bench/peers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -69,6 +73,37 @@ Deno.test("bench/peers.ts measures every peer on matmul 64 or says why it cannot
     else assert.ok(r.gflops > 0, `${r.peer}: ${JSON.stringify(r)}`);
   }
   await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("grouped and depthwise convolutions are timed as oneDNN's grouped convolution", async () => {
+  const group = createWorkload("group_conv2d", [1, 8, 6, 6, 8, 3, 3, 1, 1, 2]);
+  const dw = createWorkload("depthwise_conv2d_nchwc", [1, 16, 6, 6, 3, 3, 2, 1, 16]);
+  assert.deepEqual(problemArgs(group), ["gconv", "1", "8", "6", "6", "8", "3", "3", "1", "1", "2"]);
+  assert.equal(problemArgs(createWorkload("max_pool2d", [1, 8, 6, 6, 3, 2, 1, 0])), undefined);
+  const rows = await runPeers({
+    workloads: [group, dw],
+    peers: ["naive", "onednn", "halide-li2018"],
+    threads: 1,
+    timing: { warmup: 1, repeat: 1, minRepeatMs: 1 },
+    tunebook: { cacheDir: DEFAULT_CACHE },
+  });
+  for (const row of rows) {
+    const { naive, onednn } = row.figures;
+    assert.ok(naive && "gflops" in naive && naive.gflops > 0, JSON.stringify(naive));
+    assert.ok(onednn && ("gflops" in onednn ? onednn.gflops > 0 : "unavailable" in onednn));
+    assert.deepEqual(row.figures["halide-li2018"], {
+      na: "the Halide pipeline has no grouped convolution",
+    });
+  }
+  // A harness refuses groups that do not divide the channels, with exit 2 and one line.
+  const naive = await new PeerHarnesses().harness("naive");
+  assert.ok("path" in naive, JSON.stringify(naive));
+  const bad = await new Deno.Command(naive.path, {
+    args: "gconv 1 8 6 6 8 3 3 1 1 3 1 1 1".split(" "),
+    stderr: "piped",
+  }).output();
+  assert.equal(bad.code, 2);
+  assert.equal(new TextDecoder().decode(bad.stderr), "groups 3 must divide C 8 and F 8\n");
 });
 
 Deno.test("a peer whose library is missing is reported with the package to install", () => {

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { checkBothTargets, templateSource } from "./_conv_check.ts";
 import { evaluate } from "../ir/evaluate.ts";
 import { depthwiseConv2d } from "../ir/nn.ts";
+import { pointOfValues } from "../ir/knobs.ts";
 import { createPrng } from "../ir/prng.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { defaultTemplate, templateSpace } from "../search/templates.ts";
@@ -44,25 +45,55 @@ Deno.test("depthwise-blocked is the blocked depthwise convolution's default temp
     "parallel",
     "unroll_kw",
     "pad_parallel",
+    "pad_at",
   ]);
-  const { source } = templateSource(
-    "depthwise-blocked",
-    [1, 32, 14, 14, 3, 3, 1, 1, 16],
-    { xr: 7, parallel: "cy", unroll_kw: 1 },
-    "depthwise_conv2d_nchwc",
-  );
-  const compute = source.split("void tb_compute(float **bufs) {")[1];
-  // Accumulators in vector registers, the packed taps read as vectors; no scalar simd loop.
-  assert.match(compute, /T_O_local_v0 \+= \(tb_loadu\(&T_P\[/);
-  assert.match(compute, /tb_loadu\(&T_Wt_global\[/);
-  assert.doesNotMatch(compute, /omp simd/);
+  // The padding copy's own knob is left out of the space when the padding is read in place.
+  const ks = space.space;
+  const at = (pad_parallel: number, pad_at: string) =>
+    ks.isValid(
+      pointOfValues(ks.knobs, { xr: 4, parallel: "cy", unroll_kw: 1, pad_parallel, pad_at })!,
+    );
+  assert.deepEqual([at(1, "inline"), at(0, "inline"), at(1, "root"), at(0, "root")], [
+    true,
+    false,
+    true,
+    true,
+  ]);
+  for (const pad_at of ["root", "inline"]) {
+    const { source } = templateSource(
+      "depthwise-blocked",
+      [1, 32, 14, 14, 3, 3, 1, 1, 16],
+      { xr: 7, parallel: "cy", unroll_kw: 1, pad_at },
+      "depthwise_conv2d_nchwc",
+    );
+    const compute = source.split("void tb_compute(float **bufs) {")[1];
+    // Accumulators in vector registers, the packed taps read as vectors; no scalar simd loop.
+    assert.match(compute, /tb_loadu\(&T_Wt_global\[/);
+    assert.doesNotMatch(compute, /omp simd/);
+    if (pad_at === "root") assert.match(compute, /T_O_local_v0 \+= \(tb_loadu\(&T_P\[/);
+    else {
+      // No padded copy: the input read in place, a tap in the padding skipped
+      // by one test for the whole vector, with no masked code.
+      assert.doesNotMatch(compute, /T_P/);
+      assert.match(compute, /if \(.* >= 1\).*\) \{\n\s+T_O_local_v0 \+= \(tb_loadu\(&T_I\[/);
+      assert.doesNotMatch(compute, /tb_maskz/);
+    }
+  }
 });
 
 for (
   const [shape, point] of [
     [[1, 32, 9, 9, 3, 3, 1, 1, 16], { xr: 4, parallel: "cy", unroll_kw: 1, pad_parallel: 1 }],
-    [[1, 32, 9, 11, 3, 3, 2, 1, 16], { xr: 7, parallel: "c", unroll_kw: 0, pad_parallel: 0 }],
-    [[1, 16, 8, 8, 5, 5, 1, 2, 8], { xr: 2, parallel: "cy", unroll_kw: 1 }],
+    [[1, 32, 9, 11, 3, 3, 2, 1, 16], {
+      xr: 7,
+      parallel: "c",
+      unroll_kw: 0,
+      pad_parallel: 0,
+      pad_at: "root",
+    }],
+    [[1, 32, 9, 11, 3, 3, 2, 1, 16], { xr: 4, parallel: "cy", pad_at: "inline" }],
+    [[1, 16, 8, 8, 5, 5, 1, 2, 8], { xr: 2, parallel: "cy", unroll_kw: 1, pad_at: "root" }],
+    [[1, 16, 8, 8, 5, 5, 1, 2, 8], { xr: 7, parallel: "c", unroll_kw: 1, pad_at: "inline" }],
   ] as const
 ) {
   Deno.test(`depthwise-blocked ${JSON.stringify(point)} computes the naive output of ${shape}`, async () => {

@@ -1,5 +1,5 @@
 /* Naive loops, gcc -O3 -march=native -fopenmp: matmul in ikj order (parallel over i),
- * direct NCHW convolution (parallel over output channels). */
+ * direct NCHW convolution, grouped too (parallel over output channels). */
 #include "timing.h"
 
 static tb_peer_problem P;
@@ -27,11 +27,13 @@ static void conv(void *arg) {
     for (int f = 0; f < P.f; f++) {
       float *o = C + ((long)n * P.f + f) * P.oh * P.ow;
       for (int i = 0; i < P.oh * P.ow; i++) o[i] = 0.0f;
-      for (int c = 0; c < P.c; c++)
+      // Output channel f reads the input channels of its group; weights [F][C/groups][KH][KW].
+      const int cg = P.c / P.groups, c0 = f / (P.f / P.groups) * cg;
+      for (int c = 0; c < cg; c++)
         for (int ky = 0; ky < P.kh; ky++)
           for (int kx = 0; kx < P.kw; kx++) {
-            const float wv = B[(((long)f * P.c + c) * P.kh + ky) * P.kw + kx];
-            const float *in = A + ((long)n * P.c + c) * P.h * P.w;
+            const float wv = B[(((long)f * cg + c) * P.kh + ky) * P.kw + kx];
+            const float *in = A + ((long)n * P.c + c0 + c) * P.h * P.w;
             for (int y = 0; y < P.oh; y++) {
               const int iy = y * P.stride + ky - P.pad;
               if (iy < 0 || iy >= P.h) continue;
@@ -49,7 +51,7 @@ int main(int argc, char **argv) {
   if (at < 0) return 2;
   long na, nb, nc;
   if (P.conv) {
-    na = (long)P.n * P.c * P.h * P.w, nb = (long)P.f * P.c * P.kh * P.kw;
+    na = (long)P.n * P.c * P.h * P.w, nb = (long)P.f * (P.c / P.groups) * P.kh * P.kw;
     nc = (long)P.n * P.f * P.oh * P.ow;
   } else {
     na = (long)P.M * P.K, nb = (long)P.K * P.N, nc = (long)P.M * P.N;

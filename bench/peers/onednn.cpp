@@ -1,6 +1,7 @@
-// oneDNN: the matmul primitive (f32, row-major A B) and convolution forward
-// (NCHW tensors, layouts chosen by oneDNN: format_tag::any, reordered outside
-// the timed loop, as benchdnn does). Threads: OMP_NUM_THREADS.
+// oneDNN: the matmul primitive (f32, row-major A B) and convolution forward,
+// grouped and depthwise too (NCHW tensors, layouts chosen by oneDNN:
+// format_tag::any, reordered outside the timed loop, as benchdnn does).
+// Threads: OMP_NUM_THREADS.
 #include <dnnl.hpp>
 #include <vector>
 #include "timing.h"
@@ -44,7 +45,11 @@ int main(int argc, char **argv) {
                 {DNNL_ARG_DST, memory(c, eng)}};
     fprintf(stderr, "onednn matmul: %s\n", pd.impl_info_str());
   } else {
-    memory::dims src{P.n, P.c, P.h, P.w}, wei{P.f, P.c, P.kh, P.kw}, dst{P.n, P.f, P.oh, P.ow};
+    const int G = P.groups;
+    // A grouped convolution's weights are 5-D, [G][F/G][C/G][KH][KW] (goihw).
+    memory::dims src{P.n, P.c, P.h, P.w}, dst{P.n, P.f, P.oh, P.ow};
+    memory::dims wei = G == 1 ? memory::dims{P.f, P.c, P.kh, P.kw}
+                              : memory::dims{G, P.f / G, P.c / G, P.kh, P.kw};
     memory::dims strides{P.stride, P.stride}, pads{P.pad, P.pad};
     memory::desc src_any(src, dt::f32, tag::any), wei_any(wei, dt::f32, tag::any),
         dst_any(dst, dt::f32, tag::any);
@@ -54,7 +59,7 @@ int main(int argc, char **argv) {
         eng);
     // Inputs in plain NCHW / OIHW, reordered once into the primitive's layouts.
     memory src_plain = filled(memory::desc(src, dt::f32, tag::nchw), eng, 1);
-    memory wei_plain = filled(memory::desc(wei, dt::f32, tag::oihw), eng, 2);
+    memory wei_plain = filled(memory::desc(wei, dt::f32, G == 1 ? tag::oihw : tag::goihw), eng, 2);
     memory src_m(pd.src_desc(), eng), wei_m(pd.weights_desc(), eng), dst_m(pd.dst_desc(), eng);
     reorder(src_plain, src_m).execute(s, src_plain, src_m);
     reorder(wei_plain, wei_m).execute(s, wei_plain, wei_m);

@@ -87,12 +87,14 @@ static inline tb_peer_kernel_fn tb_peer_load_kernel(const char *path, const long
 }
 #endif
 
-/* Problem of a harness: argv is "matmul M N K" or "conv N C H W F KH KW stride pad",
- * then "warmup repeat min_ms". Returns the index of warmup in argv, or -1. */
+/* Problem of a harness: argv is "matmul M N K", "conv N C H W F KH KW stride pad" or
+ * "gconv N C H W F KH KW stride pad groups" (a grouped convolution: input channel block g of C/groups
+ * feeds output channel block g of F/groups; groups = C = F is a depthwise one), then
+ * "warmup repeat min_ms". Returns the index of warmup in argv, or -1. */
 typedef struct {
   int conv;
   int M, N, K;
-  int n, c, h, w, f, kh, kw, stride, pad, oh, ow;
+  int n, c, h, w, f, kh, kw, stride, pad, oh, ow, groups;
 } tb_peer_problem;
 
 static inline int tb_peer_parse(int argc, char **argv, tb_peer_problem *p) {
@@ -101,16 +103,24 @@ static inline int tb_peer_parse(int argc, char **argv, tb_peer_problem *p) {
     p->M = atoi(argv[2]), p->N = atoi(argv[3]), p->K = atoi(argv[4]);
     return 5;
   }
-  if (argc >= 14 && argv[1][0] == 'c') {
+  const int grouped = argv[1][0] == 'g';
+  if (argc >= 14 + grouped && (argv[1][0] == 'c' || grouped)) {
     p->conv = 1;
     p->n = atoi(argv[2]), p->c = atoi(argv[3]), p->h = atoi(argv[4]), p->w = atoi(argv[5]);
     p->f = atoi(argv[6]), p->kh = atoi(argv[7]), p->kw = atoi(argv[8]);
     p->stride = atoi(argv[9]), p->pad = atoi(argv[10]);
+    p->groups = grouped ? atoi(argv[11]) : 1;
     p->oh = (p->h + 2 * p->pad - p->kh) / p->stride + 1;
     p->ow = (p->w + 2 * p->pad - p->kw) / p->stride + 1;
-    return 11;
+    if (p->groups < 1 || p->c % p->groups || p->f % p->groups) {
+      fprintf(stderr, "groups %d must divide C %d and F %d\n", p->groups, p->c, p->f);
+      return -1;
+    }
+    return 11 + grouped;
   }
-  fprintf(stderr, "usage: %s matmul M N K | conv N C H W F KH KW stride pad, then warmup repeat min_ms\n",
+  fprintf(stderr,
+          "usage: %s matmul M N K | conv N C H W F KH KW stride pad | gconv N C H W F KH KW stride pad "
+          "groups, then warmup repeat min_ms\n",
           argv[0]);
   return -1;
 }
