@@ -3,7 +3,9 @@
  * output `[N][C/B][H][W][B]`) and its template `depthwise-blocked`: the
  * workload is the depthwise convolution on blocked tensors, and the
  * template's points compute the naive output (16 and 8 lanes, with and
- * without AVX-512), their tile in vectors of the block's channels.
+ * without AVX-512), their tile in vectors of the block's channels; a padded
+ * input is read in place (`pad_at` `inline`) with the taps in the padding
+ * skipped, and the plain `conv2d` template's inlined padding vectorizes.
  */
 import assert from "node:assert/strict";
 import { checkBothTargets, templateSource } from "./_conv_check.ts";
@@ -14,6 +16,7 @@ import { createPrng } from "../ir/prng.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { defaultTemplate, templateSpace } from "../search/templates.ts";
 import { fromBlocked, toBlocked } from "../network/layout.ts";
+import { compileSchedules } from "../network/native.ts";
 
 const random = (n: number, seed: number) => {
   const prng = createPrng(seed);
@@ -102,3 +105,49 @@ for (
     );
   });
 }
+
+Deno.test("a padding read in place skips the taps in the padding: no 0 x Infinity in a depthwise tile", async () => {
+  // 6x6 input, 3x3 taps, padding 1, a tile of 4 columns (a partial last tile).
+  // Every channel's top-left tap is Infinity: an output whose top-left tap
+  // reads the padding (first row or column) gets the sum of the other taps.
+  const { schedule, source } = templateSource(
+    "depthwise-blocked",
+    [1, 16, 6, 6, 3, 3, 1, 1, 16],
+    { xr: 4, parallel: "cy", pad_at: "inline" },
+    "depthwise_conv2d_nchwc",
+  );
+  assert.doesNotMatch(source, /T_P\b/);
+  const [kernel] = await compileSchedules([schedule]);
+  try {
+    const input = new Float32Array(16 * 36).fill(1);
+    const taps = new Float32Array(16 * 9).fill(1);
+    for (let i = 0; i < taps.length; i += 9) taps[i] = Infinity;
+    const out = new Float32Array(16 * 36).fill(-1);
+    kernel.run([input, taps, out]);
+    for (let y = 0; y < 6; y++) {
+      for (let x = 0; x < 6; x++) {
+        for (let c = 0; c < 16; c++) {
+          const got = out[(y * 6 + x) * 16 + c];
+          if (y > 0 && x > 0) assert.equal(got, Infinity, `(${y}, ${x}, ${c})`);
+          else {
+            const rows = y === 0 || y === 5 ? 2 : 3, cols = x === 0 || x === 5 ? 2 : 3;
+            assert.equal(got, rows * cols, `(${y}, ${x}, ${c})`);
+          }
+        }
+      }
+    }
+  } finally {
+    kernel.close();
+  }
+});
+
+Deno.test("the plain conv2d template's inlined padding runs in vectors, one test per vector of columns", async () => {
+  // The zero-padding select leaves the product (select(c, I, 0) * W becomes
+  // select(c, I * W, 0)), so the vectorized column loop tests whole vectors
+  // and masks only the edge ones, where it used to select lane by lane.
+  const t = templateSource("conv2d", [1, 4, 16, 16, 8, 3, 3, 1, 1], {});
+  assert.doesNotMatch(t.source, /omp simd/);
+  assert.match(t.source, /tb_loadu\(&T_I\[/);
+  assert.match(t.source, /tb_maskz\(\(tb_loadu_m\(&T_I\[/);
+  await checkBothTargets(t);
+});
