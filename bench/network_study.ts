@@ -26,6 +26,7 @@ import { checkOutputDir } from "../cli/output.ts";
 import { HelpRequest, oneLine, parseFlags, positiveInt, UsageError } from "../cli/args.ts";
 import { parseTrace, type Trace } from "../ir/trace.ts";
 import { measureEndToEnd } from "../network/end_to_end.ts";
+import { layoutName, parseLayout } from "../network/layout.ts";
 import { loadNetwork } from "../network/load.ts";
 import { type Network, NetworkError } from "../network/network.ts";
 import { extractTasks, type Task } from "../network/tasks.ts";
@@ -58,6 +59,9 @@ export const NETWORK_STUDY_USAGE = `usage: deno run -A bench/network_study.ts [o
   --within F          the target: within F of the best final estimate (default 0.05)
   --seed N            seed of strategies, scheduler, weights and input (default 1)
   --size N            input height and width of the built-in networks (default 224)
+  --layout L          NCHW (default) or NCHW16c: convolutions on channel blocks
+                      (conv2d_nchwc and depthwise_conv2d_nchwc, their blocked templates),
+                      the activations kept blocked between them, as tune-network --layout
   --repeat N          timed forward passes of each tuned network (default 3)
   --no-seed-default   do not measure each task's default schedule as its first trial
   --no-transfer       do not pretrain a task's cost model (xgb, xgb-rank) on the other
@@ -77,6 +81,8 @@ export interface NetworkStudyArgs {
   seedDefault: boolean;
   /** Pretrain each task's cost model on the other tasks' samples (`--no-transfer`: false). */
   transfer: boolean;
+  /** Channel block of the convolutions' activations (`--layout`; 1: NCHW). */
+  block: number;
 }
 
 function names(flag: string, v: string, known?: readonly string[]): string[] {
@@ -112,7 +118,14 @@ export function parseNetworkStudyArgs(argv: string[]): NetworkStudyArgs {
     repeat: { type: "string" },
     "no-seed-default": { type: "boolean", default: false },
     "no-transfer": { type: "boolean", default: false },
+    layout: { type: "string", default: "NCHW" },
   }, NETWORK_STUDY_USAGE);
+  let block: number;
+  try {
+    block = parseLayout(v.layout!);
+  } catch (e) {
+    throw new UsageError(`--layout: ${(e as Error).message}`);
+  }
   const within = v.within === undefined ? 0.05 : Number(v.within);
   if (!(within >= 0 && within < 1)) {
     throw new UsageError(`--within must be a fraction in [0, 1), got "${v.within}"`);
@@ -134,6 +147,7 @@ export function parseNetworkStudyArgs(argv: string[]): NetworkStudyArgs {
     repeat: positiveInt("repeat", v.repeat, 3),
     seedDefault: !v["no-seed-default"],
     transfer: !v["no-transfer"],
+    block,
   };
 }
 
@@ -230,7 +244,7 @@ export async function networkStudy(argv: string[]): Promise<Record<string, unkno
       throw e;
     }
     const network = loaded.network;
-    const tasks = extractTasks(network);
+    const tasks = extractTasks(network, a.block);
     if (tasks.length === 0) throw new UsageError(`--networks ${spec} has no tunable layer`);
     nets.push({
       name: network.name,
@@ -261,6 +275,7 @@ export async function networkStudy(argv: string[]): Promise<Record<string, unkno
   const curves: Record<string, Record<string, number[]>> = {};
   const targets: Record<string, number> = {};
   for (const n of nets) {
+    // Default schedules in NCHW, as tune-network's and network_peers' figure of them.
     const untuned = await measureEndToEnd(n.network, n.weights, { repeat: a.repeat, seed: a.seed });
     untunedMs[n.name] = untuned.latencyMs;
     console.error(
@@ -293,6 +308,7 @@ export async function networkStudy(argv: string[]): Promise<Record<string, unkno
         repeat: a.repeat,
         seed: a.seed,
         check: true,
+        block: a.block,
       });
       curves[n.name][strategy] = estimateCurve(o);
       netRows.push({
@@ -339,6 +355,7 @@ export async function networkStudy(argv: string[]): Promise<Record<string, unkno
     seed: a.seed,
     seedDefault: a.seedDefault,
     transfer: a.transfer,
+    layout: layoutName(a.block),
     within: a.within,
     note: "trialsUsed: trials to reach targetMs, within `within` of the best final estimate of " +
       "any strategy on that network (null: never); estimateMs sums weight x best latency of the " +

@@ -153,3 +153,41 @@ Deno.test("bench/network_study.ts tunes a network per strategy and writes the ta
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("bench/network_study.ts --layout NCHW16c tunes the blocked tasks and runs them blocked", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tb-network-study-" });
+  try {
+    await Deno.writeTextFile(
+      join(dir, "blocked.json"),
+      JSON.stringify({
+        name: "blocked",
+        input: { name: "x", shape: [1, 3, 10, 10] },
+        layers: [
+          { name: "c", op: "conv2d", inputs: ["x"], channels: 16, kernel: 3, pad: 1 },
+          { name: "r", op: "relu", inputs: ["c"] },
+          { name: "d", op: "conv2d", inputs: ["r"], channels: 16, kernel: 3, pad: 1, groups: 16 },
+          { name: "g", op: "global_avg_pool2d", inputs: ["d"] },
+        ],
+      }),
+    );
+    const args = ["--networks", "blocked.json", "--strategies", "random", "--trials", "4"];
+    const r = await runScript(
+      "bench/network_study.ts",
+      [...args, "--out", "s", "--repeat", "1", "--layout", "NCHW16c"],
+      dir,
+      SHARED_KERNEL_CACHE,
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(await Deno.readTextFile(join(dir, "s", "network_study.json")));
+    assert.equal(out.layout, "NCHW16c");
+    assert.equal(out.rows[0].matchesReference, true);
+    // The tasks are the blocked workloads (the image read in NCHW, a block of 1).
+    assert.match(r.stderr, /conv2d_nchwc\(1,3,10,10,16,3,3,1,1,1,16\)/);
+    assert.match(r.stderr, /depthwise_conv2d_nchwc\(1,16,10,10,3,3,1,1,16\)/);
+    const bad = await runScript("bench/network_study.ts", [...args, "--layout", "NHWC"], dir);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^network_study: --layout: Unknown layout "NHWC"/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
