@@ -13,6 +13,12 @@
  *   [--warmup 1] [--repeat 5] [--min-repeat-ms 20] [--rounds 3]
  * ```
  *
+ * `--convs` takes ResNet-18's named layers (`conv2`, `conv1`), NCHW shapes
+ * `N,C,H,W,F,KH,KW,stride,pad`, and other convolution workloads written
+ * `NAME:SHAPE` ({@link CONV_WORKLOADS}: a depthwise layer is
+ * `depthwise_conv2d:1,96,112,112,3,3,2,1`), separated by `;` (or `,` before a
+ * name).
+ *
  * Each peer is a small C/C++ harness under bench/peers/, compiled on first use
  * and cached under `.cache/peers/` (Halide pipelines too: generated with
  * Halide's autoscheduler, parallelism = threads, and compiled ahead of time).
@@ -74,6 +80,15 @@ export const PEERS = [
 ] as const;
 /** A peer's name. */
 export type Peer = typeof PEERS[number];
+
+/** Convolution workloads `--convs NAME:SHAPE` takes (the harnesses' `conv` and `gconv` problems). */
+export const CONV_WORKLOADS: readonly string[] = [
+  "conv2d",
+  "conv2d_nchwc",
+  "group_conv2d",
+  "depthwise_conv2d",
+  "depthwise_conv2d_nchwc",
+];
 
 /** The ResNet-18 layers the bench knows by name. */
 export const NAMED_CONVS: Record<string, number[]> = {
@@ -638,6 +653,7 @@ function cell(f: Figure | undefined, base: Figure | undefined): string {
 /** Label of a workload in the table. */
 export function workloadLabel(w: Workload): string {
   if (w.name === "matmul") return `matmul ${w.shape[0]}x${w.shape[1]}x${w.shape[2]}`;
+  if (w.name !== "conv2d" && w.name !== "conv2d_nchwc") return `${w.name} ${w.shape.join(",")}`;
   const [n, c, hh, ww, f, kh, kw, s, p, cb, fb] = w.shape;
   const blocks = w.name === "conv2d_nchwc" ? `, blocks ${cb}/${fb}` : "";
   return `conv2d ${n}x${c}x${hh}x${ww}, ${f} filters ${kh}x${kw}, stride ${s}, pad ${p}${blocks}`;
@@ -679,7 +695,8 @@ export function peersTable(rows: PeerRow[], peers: readonly Peer[]): string {
   return [...lines, ...[...notes].map((n) => `- ${n}`), ...paired].join("\n");
 }
 
-const PEERS_USAGE = `usage: deno run -A bench/peers.ts [--sizes 256,512,1024] [--convs conv2,conv1]
+const PEERS_USAGE = `usage: deno run -A bench/peers.ts [--sizes 256,512,1024]
+  [--convs conv2,conv1 | N,C,H,W,F,KH,KW,stride,pad | NAME:SHAPE;...]
   [--threads 2] [--db runs.db] [--trace best.json] [--tune N] [--peers ${PEERS.join(",")}]
   [--warmup 1] [--repeat 5] [--min-repeat-ms 20] [--rounds 3] [--cache DIR]`;
 
@@ -743,7 +760,18 @@ export function parsePeersArgs(args: string[]): PeersArgs {
       x && x !== "none"
     )
   ) {
-    workloads.push(workload("convs", c, "conv2d", NAMED_CONVS[c] ?? c.split(",").map(Number)));
+    // NAME:D1,D2,... names another convolution workload (depthwise, grouped, blocked).
+    const named = c.match(/^([a-z_0-9]+):(.*)$/);
+    if (named && !CONV_WORKLOADS.includes(named[1])) {
+      throw new UsageError(
+        `--convs "${c}": ${named[1]} is not one of ${CONV_WORKLOADS.join(", ")}`,
+      );
+    }
+    workloads.push(
+      named
+        ? workload("convs", c, named[1], named[2].split(",").map(Number))
+        : workload("convs", c, "conv2d", NAMED_CONVS[c] ?? c.split(",").map(Number)),
+    );
   }
   const peers = v.peers.split(",") as Peer[];
   for (const p of peers) {

@@ -5,6 +5,7 @@
  * first run compiles them.
  */
 import assert from "node:assert/strict";
+import { UsageError } from "../cli/args.ts";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { createWorkload } from "../ir/workloads.ts";
@@ -22,6 +23,7 @@ import {
   problemArgs,
   referencePeer,
   runPeers,
+  workloadLabel,
 } from "../bench/peers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -104,6 +106,28 @@ Deno.test("grouped and depthwise convolutions are timed as oneDNN's grouped conv
   }).output();
   assert.equal(bad.code, 2);
   assert.equal(new TextDecoder().decode(bad.stderr), "groups 3 must divide C 8 and F 8\n");
+});
+
+Deno.test("--convs takes other convolution workloads as NAME:SHAPE, and names the bad ones", () => {
+  const a = parsePeersArgs([
+    "--sizes",
+    "none",
+    "--convs",
+    "conv2,depthwise_conv2d_nchwc:1,32,14,14,3,3,1,1,16;group_conv2d:1,8,6,6,8,3,3,1,1,2",
+  ]);
+  assert.deepEqual(a.workloads.map((w) => workloadLabel(w)), [
+    "conv2d 1x64x56x56, 64 filters 3x3, stride 1, pad 1",
+    "depthwise_conv2d_nchwc 1,32,14,14,3,3,1,1,16",
+    "group_conv2d 1,8,6,6,8,3,3,1,1,2",
+  ]);
+  assert.throws(
+    () => parsePeersArgs(["--convs", "max_pool2d:1,8,6,6,3,2,1,0"]),
+    (e) => e instanceof UsageError && /max_pool2d is not one of conv2d, /.test(e.message),
+  );
+  assert.throws(
+    () => parsePeersArgs(["--convs", "group_conv2d:1,8,6,6,8,3,3,1,1,3"]),
+    (e) => e instanceof UsageError && /--convs "group_conv2d:.*": .*groups 3/.test(e.message),
+  );
 });
 
 Deno.test("a peer whose library is missing is reported with the package to install", () => {
