@@ -50,7 +50,7 @@ import { extractTasks, taskKey } from "../network/tasks.ts";
 import { randomWeights, type Weights } from "../network/weights.ts";
 import { fillUniform } from "../measure/prng.ts";
 import { warmStart } from "../tuner/task_scheduler.ts";
-import { DEFAULT_CACHE, pairedRatio, type PeerRow, problemArgs, runPeers } from "./peers.ts";
+import { CONV_WORKLOADS, DEFAULT_CACHE, pairedRatio, type PeerRow, runPeers } from "./peers.ts";
 import { ratioBarsSVG } from "../plots/ratio_bars.ts";
 import { writePlot } from "../plots/figure.ts";
 
@@ -295,7 +295,7 @@ if (import.meta.main) {
   let layers: PeerRow[] = [];
   let summary: LayersSummary | undefined;
   if (!v["no-layers"]) {
-    const convs = tasks.filter((t) => problemArgs(t.workload)?.[0].endsWith("conv"));
+    const convs = tasks.filter((t) => CONV_WORKLOADS.includes(t.workload.name));
     layers = await runPeers({
       workloads: convs.map((t) => t.workload),
       peers: ["tunebook", "onednn"],

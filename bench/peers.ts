@@ -515,9 +515,7 @@ export async function runPeers(o: PeersOptions): Promise<PeerRow[]> {
     for (let round = 1; round <= rounds; round++) {
       for (const peer of o.peers) {
         log(`${w.name} ${w.shape.join(",")}: ${peer}${rounds > 1 ? ` (round ${round})` : ""}`);
-        const f = problem || peer === "tunebook"
-          ? await measurePeer(peer, w, h, o, threads, [...problem ?? [], ...timingArgs], timingArgs)
-          : { na: `no harness problem for ${w.name}` };
+        const f = await measurePeer(peer, w, h, o, threads, problem, timingArgs);
         (perRound[peer] ??= []).push("gflops" in f ? f.gflops : NaN);
         const kept = figures[peer];
         if (!kept || ("gflops" in f && (!("gflops" in kept) || f.gflops > kept.gflops))) {
@@ -536,9 +534,12 @@ async function measurePeer(
   h: PeerHarnesses,
   o: PeersOptions,
   threads: Record<string, string>,
-  args: string[],
+  problem: string[] | undefined,
   timingArgs: string[],
 ): Promise<Figure> {
+  // The library peers take the workload as a harness problem; tunebook runs its own kernel.
+  if (!problem && peer !== "tunebook") return { na: `no harness problem for ${w.name}` };
+  const args = [...problem ?? [], ...timingArgs];
   const timed = async (tool: Tool, a: string[], env: Record<string, string> = {}) =>
     "unavailable" in tool ? tool : await timeHarness(tool.path, a, w, { ...threads, ...env });
   switch (peer) {
@@ -560,7 +561,7 @@ async function measurePeer(
     case "halide-adams2019":
     case "halide-mullapudi2016":
     case "halide-li2018": {
-      if (args[0] === "gconv") return { na: "the Halide pipeline has no grouped convolution" };
+      if (problem?.[0] === "gconv") return { na: "the Halide pipeline has no grouped convolution" };
       const scheduler = {
         "halide-adams2019": "Adams2019",
         "halide-mullapudi2016": "Mullapudi2016",

@@ -150,6 +150,22 @@ export function mod(a: AExpr, c: number): AExpr {
   if (a.k === "int") return int(a.v % c);
   return { k: "bin", op: "%", a, b: int(c) };
 }
+
+/**
+ * True for a zero-padding select, `select(c, t, 0)`: zero where `c` does not
+ * hold (a padded input read through its condition).
+ *
+ * @example
+ * ```ts
+ * import { isZeroSelect } from "./ast.ts";
+ * const e = { k: "select", cond: { k: "int", v: 1 }, t: { k: "float", v: 2 }, f: { k: "float", v: 0 } } as const;
+ * if (!isZeroSelect(e) || isZeroSelect(e.t)) throw new Error();
+ * ```
+ */
+export function isZeroSelect(e: AExpr): e is AExpr & { k: "select" } {
+  return e.k === "select" && e.f.k === "float" && e.f.v === 0;
+}
+
 /** Logical and of conditions (undefined entries are skipped). */
 export function andAll(conds: AExpr[]): AExpr | undefined {
   return conds.length === 0 ? undefined : conds.reduce((a, b) => ({ k: "and", a, b }));

@@ -44,7 +44,15 @@
  * @module
  */
 import { coefOf, fromLinear, linearizeOpaque, nondecreasing, substitute } from "./affine.ts";
-import { type AExpr, forEachLoad, int, type Kernel, type Stmt, varsOf } from "./ast.ts";
+import {
+  type AExpr,
+  forEachLoad,
+  int,
+  isZeroSelect,
+  type Kernel,
+  type Stmt,
+  varsOf,
+} from "./ast.ts";
 
 /**
  * Floats per vector of the explicit SIMD code by default: a 64-byte AVX-512
@@ -1417,7 +1425,7 @@ function usesTile(st: Stmt & { k: "store" }, ctx: Ctx): boolean {
 
 function laneStore(st: Stmt & { k: "store" }): LaneStore {
   const v = st.value;
-  if (v.k === "select" && v.f.k === "float" && v.f.v === 0) {
+  if (isZeroSelect(v)) {
     return { st, value: v.t, conds: [v.cond] };
   }
   return { st, value: v, conds: [] };

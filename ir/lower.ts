@@ -24,6 +24,7 @@ import {
   div,
   type ForKind,
   int,
+  isZeroSelect,
   type Kernel,
   mod,
   mul,
@@ -898,8 +899,6 @@ function paddingGuards(
  * vector (a skipped tap) instead of a select per lane.
  */
 function zeroSelectOutside(e: AExpr): AExpr {
-  const isZeroSelect = (x: AExpr): x is AExpr & { k: "select" } =>
-    x.k === "select" && x.f.k === "float" && x.f.v === 0;
   if (isZeroSelect(e)) {
     const t = zeroSelectOutside(e.t);
     return isZeroSelect(t) ? { ...t, cond: { k: "and", a: e.cond, b: t.cond } } : { ...e, t };
