@@ -368,13 +368,20 @@ function convNCHWcApply(sch: Schedule, v: Record<string, unknown>): void {
  */
 function channelTileLoops(sch: Schedule, local: string, v: Record<string, unknown>): void {
   // A blocked output (`conv2d_nchwc`) has its channel blocks as axes already.
-  const [fo, fi] = sch.workload.name === "conv2d_nchwc"
+  const [blocks, fi] = sch.workload.name === "conv2d_nchwc"
     ? ["fo", "fi"]
     : sch.split("O", "f", [null, v.fr as number]);
+  // `oc_blocks` output blocks in one tile (`conv2d-blocked`): `fo.1` joins
+  // the tile's loops.
+  const ocBlocks = (v.oc_blocks as number | undefined) ?? 1;
+  const [fo, foTile] = ocBlocks > 1
+    ? ((s) => [s[0], [s[1]]] as const)(sch.split("O", blocks, [null, ocBlocks]))
+    : [blocks, [] as string[]] as const;
   // With `flat` the positions are one axis `yx` (see convNCHWxcKnobs), tiled by XR.
   const [yo, yi] = v.flat === 1 ? [] : sch.split("O", "y", [null, v.yr as number]);
   const [xo, xi] = sch.split("O", v.flat === 1 ? "yx" : "x", [null, v.xr as number]);
-  const outer = yo === undefined ? [xo] : [yo, xo], inner = yi === undefined ? [xi] : [yi, xi];
+  const outer = yo === undefined ? [xo] : [yo, xo];
+  const inner = [...foTile, ...(yi === undefined ? [xi] : [yi, xi])];
   if (v.parallel === "y") {
     sch.reorder("O", ["n", ...outer, fo, ...inner, fi]);
     sch.parallel("O", sch.fuse("O", ["n", outer[0]]));
@@ -513,17 +520,30 @@ function convNCHWxcApply(sch: Schedule, v: Record<string, unknown>): void {
  * of 12. On ResNet-18's 7x7/2 first layer, two threads, the 16 x 6 tile ran
  * at 0.67-0.72 of the 16 x 4 one with it and 1.085-1.13 without it (README,
  * "The first layer"); on blocked inputs it made no difference.
+ *
+ * `oc_blocks` (1, 2 or 4, those that divide the output's blocks) puts that
+ * many output blocks in one tile, oneDNN's `nb_oc_blocking`: a step's
+ * broadcast of one input float serves as many filter vectors, as in
+ * oneDNN's `brgconv` kernels with their 32 or 64 output channels a tile.
+ * With AVX-512 a block of 16 is one vector, so a tile of one block loads a
+ * broadcast per multiply-add; the register rule counts every block's
+ * accumulators and filter vectors.
  */
 function convBlockedKnobs(w: Workload): Knob[] {
   const image = w.shape[9] === 1;
   // An image's padding copy always runs in parallel over its rows (below).
   const own = image ? ["fr", "ic_bn", "pad_parallel"] : ["fr", "ic_bn"];
+  const outBlocks = w.shape[4] / w.shape[10];
+  const ocBlocks = [1, 2, 4].filter((b) => outBlocks % b === 0);
   return [
     ...convNCHWxcKnobs(w).filter((k) => !own.includes(k.name)),
     // Only an NCHW input's innermost reduction loop (the kernel's width) has
     // loads shared between iterations; elsewhere the knob made no difference.
     ...(image
       ? [{ name: "predictive_commoning", kind: "annotate" as const, options: [1, 0] }]
+      : []),
+    ...(ocBlocks.length > 1
+      ? [{ name: "oc_blocks", kind: "split" as const, options: ocBlocks }]
       : []),
   ];
 }
@@ -555,8 +575,13 @@ function convBlockedApply(sch: Schedule, v: Record<string, unknown>): void {
   }
   channelTileLoops(sch, local, v);
   const positions = v.flat === 1 ? ["yx"] : ["y", "x"];
-  sch.reorder(local, ["rco", "ry", "rx", "rci", "n", "fo", ...positions, "fi"]);
+  // Several output blocks (`oc_blocks`): a step's broadcast of one input
+  // serves each block's filter vector in turn.
+  const several = ((v.oc_blocks as number | undefined) ?? 1) > 1;
+  const tile = several ? [...positions, "fo", "fi"] : ["fo", ...positions, "fi"];
+  sch.reorder(local, ["rco", "ry", "rx", "rci", "n", ...tile]);
   channelTileBody(sch, local, v);
+  if (several) sch.unroll(local, "fo");
   if (v.predictive_commoning === 0) sch.annotate("O", "gcc.predictive_commoning", 0);
 }
 
@@ -675,7 +700,12 @@ const TEMPLATES: Record<string, Template> = {
     workloads: ["conv2d_nchwc"],
     knobs: convBlockedKnobs,
     apply: convBlockedApply,
-    isValid: (v, w, target) => channelTileFits({ ...v, fr: w.shape[10] }, w, target),
+    isValid: (v, w, target) =>
+      channelTileFits(
+        { ...v, fr: w.shape[10] * ((v.oc_blocks as number | undefined) ?? 1) },
+        w,
+        target,
+      ),
   },
   "depthwise-blocked": {
     workloads: ["depthwise_conv2d_nchwc"],

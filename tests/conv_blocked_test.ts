@@ -60,8 +60,13 @@ Deno.test("conv2d-blocked is the blocked convolution's default template; its kno
   const w = createWorkload("conv2d_nchwc", [1, 32, 14, 14, 64, 1, 1, 2, 0, 16, 16]);
   assert.equal(defaultTemplate(w), "conv2d-blocked");
   const names = templateSpace("conv2d-blocked", w).space.knobs.map((k) => k.name);
-  assert.deepEqual(names, ["yr", "xr", "unroll_kw", "parallel", "flat"]);
+  // 4 output blocks: tiles of 1, 2 or 4 of them (`oc_blocks`).
+  assert.deepEqual(names, ["yr", "xr", "unroll_kw", "parallel", "flat", "oc_blocks"]);
+  assert.deepEqual(templateSpace("conv2d-blocked", w).space.knobs.at(-1)?.options, [1, 2, 4]);
+  const six = createWorkload("conv2d_nchwc", [1, 32, 14, 14, 96, 1, 1, 2, 0, 16, 16]);
+  assert.deepEqual(templateSpace("conv2d-blocked", six).space.knobs.at(-1)?.options, [1, 2]);
   // An NCHW image (a block of 1) adds gcc's predictive commoning; its copy is always parallel.
+  // One output block: no `oc_blocks`.
   const image = createWorkload("conv2d_nchwc", [1, 3, 20, 20, 16, 7, 7, 2, 3, 1, 16]);
   assert.deepEqual(
     templateSpace("conv2d-blocked", image).space.knobs.map((k) => k.name),
@@ -89,6 +94,35 @@ Deno.test("conv2d-blocked stores its tile straight into the blocked output and r
   assert.doesNotMatch(compute, /tb_transpose/);
 });
 
+Deno.test("conv2d-blocked with oc_blocks 2 shares each step's broadcast between two output blocks", () => {
+  const { source } = templateSource(
+    "conv2d-blocked",
+    [1, 32, 14, 14, 64, 1, 1, 2, 0, 16, 16],
+    { yr: 1, xr: 6, parallel: "y", flat: 1, oc_blocks: 2 },
+    "conv2d_nchwc",
+  );
+  const compute = source.split("void tb_compute(float **bufs) {")[1];
+  // 6 positions x 2 blocks = 12 accumulators; the tile loop steps over pairs of blocks.
+  assert.match(compute, /tb_v16 T_O_local_v0, [^;]*T_O_local_v11;/);
+  assert.doesNotMatch(compute, /T_O_local_v12/);
+  assert.match(compute, /for \(int v_O_fo_0 = 0; v_O_fo_0 < 2; \+\+v_O_fo_0\)/);
+  // The accumulators are [block][position]; the updates go position by position, both blocks in
+  // turn (v0, v6, v1, v7, ...), so one broadcast of an input float serves two filter vectors.
+  const order = [...compute.matchAll(/T_O_local_v(\d+) \+= /g)].slice(0, 4).map((m) => m[1]);
+  assert.deepEqual(order, ["0", "6", "1", "7"]);
+  // The register rule counts both blocks: 2 x 14 accumulators + 2 filter vectors + 1 fit AVX-512's
+  // 32 registers, 2 x 16 do not.
+  const w = createWorkload("conv2d_nchwc", [1, 32, 28, 28, 64, 3, 3, 1, 1, 16, 16]);
+  const { space } = templateSpace("conv2d-blocked", w, { lanes: 16, registers: 32 });
+  const valid = (values: Record<string, unknown>) =>
+    space.isValid(space.knobs.map((k) => k.options.indexOf(values[k.name] ?? k.options[0])));
+  assert.equal(valid({ xr: 14, oc_blocks: 2 }), true);
+  assert.equal(valid({ xr: 16, oc_blocks: 2 }), false);
+  assert.equal(valid({ xr: 16, oc_blocks: 1 }), true);
+  assert.equal(valid({ xr: 6, oc_blocks: 4 }), true);
+  assert.equal(valid({ xr: 7, oc_blocks: 4 }), false);
+});
+
 for (
   const [shape, point] of [
     [[1, 32, 9, 9, 32, 3, 3, 1, 1, 16, 16], {
@@ -109,6 +143,22 @@ for (
       predictive_commoning: 0,
     }],
     [[1, 16, 7, 7, 16, 3, 3, 1, 1, 16, 8], { yr: 1, xr: 6, parallel: "fy", flat: 1 }],
+    [[1, 32, 9, 9, 64, 3, 3, 2, 1, 16, 16], {
+      yr: 1,
+      xr: 3,
+      parallel: "y",
+      pad_parallel: 1,
+      oc_blocks: 2,
+    }],
+    [[1, 32, 9, 9, 64, 3, 3, 1, 1, 16, 16], { yr: 2, xr: 3, parallel: "f", oc_blocks: 2 }],
+    [[1, 16, 14, 14, 64, 1, 1, 2, 0, 16, 16], {
+      yr: 1,
+      xr: 6,
+      parallel: "fy",
+      flat: 1,
+      oc_blocks: 4,
+    }],
+    [[1, 16, 7, 7, 32, 3, 3, 1, 1, 16, 8], { yr: 1, xr: 4, parallel: "y", oc_blocks: 4 }],
   ] as const
 ) {
   Deno.test(`conv2d-blocked ${JSON.stringify(point)} computes the naive output of ${shape}`, async () => {
