@@ -419,9 +419,12 @@ function channelTileBody(sch: Schedule, local: string, v: Record<string, unknown
  * layer tiles of 16 accumulators ran at 0.62-0.67 of a 16 x (2 x 3) one and
  * a 16 x 14 one at 0.55, one thread (README, "The register file").
  */
-function channelTileFits(v: Record<string, unknown>, w: Workload, target: RegisterFile): boolean {
-  const F = w.shape[4];
-  const vectors = Math.ceil(Math.min(v.fr as number, F) / target.lanes);
+function channelTileFits(
+  v: Record<string, unknown>,
+  w: Workload,
+  target: RegisterFile,
+  vectors = Math.ceil(Math.min(v.fr as number, w.shape[4]) / target.lanes),
+): boolean {
   if (v.flat === 1 && v.yr !== 1) return false;
   const positions = v.flat === 1
     ? Math.min(v.xr as number, outHeight(w) * outWidth(w))
@@ -521,7 +524,7 @@ function convNCHWxcApply(sch: Schedule, v: Record<string, unknown>): void {
  * at 0.67-0.72 of the 16 x 4 one with it and 1.085-1.13 without it (README,
  * "The first layer"); on blocked inputs it made no difference.
  *
- * `oc_blocks` (1, 2 or 4, those that divide the output's blocks) puts that
+ * `oc_blocks` (1 to 4, those that divide the output's blocks) puts that
  * many output blocks in one tile, oneDNN's `nb_oc_blocking`: a step's
  * broadcast of one input float serves as many filter vectors, as in
  * oneDNN's `brgconv` kernels with their 32 or 64 output channels a tile.
@@ -534,7 +537,7 @@ function convBlockedKnobs(w: Workload): Knob[] {
   // An image's padding copy always runs in parallel over its rows (below).
   const own = image ? ["fr", "ic_bn", "pad_parallel"] : ["fr", "ic_bn"];
   const outBlocks = w.shape[4] / w.shape[10];
-  const ocBlocks = [1, 2, 4].filter((b) => outBlocks % b === 0);
+  const ocBlocks = [1, 2, 3, 4].filter((b) => outBlocks % b === 0);
   return [
     ...convNCHWxcKnobs(w).filter((k) => !own.includes(k.name)),
     // Only an NCHW input's innermost reduction loop (the kernel's width) has
@@ -700,11 +703,14 @@ const TEMPLATES: Record<string, Template> = {
     workloads: ["conv2d_nchwc"],
     knobs: convBlockedKnobs,
     apply: convBlockedApply,
+    // Each of the tile's output blocks is its own vectors (a block of 8 is
+    // one vector of 8 even where vectors hold 16).
     isValid: (v, w, target) =>
       channelTileFits(
-        { ...v, fr: w.shape[10] * ((v.oc_blocks as number | undefined) ?? 1) },
+        v,
         w,
         target,
+        ((v.oc_blocks as number | undefined) ?? 1) * Math.ceil(w.shape[10] / target.lanes),
       ),
   },
   "depthwise-blocked": {

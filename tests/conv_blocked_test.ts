@@ -60,11 +60,11 @@ Deno.test("conv2d-blocked is the blocked convolution's default template; its kno
   const w = createWorkload("conv2d_nchwc", [1, 32, 14, 14, 64, 1, 1, 2, 0, 16, 16]);
   assert.equal(defaultTemplate(w), "conv2d-blocked");
   const names = templateSpace("conv2d-blocked", w).space.knobs.map((k) => k.name);
-  // 4 output blocks: tiles of 1, 2 or 4 of them (`oc_blocks`).
+  // 4 output blocks: tiles of 1, 2 or 4 of them (`oc_blocks`); of 6 blocks, 1, 2 or 3.
   assert.deepEqual(names, ["yr", "xr", "unroll_kw", "parallel", "flat", "oc_blocks"]);
   assert.deepEqual(templateSpace("conv2d-blocked", w).space.knobs.at(-1)?.options, [1, 2, 4]);
   const six = createWorkload("conv2d_nchwc", [1, 32, 14, 14, 96, 1, 1, 2, 0, 16, 16]);
-  assert.deepEqual(templateSpace("conv2d-blocked", six).space.knobs.at(-1)?.options, [1, 2]);
+  assert.deepEqual(templateSpace("conv2d-blocked", six).space.knobs.at(-1)?.options, [1, 2, 3]);
   // An NCHW image (a block of 1) adds gcc's predictive commoning; its copy is always parallel.
   // One output block: no `oc_blocks`.
   const image = createWorkload("conv2d_nchwc", [1, 3, 20, 20, 16, 7, 7, 2, 3, 1, 16]);
@@ -112,15 +112,24 @@ Deno.test("conv2d-blocked with oc_blocks 2 shares each step's broadcast between 
   assert.deepEqual(order, ["0", "6", "1", "7"]);
   // The register rule counts both blocks: 2 x 14 accumulators + 2 filter vectors + 1 fit AVX-512's
   // 32 registers, 2 x 16 do not.
-  const w = createWorkload("conv2d_nchwc", [1, 32, 28, 28, 64, 3, 3, 1, 1, 16, 16]);
-  const { space } = templateSpace("conv2d-blocked", w, { lanes: 16, registers: 32 });
-  const valid = (values: Record<string, unknown>) =>
-    space.isValid(space.knobs.map((k) => k.options.indexOf(values[k.name] ?? k.options[0])));
+  const validIn = (shape: number[]) => {
+    const w = createWorkload("conv2d_nchwc", shape);
+    const { space } = templateSpace("conv2d-blocked", w, { lanes: 16, registers: 32 });
+    return (values: Record<string, unknown>) =>
+      space.isValid(space.knobs.map((k) => k.options.indexOf(values[k.name] ?? k.options[0])));
+  };
+  const valid = validIn([1, 32, 28, 28, 64, 3, 3, 1, 1, 16, 16]);
   assert.equal(valid({ xr: 14, oc_blocks: 2 }), true);
   assert.equal(valid({ xr: 16, oc_blocks: 2 }), false);
   assert.equal(valid({ xr: 16, oc_blocks: 1 }), true);
   assert.equal(valid({ xr: 6, oc_blocks: 4 }), true);
   assert.equal(valid({ xr: 7, oc_blocks: 4 }), false);
+  // A block of 8 is a vector of its own where vectors hold 16: 3 blocks x 8 positions + 3 + 1 fit,
+  // 3 x 14 do not.
+  const valid8 = validIn([1, 16, 28, 28, 24, 1, 1, 1, 0, 16, 8]);
+  assert.equal(valid8({ flat: 1, xr: 8, oc_blocks: 3 }), true);
+  assert.equal(valid8({ flat: 1, xr: 14, oc_blocks: 3 }), false);
+  assert.equal(valid8({ flat: 1, xr: 14, oc_blocks: 1 }), true);
 });
 
 for (
@@ -159,6 +168,7 @@ for (
       oc_blocks: 4,
     }],
     [[1, 16, 7, 7, 32, 3, 3, 1, 1, 16, 8], { yr: 1, xr: 4, parallel: "y", oc_blocks: 4 }],
+    [[1, 16, 9, 9, 24, 1, 1, 1, 0, 16, 8], { yr: 1, xr: 7, parallel: "f", flat: 1, oc_blocks: 3 }],
   ] as const
 ) {
   Deno.test(`conv2d-blocked ${JSON.stringify(point)} computes the naive output of ${shape}`, async () => {
