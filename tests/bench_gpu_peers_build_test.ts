@@ -9,12 +9,11 @@ import { HARNESS, PEER_SYMBOLS, peerWorkloads } from "../bench/gpu_peers.ts";
 import { createNvccBuilder } from "../measure/nvcc_builder.ts";
 
 const nvcc = Deno.env.get("NVCC") ?? "nvcc";
-const hasNvcc = await new Deno.Command(nvcc, {
-  args: ["--version"],
-  stdout: "null",
-  stderr: "null",
-})
-  .output().then((o) => o.success, () => false);
+// An absent nvcc makes `output()` throw before it returns a promise.
+const hasNvcc =
+  await (async () =>
+    (await new Deno.Command(nvcc, { args: ["--version"], stdout: "null", stderr: "null" }).output())
+      .success)().catch(() => false);
 
 Deno.test({
   name: "the cuBLAS/cuDNN harness compiles with nvcc and exports every symbol gpu_peers.ts calls",
