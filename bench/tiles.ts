@@ -33,6 +33,9 @@ const USAGE =
   `usage: deno run -A bench/tiles.ts --shape D1,D2,... --template NAME --point K=V,... --point K=V,...
   [--workload conv2d] [--threads 1,2] [--rounds 30] [--calls 5]`;
 
+/** Kernels one run of the harness times (`MAX_KERNELS` of bench/peers/tiles.c). */
+const MAX_POINTS = 32;
+
 /** One point's figures at one thread count. */
 export interface TileStats {
   /** The point as given (`fr=16,yr=2`). */
@@ -154,6 +157,11 @@ async function main(argv: string[]): Promise<void> {
   }
   const points = v.point ?? [];
   if (points.length < 1) throw new UsageError("give at least one --point");
+  if (points.length > MAX_POINTS) {
+    throw new UsageError(
+      `at most ${MAX_POINTS} --point in one run (the harness's kernels); got ${points.length}`,
+    );
+  }
   let w: Workload;
   let t;
   try {

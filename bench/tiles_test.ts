@@ -91,3 +91,17 @@ Deno.test("bench/tiles.ts rejects a bad point with exit 2 and one line", async (
   assert.equal(r.stderr.trim().split("\n").length, 1);
   assert.match(r.stderr, /^tiles: --point "fr=17": fr must be one of/);
 });
+
+Deno.test("bench/tiles.ts takes at most 32 points, the harness's kernels, with exit 2 and one line", async () => {
+  const points = Array.from({ length: 33 }, () => ["--point", "fr=16"]).flat();
+  const r = await runScript("bench/tiles.ts", [
+    "--shape",
+    "1,8,10,10,16,3,3,1,1",
+    "--template",
+    "conv2d-nchwc",
+    ...points,
+  ], ROOT);
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr.trim().split("\n").length, 1);
+  assert.match(r.stderr, /^tiles: at most 32 --point in one run \(the harness's kernels\); got 33/);
+});
