@@ -400,6 +400,9 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
   const svg = tuningCurveSVG(series, {
     title: `${net.name}: end-to-end estimate (tunable layers) against trials`,
     y: "estimate (ms)",
+    // Log scale, as bench/network_study.ts draws it: a linear axis from zero flattened the
+    // last percents between schedulers into one line.
+    logY: true,
   });
   await writePlot(plot, svg, { scale: 2 });
   // The same network with every kernel on its default schedule: what tuning is measured against.

@@ -121,6 +121,9 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
     assert.match(svg, /^<svg/);
     assert.match(svg, /gradient random/);
     assert.match(svg, /round-robin random/);
+    // A log axis: no tick at zero, where a linear one from zero flattened the curves.
+    const ticks = [...svg.matchAll(/<text[^>]*>([\d,.]+)<\/text>/g)].map((m) => m[1]);
+    assert.ok(ticks.length > 0 && !ticks.includes("0"), ticks.join());
 
     const second = await run([
       "--trials",
