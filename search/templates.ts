@@ -374,9 +374,8 @@ function channelTileLoops(sch: Schedule, local: string, v: Record<string, unknow
   // `oc_blocks` output blocks in one tile (`conv2d-blocked`): `fo.1` joins
   // the tile's loops.
   const ocBlocks = (v.oc_blocks as number | undefined) ?? 1;
-  const [fo, foTile] = ocBlocks > 1
-    ? ((s) => [s[0], [s[1]]] as const)(sch.split("O", blocks, [null, ocBlocks]))
-    : [blocks, [] as string[]] as const;
+  const split = ocBlocks > 1 ? sch.split("O", blocks, [null, ocBlocks]) : undefined;
+  const [fo, foTile] = split ? [split[0], [split[1]]] : [blocks, []];
   // With `flat` the positions are one axis `yx` (see convNCHWxcKnobs), tiled by XR.
   const [yo, yi] = v.flat === 1 ? [] : sch.split("O", "y", [null, v.yr as number]);
   const [xo, xi] = sch.split("O", v.flat === 1 ? "yx" : "x", [null, v.xr as number]);
@@ -418,6 +417,7 @@ function channelTileBody(sch: Schedule, local: string, v: Record<string, unknown
  * (14 accumulators) beat 12-accumulator tiles, while on the 3x3 128x28x28
  * layer tiles of 16 accumulators ran at 0.62-0.67 of a 16 x (2 x 3) one and
  * a 16 x 14 one at 0.55, one thread (README, "The register file").
+ * `vectors` is a position's accumulator vectors (default FR / lanes).
  */
 function channelTileFits(
   v: Record<string, unknown>,
