@@ -94,7 +94,7 @@ Deno.test("conv2d-blocked stores its tile straight into the blocked output and r
   assert.doesNotMatch(compute, /tb_transpose/);
 });
 
-Deno.test("conv2d-blocked with oc_blocks 2 shares each step's broadcast between two output blocks", () => {
+Deno.test("conv2d-blocked with oc_blocks shares a step's broadcast between blocks; its register rule counts every block", () => {
   const { source } = templateSource(
     "conv2d-blocked",
     [1, 32, 14, 14, 64, 1, 1, 2, 0, 16, 16],
