@@ -6,14 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { HARNESS, PEER_SYMBOLS, peerWorkloads } from "../bench/gpu_peers.ts";
-import { createNvccBuilder } from "../measure/nvcc_builder.ts";
+import { createNvccBuilder, nvccVersion } from "../measure/nvcc_builder.ts";
 
 const nvcc = Deno.env.get("NVCC") ?? "nvcc";
-// An absent nvcc makes `output()` throw before it returns a promise.
-const hasNvcc =
-  await (async () =>
-    (await new Deno.Command(nvcc, { args: ["--version"], stdout: "null", stderr: "null" }).output())
-      .success)().catch(() => false);
+const hasNvcc = await nvccVersion(nvcc).then(() => true, () => false);
 
 Deno.test({
   name: "the cuBLAS/cuDNN harness compiles with nvcc and exports every symbol gpu_peers.ts calls",
