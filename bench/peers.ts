@@ -81,14 +81,26 @@ export const PEERS = [
 /** A peer's name. */
 export type Peer = typeof PEERS[number];
 
+/** Each workload the harnesses take, and its problem's arguments from its shape. */
+const PROBLEMS: Record<string, (s: string[]) => string[]> = {
+  matmul: (s) => ["matmul", ...s],
+  conv2d: (s) => ["conv", ...s.slice(0, 9)],
+  conv2d_nchwc: (s) => ["conv", ...s.slice(0, 9)],
+  group_conv2d: (s) => ["gconv", ...s.slice(0, 10)],
+  depthwise_conv2d: depthwiseProblem,
+  depthwise_conv2d_nchwc: depthwiseProblem,
+};
+
+/** A depthwise convolution as a grouped one: groups = C = F. */
+function depthwiseProblem(s: string[]): string[] {
+  const [N, C, H, W, KH, KW, stride, pad] = s;
+  return ["gconv", N, C, H, W, C, KH, KW, stride, pad, C];
+}
+
 /** Convolution workloads `--convs NAME:SHAPE` takes (the harnesses' `conv` and `gconv` problems). */
-export const CONV_WORKLOADS: readonly string[] = [
-  "conv2d",
-  "conv2d_nchwc",
-  "group_conv2d",
-  "depthwise_conv2d",
-  "depthwise_conv2d_nchwc",
-];
+export const CONV_WORKLOADS: readonly string[] = Object.keys(PROBLEMS).filter((n) =>
+  n !== "matmul"
+);
 
 /** The ResNet-18 layers the bench knows by name. */
 export const NAMED_CONVS: Record<string, number[]> = {
@@ -337,22 +349,7 @@ export class PeerHarnesses {
  * ```
  */
 export function problemArgs(w: Workload): string[] | undefined {
-  const s = w.shape.map(String);
-  switch (w.name) {
-    case "matmul":
-      return ["matmul", ...s];
-    case "conv2d":
-    case "conv2d_nchwc":
-      return ["conv", ...s.slice(0, 9)];
-    case "group_conv2d":
-      return ["gconv", ...s.slice(0, 10)];
-    case "depthwise_conv2d":
-    case "depthwise_conv2d_nchwc": {
-      const [N, C, H, W, KH, KW, stride, pad] = s;
-      return ["gconv", N, C, H, W, C, KH, KW, stride, pad, C];
-    }
-  }
-  return undefined;
+  return Object.hasOwn(PROBLEMS, w.name) ? PROBLEMS[w.name](w.shape.map(String)) : undefined;
 }
 
 /** Runs a harness and turns its JSON line into a figure (median repeat). */
