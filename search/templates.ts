@@ -373,7 +373,7 @@ function channelTileLoops(sch: Schedule, local: string, v: Record<string, unknow
     : sch.split("O", "f", [null, v.fr as number]);
   // `oc_blocks` output blocks in one tile (`conv2d-blocked`): `fo.1` joins
   // the tile's loops.
-  const ocBlocks = (v.oc_blocks as number | undefined) ?? 1;
+  const ocBlocks = outputBlocksPerTile(v);
   const split = ocBlocks > 1 ? sch.split("O", blocks, [null, ocBlocks]) : undefined;
   const [fo, foTile] = split ? [split[0], [split[1]]] : [blocks, []];
   // With `flat` the positions are one axis `yx` (see convNCHWxcKnobs), tiled by XR.
@@ -394,6 +394,11 @@ function channelTileLoops(sch: Schedule, local: string, v: Record<string, unknow
   }
   for (const l of inner) sch.unroll("O", l);
   sch.vectorize("O", fi);
+}
+
+/** Output blocks in one tile: `oc_blocks` of `conv2d-blocked`, 1 elsewhere. */
+function outputBlocksPerTile(v: Record<string, unknown>): number {
+  return (v.oc_blocks as number | undefined) ?? 1;
 }
 
 /**
@@ -580,7 +585,7 @@ function convBlockedApply(sch: Schedule, v: Record<string, unknown>): void {
   const positions = v.flat === 1 ? ["yx"] : ["y", "x"];
   // Several output blocks (`oc_blocks`): a step's broadcast of one input
   // serves each block's filter vector in turn.
-  const several = ((v.oc_blocks as number | undefined) ?? 1) > 1;
+  const several = outputBlocksPerTile(v) > 1;
   const tile = several ? [...positions, "fo", "fi"] : ["fo", ...positions, "fi"];
   sch.reorder(local, ["rco", "ry", "rx", "rci", "n", ...tile]);
   channelTileBody(sch, local, v);
@@ -710,7 +715,7 @@ const TEMPLATES: Record<string, Template> = {
         v,
         w,
         target,
-        ((v.oc_blocks as number | undefined) ?? 1) * Math.ceil(w.shape[10] / target.lanes),
+        outputBlocksPerTile(v) * Math.ceil(w.shape[10] / target.lanes),
       ),
   },
   "depthwise-blocked": {
