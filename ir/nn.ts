@@ -324,7 +324,9 @@ export function avgPool2d(
 /**
  * The mean of each channel: `[N, C, H, W]` to `[N, C]` (the memory of
  * `[N, C, 1, 1]`); with `block` B > 1 from `[N][C/B][H][W][B]` (the output
- * `[N][C/B][B]`, the same memory as `[N][C]`), the shape gaining B.
+ * `[N][C/B][B]`, the same memory as `[N][C]`), the shape gaining B; from
+ * padded blocks (B does not divide C, {@link paddedChannels}) to `[N][C]`,
+ * the padding left out.
  */
 export function globalAvgPool2d(
   N: number,
@@ -334,6 +336,27 @@ export function globalAvgPool2d(
   block = 1,
 ): Workload {
   const ry = reduceAxis(H, "ry"), rx = reduceAxis(W, "rx");
+  if (C % block !== 0) {
+    // Padded blocks (paddedChannels): the output `[N][C]` leaves the padding out.
+    const I = placeholder([N, paddedChannels(C, block) / block, H, W, block], "I");
+    const O = compute(
+      [N, C],
+      (n, c) =>
+        sum(
+          I.at(n, bin("div", c, block), ry, rx, bin("mod", c, block)).mul(1 / (H * W)),
+          [ry, rx],
+        ),
+      "O",
+      ["n", "c"],
+    );
+    return {
+      name: "global_avg_pool2d",
+      shape: [N, C, H, W, block],
+      inputs: [I],
+      outputs: [O],
+      flops: 2 * N * C * H * W,
+    };
+  }
   const { outer, inner } = channelAxes(C, block);
   const I = placeholder([N, outer, H, W, ...inner], "I");
   const O = compute(
@@ -412,6 +435,9 @@ export function biasAct(
  * (TVM's `layout_transform`): `I[N][C/from][H][W][from]` to
  * `O[N][C/to][H][W][to]`; a block of 1 is NCHW. The executor inserts one
  * where a blocked convolution meets a layer that reads NCHW, or the reverse.
+ * A block that does not divide `C` is padded ({@link paddedChannels}): the
+ * conversion writes its channels past `C` as zeros and drops them when it
+ * reads it.
  *
  * @example
  * ```ts
@@ -428,14 +454,18 @@ export function layoutTransform(
   from: number,
   to: number,
 ): Workload {
-  checkBlock(C, from);
-  checkBlock(C, to);
-  const I = placeholder([N, C / from, H, W, from], "I");
+  const [inner, outer] = [paddedChannels(C, from), paddedChannels(C, to)];
+  const I = placeholder([N, inner / from, H, W, from], "I");
   const O = compute(
-    [N, C / to, H, W, to],
+    [N, outer / to, H, W, to],
     (n, co, y, x, ci) => {
       const c = co.expr.mul(to).add(ci);
-      return I.at(n, bin("div", c, from), y, x, bin("mod", c, from));
+      if (C % from === 0 && C % to === 0) {
+        return I.at(n, bin("div", c, from), y, x, bin("mod", c, from));
+      }
+      // A padded block's channels past C are zeros; reads stay within C.
+      const k = min(c, C - 1);
+      return select(cmp("lt", c, C), I.at(n, bin("div", k, from), y, x, bin("mod", k, from)), 0);
     },
     "O",
     ["n", "co", "y", "x", "ci"],
@@ -447,6 +477,22 @@ export function layoutTransform(
     outputs: [O],
     flops: 0,
   };
+}
+
+/**
+ * The channels `C` channels take in blocks of `block`: `C` rounded up to a
+ * whole block. A block that does not divide its tensor's channels is padded
+ * (oneDNN's `nChw16c` of 1,000 channels holds 1,008), its channels past `C`
+ * zeros.
+ *
+ * @example
+ * ```ts
+ * import { paddedChannels } from "./nn.ts";
+ * if (paddedChannels(1000, 16) !== 1008 || paddedChannels(64, 16) !== 64) throw new Error();
+ * ```
+ */
+export function paddedChannels(C: number, block: number): number {
+  return Math.ceil(C / block) * block;
 }
 
 /** `O = act(A + B)` over `size` elements (a residual connection), or `act(A)` with `arity` 1. */

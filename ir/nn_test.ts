@@ -11,6 +11,7 @@ import {
   groupConv2d,
   layoutTransform,
   maxPool2d,
+  paddedChannels,
   pooledExtent,
 } from "./nn.ts";
 import { createPrng } from "./prng.ts";
@@ -189,7 +190,25 @@ Deno.test("layout_transform blocks channels as toBlocked does; a blocked bias ad
     Float32Array.from(inBlocks),
     toBlocked(Float32Array.from(plain), [1, 48, 3, 5], 16),
   );
-  assert.throws(() => layoutTransform(1, 24, 2, 2, 1, 16), /Block 16 does not divide 24 channels/);
+});
+
+Deno.test("layout_transform pads a block that does not divide the channels with zeros, and drops them", () => {
+  const x = Float32Array.from({ length: 24 * 6 }, (_, i) => i + 1);
+  const shape = [1, 24, 2, 3];
+  const padded = reference(layoutTransform(1, 24, 2, 3, 1, 16), [x]);
+  assert.equal(paddedChannels(24, 16), 32);
+  assert.deepEqual(Float32Array.from(padded), toBlocked(x, shape, 16));
+  assert.equal(padded.filter((v) => v === 0).length, 8 * 6);
+  // Padded blocks of 16 to blocks of 8 (no padding), and back to NCHW.
+  const eights = reference(layoutTransform(1, 24, 2, 3, 16, 8), [Float32Array.from(padded)]);
+  assert.deepEqual(Float32Array.from(eights), toBlocked(x, shape, 8));
+  assert.deepEqual(
+    Float32Array.from(reference(layoutTransform(1, 24, 2, 3, 16, 1), [Float32Array.from(padded)])),
+    x,
+  );
+  // The global pool of padded blocks is `[N][C]`: the padding left out.
+  const pooled = reference(globalAvgPool2d(1, 24, 2, 3, 16), [Float32Array.from(padded)]);
+  assertClose(pooled, [...reference(globalAvgPool2d(1, 24, 2, 3), [x])], "padded global pool");
 });
 
 Deno.test("blocked max and global pooling pool each channel of a block as NCHW pooling does", () => {
@@ -231,6 +250,9 @@ const HELPERS: Workload[] = [
   layoutTransform(1, 48, 3, 5, 1, 16),
   layoutTransform(1, 48, 3, 5, 16, 1),
   layoutTransform(1, 48, 3, 5, 16, 12),
+  layoutTransform(1, 24, 3, 5, 1, 16),
+  layoutTransform(1, 24, 3, 5, 16, 1),
+  globalAvgPool2d(1, 24, 7, 7, 16),
   maxPool2d(1, 32, 13, 13, 3, 2, 1, 0, 16),
   globalAvgPool2d(1, 32, 7, 7, 16),
   biasAct(2, 3, 10, "none"),

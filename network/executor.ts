@@ -34,6 +34,7 @@ import {
   globalAvgPool2d,
   layoutTransform,
   maxPool2d,
+  paddedChannels,
 } from "../ir/nn.ts";
 import { createPrng } from "../ir/prng.ts";
 import { rewritesLayout } from "../ir/lower.ts";
@@ -105,7 +106,12 @@ export interface StepPlan {
  * divides (each input's blocks in turn: SqueezeNet's fire modules stay
  * blocked, and in place), a global average pool reads blocks and writes
  * `[N][C]`, every other layer reads NCHW; each conversion is planned once
- * per buffer and layout, and the network's output is NCHW.
+ * per buffer and layout, and the network's output is NCHW. Channels that
+ * their block does not divide are padded to whole blocks
+ * (`paddedChannels`): the steps on those blocks count the padding, a
+ * convolution's weights and bias are padded with zeros (by
+ * `createExecutor`), so the padding stays zeros, and a conversion out of
+ * the blocks or the global pool leaves it out.
  *
  * @example
  * ```ts
@@ -128,6 +134,10 @@ export interface StepPlan {
  */
 export function planSteps(net: Network, block = 1): StepPlan {
   const shapes = inferShapes(net), steps: Step[] = [], views = new Map<string, string>();
+  // A tensor's channels in blocks of b are padded to whole blocks (paddedChannels).
+  const padded = (C: number, b: number) => b > 1 ? paddedChannels(C, b) : C;
+  const stored = (shape: number[], b: number) =>
+    shape.length === 4 ? shape[0] * padded(shape[1], b) * shape[2] * shape[3] : sizeOf(shape);
   const buf = (n: string) => views.get(n) ?? n;
   /** Each buffer's channel block (absent: 1, NCHW). */
   const layouts = new Map<string, number>();
@@ -206,7 +216,10 @@ export function planSteps(net: Network, block = 1): StepPlan {
         step(tunable!, [inputs[0], w], hasBias ? `${l.name}#pre` : l.name);
         if (hasBias) {
           const S = out.length === 4 ? out[2] * out[3] : 1;
-          step(biasAct(out[0], out[1], S, fusedAct(l), FB), [`${l.name}#pre`, `${l.name}.bias`]);
+          step(biasAct(out[0], padded(out[1], FB), S, fusedAct(l), FB), [
+            `${l.name}#pre`,
+            `${l.name}.bias`,
+          ]);
         }
         for (const b of [`${l.name}#pre`, l.name]) if (FB > 1) layouts.set(b, FB);
         break;
@@ -216,15 +229,25 @@ export function planSteps(net: Network, block = 1): StepPlan {
         break;
       case "relu":
       case "relu6":
-        step(eltwise(sizeOf(x), l.op, 1), inputs);
+        step(eltwise(stored(x, inBlock), l.op, 1), inputs);
         break;
       case "add":
-        step(eltwise(sizeOf(x), fusedAct(l), 2), inputs);
+        step(eltwise(stored(x, inBlock), fusedAct(l), 2), inputs);
         break;
       case "max_pool2d": {
         const { kernel, stride, pad } = windowOf(l);
         step(
-          maxPool2d(x[0], x[1], x[2], x[3], kernel, stride, pad, l.ceil ? 1 : 0, inBlock),
+          maxPool2d(
+            x[0],
+            padded(x[1], inBlock),
+            x[2],
+            x[3],
+            kernel,
+            stride,
+            pad,
+            l.ceil ? 1 : 0,
+            inBlock,
+          ),
           inputs,
         );
         break;
@@ -445,6 +468,16 @@ export async function createExecutor(
   const input = alignedFloat32(sizeOf(fnet.input.shape));
   buffers.set(fnet.input.name, input);
   for (const [key, v] of folded.weights) buffers.set(key, aligned(v));
+  // A convolution on padded blocks (paddedChannels) reads its weights and
+  // bias padded with zeros, so that its padding channels compute zeros.
+  for (const s of plan.steps) {
+    s.inputs.forEach((n, i) => {
+      const want = s.workload.inputs[i]?.shape, have = folded.weights.get(n);
+      if (want && have && have.length !== want.reduce((a, b) => a * b, 1)) {
+        buffers.set(n, padWeights(have, want, fnet.layers.find((l) => l.name === s.layer)!));
+      }
+    });
+  }
   for (const l of fnet.layers) {
     if (l.op !== "dense") continue;
     const w = folded.weights.get(`${l.name}.weight`)!, U = l.units!, K = w.length / U;
@@ -518,6 +551,25 @@ export async function createExecutor(
       kernels.forEach((k) => k.close());
     },
   };
+}
+
+/**
+ * A convolution's weights `[F][C][KH][KW]` (or bias `[F]`) in the padded
+ * shape `to` (`[FP][CP][KH][KW]`, `[FP]`), zeros in the padding.
+ */
+function padWeights(v: Float32Array, to: number[], layer: Network["layers"][number]): Float32Array {
+  const t = alignedFloat32(to.reduce((a, b) => a * b, 1));
+  if (to.length === 1) {
+    t.set(v);
+    return t;
+  }
+  const F = layer.channels!, taps = to[2] * to[3], C = v.length / (F * taps);
+  for (let f = 0; f < F; f++) {
+    for (let c = 0; c < C; c++) {
+      t.set(v.subarray((f * C + c) * taps, (f * C + c + 1) * taps), (f * to[1] + c) * taps);
+    }
+  }
+  return t;
 }
 
 function aligned(v: Float32Array): Float32Array {

@@ -230,6 +230,49 @@ Deno.test("blocked, a concat keeps its inputs' blocks where the block divides th
   }
 });
 
+Deno.test("blocked, channels that blocks of 16 do not divide are padded with zeros through convolutions, ReLUs, adds, pools and back", async () => {
+  const layers = [
+    // 136 channels: 9 blocks of 16, the last one half padding (convOutputBlock).
+    { name: "a", op: "conv2d", inputs: ["x"], channels: 136, kernel: 1, bias: true },
+    { name: "r", op: "relu", inputs: ["a"] },
+    { name: "b", op: "conv2d", inputs: ["x"], channels: 136, kernel: 3, pad: 1, bias: true },
+    { name: "s", op: "add", inputs: ["r", "b"] },
+    { name: "p", op: "max_pool2d", inputs: ["s"], kernel: 2, stride: 2 },
+    // Reads the padded blocks: its weights are padded on their input channels too.
+    { name: "c", op: "conv2d", inputs: ["p"], channels: 16, kernel: 3, pad: 1 },
+    // 136 + 16 channels: no block of 16 divides the first, so both are converted to NCHW.
+    { name: "cat", op: "concat", inputs: ["s", "x"] },
+    { name: "g", op: "global_avg_pool2d", inputs: ["s"] },
+    { name: "f", op: "flatten", inputs: ["g"] },
+    { name: "d", op: "dense", inputs: ["f"], units: 10 },
+  ];
+  for (const output of ["c", "cat", "d", "s"]) {
+    const net = parseNetwork({
+      name: "pad",
+      input: { name: "x", shape: [1, 16, 6, 6] },
+      layers,
+      output,
+    });
+    const plan = planSteps(net, 16);
+    const convs = plan.steps.filter((st) => st.workload.name === "conv2d_nchwc")
+      .map((st) => `${st.layer}:${st.workload.shape.slice(1, 5).join(",")}`);
+    assert.deepEqual(convs, ["a:16,6,6,144", "b:16,6,6,144", "c:144,3,3,16"]);
+    const into = plan.steps.filter((st) => st.workload.name === "layout_transform")
+      .map((st) => `${st.inputs[0]}:${st.workload.shape.slice(4).join("->")}`);
+    assert.ok(into.includes("x:1->16"), into.join());
+    const weights = randomWeights(net, 6);
+    const x = randomInput(net);
+    const ex = await createExecutor(net, weights, { block: 16 });
+    try {
+      const got = ex.run(x), want = referenceRun(net, weights, x);
+      assert.equal(got.length, want.length, output);
+      assert.ok(relError(got, want) < 1e-5, `${output}: ${relError(got, want)}`);
+    } finally {
+      ex.close();
+    }
+  }
+});
+
 Deno.test("blocked, a depthwise layer runs on blocks; tuned with a local tile, it fuses its bias and ReLU by channel block x 16 + lane", async () => {
   const net = parseNetwork({
     name: "dw",

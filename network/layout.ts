@@ -11,14 +11,15 @@
  * const b = toBlocked(x, [1, 4, 2, 3], 2);
  * if (b[1] !== 6) throw new Error(); // channel 1 of position 0 is next to channel 0
  * if (fromBlocked(b, [1, 4, 2, 3], 2).join() !== x.join()) throw new Error();
+ * if (toBlocked(x, [1, 4, 2, 3], 3).length !== 2 * 3 * 6) throw new Error(); // 4 channels take 2 blocks of 3
  * ```
  * @module
  */
-function check(shape: number[], block: number, length: number): void {
-  const [, C] = shape;
-  if (shape.length !== 4 || C % block !== 0) {
-    throw new RangeError(`Cannot block ${shape.join("x")} by ${block} channels`);
-  }
+/** Channels in blocks of `block`: `C` rounded up to a whole block (a padded last block). */
+const padded = (C: number, block: number) => Math.ceil(C / block) * block;
+
+function check(shape: number[], length: number): void {
+  if (shape.length !== 4) throw new RangeError(`Cannot block ${shape.join("x")}: not NCHW`);
   if (length !== shape.reduce((a, b) => a * b, 1)) {
     throw new RangeError(`${length} values do not fill ${shape.join("x")}`);
   }
@@ -32,12 +33,12 @@ function reblock(
   into: Float32Array,
   blocking: boolean,
 ): Float32Array {
-  check(shape, block, x.length);
-  const [N, C, H, W] = shape, plane = H * W;
+  const [N, C, H, W] = shape, plane = H * W, CP = padded(C, block);
+  check(blocking ? shape : [N, CP, H, W], x.length);
   for (let n = 0; n < N; n++) {
     for (let c = 0; c < C; c++) {
       const flat = (n * C + c) * plane;
-      const blocked = (n * C + (c - (c % block))) * plane + (c % block);
+      const blocked = (n * CP + (c - (c % block))) * plane + (c % block);
       for (let p = 0; p < plane; p++) {
         if (blocking) into[blocked + p * block] = x[flat + p];
         else into[flat + p] = x[blocked + p * block];
@@ -47,22 +48,32 @@ function reblock(
   return into;
 }
 
-/** `[N][C][H][W]` to `[N][C/CB][H][W][CB]` (`shape` is the NCHW shape); `into` reused if given. */
+/**
+ * `[N][C][H][W]` to `[N][C/CB][H][W][CB]` (`shape` is the NCHW shape); `into`
+ * reused if given. A block that does not divide `C` is padded: the last
+ * block's channels past `C` are zeros (in a new `into`; a given one keeps
+ * what it holds there).
+ */
 export function toBlocked(
   x: Float32Array,
   shape: number[],
   block: number,
-  into: Float32Array = new Float32Array(x.length),
+  into: Float32Array = new Float32Array(
+    shape[0] * padded(shape[1], block) * shape[2] * shape[3],
+  ),
 ): Float32Array {
   return reblock(x, shape, block, into, true);
 }
 
-/** `[N][C/CB][H][W][CB]` back to `[N][C][H][W]` (`shape` is the NCHW shape); `into` reused if given. */
+/**
+ * `[N][C/CB][H][W][CB]` back to `[N][C][H][W]` (`shape` is the NCHW shape; a
+ * padded last block's channels past `C` are left out); `into` reused if given.
+ */
 export function fromBlocked(
   x: Float32Array,
   shape: number[],
   block: number,
-  into: Float32Array = new Float32Array(x.length),
+  into: Float32Array = new Float32Array(shape.reduce((a, b) => a * b, 1)),
 ): Float32Array {
   return reblock(x, shape, block, into, false);
 }

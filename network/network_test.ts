@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { builtinNetwork } from "./builtin.ts";
 import { loadNetwork } from "./load.ts";
 import { inferShapes, NetworkError, parseNetwork } from "./network.ts";
-import { extractTasks, inputBlock, outputBlock, taskKey } from "./tasks.ts";
+import { convOutputBlock, extractTasks, inputBlock, outputBlock, taskKey } from "./tasks.ts";
 import { foldBatchNorm, randomWeights } from "./weights.ts";
 
 const tasksOf = (name: string) =>
@@ -73,13 +73,20 @@ Deno.test("blocked (NCHW16c), ResNet-18's convolutions are conv2d_nchwc tasks: t
   assert.equal(inputBlock(17, 16), 1);
 });
 
-Deno.test("blocked, a convolution whose channels 16 does not divide but 8 does writes blocks of 8", () => {
+Deno.test("blocked, a convolution whose channels 16 does not divide pads them to blocks of 16, or writes blocks of 8", () => {
   assert.deepEqual([64, 1000, 24, 10, 8].map((F) => outputBlock(F, 16)), [16, 8, 8, 1, 8]);
   assert.equal(outputBlock(24, 8), 8);
   assert.equal(outputBlock(12, 8), 1);
-  // SqueezeNet 1.1's last convolution (1,000 classes) and MobileNet-v2's 24-channel ones.
+  // Padding to whole blocks of 16 where it adds at most an eighth.
+  // 40 and 24 would grow by a fifth and a third: blocks of 8.
+  const F = [64, 1000, 24, 10, 136, 130, 40];
+  assert.deepEqual(F.map((f) => convOutputBlock(f, 16)), [16, 16, 8, 1, 16, 16, 8]);
+  assert.equal(convOutputBlock(1000, 1), 1);
+  assert.equal(inputBlock(1000, 16), 16);
+  // SqueezeNet 1.1's last convolution (1,000 classes: 1,008 in 63 blocks of 16) and
+  // MobileNet-v2's 24-channel ones (blocks of 8).
   const sq = extractTasks(builtinNetwork("squeezenet1_1"), 16).map((t) => taskKey(t.workload));
-  assert.ok(sq.includes("conv2d_nchwc(1,512,13,13,1000,1,1,1,0,16,8)"), sq.join("\n"));
+  assert.ok(sq.includes("conv2d_nchwc(1,512,13,13,1008,1,1,1,0,16,16)"), sq.join("\n"));
   assert.ok(sq.every((k) => k.startsWith("conv2d_nchwc(")), sq.join("\n"));
   const mb = extractTasks(builtinNetwork("mobilenet_v2"), 16).map((t) => taskKey(t.workload));
   assert.ok(mb.includes("conv2d_nchwc(1,144,56,56,24,1,1,1,0,16,8)"), mb.join("\n"));

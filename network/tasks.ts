@@ -13,13 +13,13 @@
  * ```
  * @module
  */
-import { batchMatmul, depthwiseConv2d, groupConv2d } from "../ir/nn.ts";
+import { batchMatmul, depthwiseConv2d, groupConv2d, paddedChannels } from "../ir/nn.ts";
 import { conv2d, conv2dNCHWc, matmul, type Workload } from "../ir/workloads.ts";
 import { inferShapes, type Layer, type Network, windowOf } from "./network.ts";
 
 /**
  * The input block of a blocked convolution of `C` channels: the
- * {@link outputBlock} of `C` when it has one (so the block a convolution
+ * {@link convOutputBlock} of `C` when it has one (so the block a convolution
  * writes is the block the next one reads), else the largest divisor of `C`
  * below `block`; 1 (NCHW) when `C` is smaller than `block`. An RGB image
  * stays NCHW: ResNet-18's first layer read it at 133.7 GFLOP/s, and in
@@ -28,18 +28,19 @@ import { inferShapes, type Layer, type Network, windowOf } from "./network.ts";
  */
 export function inputBlock(C: number, block: number): number {
   if (C < block) return 1;
-  const own = outputBlock(C, block);
+  const own = convOutputBlock(C, block);
   if (own > 1) return own;
   for (let b = block; b > 1; b--) if (C % b === 0) return b;
   return 1;
 }
 
 /**
- * The output block of a blocked convolution of `F` channels: the largest
- * multiple of 8 (an AVX2 vector) up to `block` that divides `F`, or 1 (NCHW)
- * when there is none. SqueezeNet's last convolution (1,000 channels) gets
- * blocks of 8; read NCHW, it had no template among `conv2d-blocked`'s and
- * ran at 18 GFLOP/s after tuning.
+ * The block that divides `F` channels: the largest multiple of 8 (an AVX2
+ * vector) up to `block` that divides `F`, or 1 (NCHW) when there is none;
+ * a depthwise convolution's block, and a convolution's where padding does
+ * not pay ({@link convOutputBlock}). SqueezeNet's last convolution (1,000
+ * channels) would get blocks of 8; read NCHW, it had no template among
+ * `conv2d-blocked`'s and ran at 18 GFLOP/s after tuning.
  *
  * @example
  * ```ts
@@ -55,10 +56,32 @@ export function outputBlock(F: number, block: number): number {
 }
 
 /**
+ * The output block of a blocked convolution (not grouped) of `F` channels:
+ * `block`, padded ({@link paddedChannels}: the last block's channels past
+ * `F` computed from zero weights and zero bias, so zeros), where `block`
+ * does not divide `F` and the padding adds at most an eighth; else its
+ * {@link outputBlock}. SqueezeNet's 1,000-class convolution writes 63
+ * blocks of 16 (1,008 channels) instead of 125 blocks of 8, half an
+ * AVX-512 vector each, in which it ran at 0.49 of oneDNN; MobileNet-v2's
+ * 24-channel ones keep blocks of 8 (32 would add a third).
+ *
+ * @example
+ * ```ts
+ * import { convOutputBlock } from "./tasks.ts";
+ * if (convOutputBlock(1000, 16) !== 16 || convOutputBlock(24, 16) !== 8) throw new Error();
+ * ```
+ */
+export function convOutputBlock(F: number, block: number): number {
+  if (block > 1 && F > block && (paddedChannels(F, block) - F) * 8 <= F) return block;
+  return outputBlock(F, block);
+}
+
+/**
  * The tunable workload a layer runs, if it is tunable. With `block` > 1 (a
  * channel-blocked network, TVM's `NCHW16c` after `AlterOpLayout`) a
- * convolution (not grouped) with an {@link outputBlock} runs as
- * `conv2d_nchwc`: output blocks of that, input blocks of {@link inputBlock};
+ * convolution (not grouped) with a {@link convOutputBlock} runs as
+ * `conv2d_nchwc`: output blocks of that, input blocks of {@link inputBlock},
+ * its channels padded to whole blocks (1,000 become 1,008);
  * a depthwise one as `depthwise_conv2d_nchwc`, its input and output in
  * blocks of its {@link outputBlock}.
  */
@@ -68,9 +91,12 @@ export function layerWorkload(l: Layer, ins: number[][], block = 1): Workload | 
     case "conv2d": {
       const { kernel, stride, pad } = windowOf(l), F = l.channels!, g = l.groups ?? 1;
       const [N, C, H, W] = x;
-      const FB = outputBlock(F, block);
+      const FB = convOutputBlock(F, block);
       if (g === 1 && FB > 1) {
-        return conv2dNCHWc(N, C, H, W, F, kernel, kernel, stride, pad, inputBlock(C, block), FB);
+        // Channels in padded blocks count their padding (paddedChannels).
+        const CB = inputBlock(C, block);
+        const [CP, FP] = [paddedChannels(C, CB), paddedChannels(F, FB)];
+        return conv2dNCHWc(N, CP, H, W, FP, kernel, kernel, stride, pad, CB, FB);
       }
       if (g === 1) return conv2d(N, C, H, W, F, kernel, kernel, stride, pad);
       if (g === C && F === C) {
