@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { checkBothTargets, templateSource } from "./_conv_check.ts";
 import { evaluate } from "../ir/evaluate.ts";
 import { createPrng } from "../ir/prng.ts";
+import { pointOfValues } from "../ir/knobs.ts";
 import { conv2d, conv2dNCHWc, createWorkload } from "../ir/workloads.ts";
 import { defaultTemplate, templateSpace } from "../search/templates.ts";
 import { fromBlocked, toBlocked } from "../network/layout.ts";
@@ -169,12 +170,68 @@ for (
     }],
     [[1, 16, 7, 7, 32, 3, 3, 1, 1, 16, 8], { yr: 1, xr: 4, parallel: "y", oc_blocks: 4 }],
     [[1, 16, 9, 9, 24, 1, 1, 1, 0, 16, 8], { yr: 1, xr: 7, parallel: "f", flat: 1, oc_blocks: 3 }],
+    // The padding read in place: a tile covering the row, partial tiles, flat positions.
+    [[1, 32, 9, 9, 64, 3, 3, 2, 1, 16, 16], {
+      yr: 1,
+      xr: 6,
+      parallel: "y",
+      pad_parallel: 1,
+      oc_blocks: 2,
+      pad_at: "inline",
+      unroll_kw: 1,
+    }],
+    [[1, 32, 9, 9, 32, 3, 3, 1, 1, 16, 16], {
+      yr: 2,
+      xr: 3,
+      parallel: "f",
+      pad_parallel: 1,
+      pad_at: "inline",
+    }],
+    [[1, 16, 7, 7, 16, 3, 3, 1, 1, 16, 8], {
+      yr: 1,
+      xr: 6,
+      parallel: "fy",
+      flat: 1,
+      pad_parallel: 1,
+      pad_at: "inline",
+    }],
   ] as const
 ) {
   Deno.test(`conv2d-blocked ${JSON.stringify(point)} computes the naive output of ${shape}`, async () => {
     await checkBothTargets(templateSource("conv2d-blocked", [...shape], point, "conv2d_nchwc"));
   });
 }
+
+Deno.test("conv2d-blocked with pad_at inline reads a padded input in place, its padded taps skipped", () => {
+  const shape = [1, 32, 9, 9, 64, 3, 3, 2, 1, 16, 16];
+  const w = createWorkload("conv2d_nchwc", shape);
+  const space = templateSpace("conv2d-blocked", w).space;
+  assert.deepEqual(space.knobs.at(-1), {
+    name: "pad_at",
+    kind: "annotate",
+    options: ["root", "inline"],
+  });
+  const point = { yr: 1, xr: 6, parallel: "y", pad_parallel: 1, oc_blocks: 2, unroll_kw: 1 };
+  const copy = templateSource("conv2d-blocked", shape, point, "conv2d_nchwc").source;
+  const inline =
+    templateSource("conv2d-blocked", shape, { ...point, pad_at: "inline" }, "conv2d_nchwc")
+      .source.split("void tb_compute(float **bufs) {")[1];
+  assert.match(copy, /T_P\[/);
+  assert.doesNotMatch(inline, /T_P/);
+  // Each row of taps is tested once per tile, not per broadcast; no select per lane.
+  assert.match(inline, /if \(\(\(\(\(\(m_O_local_2 \+ 0\) \* 2\) \+ v_O_local_ry\) >= 1\) && /);
+  assert.doesNotMatch(inline, / \? T_I\[/);
+  // Without the copy, `pad_parallel` has no meaning: only its option 1 is in the space.
+  const valid = (v: Record<string, unknown>) =>
+    space.isValid(
+      pointOfValues(
+        space.knobs,
+        Object.fromEntries(space.knobs.map((k) => [k.name, v[k.name] ?? k.options[0]])),
+      )!,
+    );
+  assert.equal(valid({ ...point, oc_blocks: 1, pad_at: "inline" }), true);
+  assert.equal(valid({ ...point, oc_blocks: 1, pad_parallel: 0, pad_at: "inline" }), false);
+});
 
 Deno.test("conv2d-blocked copies an NCHW input (a block of 1) along its rows, a vector of 16 columns", () => {
   const { source } = templateSource(
