@@ -324,9 +324,7 @@ export function avgPool2d(
 /**
  * The mean of each channel: `[N, C, H, W]` to `[N, C]` (the memory of
  * `[N, C, 1, 1]`); with `block` B > 1 from `[N][C/B][H][W][B]` (the output
- * `[N][C/B][B]`, the same memory as `[N][C]`), the shape gaining B; from
- * padded blocks (B does not divide C, {@link paddedChannels}) to `[N][C]`,
- * the padding left out.
+ * `[N][C/B][B]`, the same memory as `[N][C]`), the shape gaining B.
  */
 export function globalAvgPool2d(
   N: number,
@@ -336,27 +334,6 @@ export function globalAvgPool2d(
   block = 1,
 ): Workload {
   const ry = reduceAxis(H, "ry"), rx = reduceAxis(W, "rx");
-  if (C % block !== 0) {
-    // Padded blocks (paddedChannels): the output `[N][C]` leaves the padding out.
-    const I = placeholder([N, paddedChannels(C, block) / block, H, W, block], "I");
-    const O = compute(
-      [N, C],
-      (n, c) =>
-        sum(
-          I.at(n, bin("div", c, block), ry, rx, bin("mod", c, block)).mul(1 / (H * W)),
-          [ry, rx],
-        ),
-      "O",
-      ["n", "c"],
-    );
-    return {
-      name: "global_avg_pool2d",
-      shape: [N, C, H, W, block],
-      inputs: [I],
-      outputs: [O],
-      flops: 2 * N * C * H * W,
-    };
-  }
   const { outer, inner } = channelAxes(C, block);
   const I = placeholder([N, outer, H, W, ...inner], "I");
   const O = compute(

@@ -39,6 +39,7 @@ import {
 import { createPrng } from "../ir/prng.ts";
 import { rewritesLayout } from "../ir/lower.ts";
 import { Schedule } from "../ir/schedule.ts";
+import { ScheduleError } from "../ir/errors.ts";
 import { replayTrace, type Trace } from "../ir/trace.ts";
 import type { Workload } from "../ir/workloads.ts";
 import { alignedFloat32 } from "../measure/buffers.ts";
@@ -111,7 +112,8 @@ export interface StepPlan {
  * (`paddedChannels`): the steps on those blocks count the padding, a
  * convolution's weights and bias are padded with zeros (by
  * `createExecutor`), so the padding stays zeros, and a conversion out of
- * the blocks or the global pool leaves it out.
+ * the blocks leaves it out (after a global pool too, which pools every
+ * lane as vectors).
  *
  * @example
  * ```ts
@@ -258,7 +260,12 @@ export function planSteps(net: Network, block = 1): StepPlan {
         break;
       }
       case "global_avg_pool2d":
-        step(globalAvgPool2d(x[0], x[1], x[2], x[3], inBlock), inputs);
+        if (x[1] % inBlock !== 0) {
+          // Padded blocks: pool every lane (vectors), then leave the padding out.
+          const [N, C] = x, pooled = `${l.name}#padded`;
+          step(globalAvgPool2d(N, padded(C, inBlock), x[2], x[3], inBlock), inputs, pooled);
+          step(layoutTransform(N, C, 1, 1, inBlock, 1), [pooled]);
+        } else step(globalAvgPool2d(x[0], x[1], x[2], x[3], inBlock), inputs);
         break;
       case "concat":
         step(concat(x[0], ins.map((s) => s[1] / inBlock), x[2] * x[3] * inBlock), inputs);
@@ -450,7 +457,7 @@ export async function createExecutor(
         ? replayTrace(trace, { prng: createPrng(0) })
         : s.tunable
         ? new Schedule(s.workload, { prng: createPrng(0) })
-        : referenceSchedule(s.workload);
+        : stepSchedule(s.workload);
     // The first step of a workload decides whether its layers share one kernel.
     const first = kernelIndex.has(shared) || rewrites.has(shared) ? undefined : make();
     if (first && rewritesLayout(first)) rewrites.add(shared);
@@ -551,6 +558,38 @@ export async function createExecutor(
       kernels.forEach((k) => k.close());
     },
   };
+}
+
+/**
+ * The schedule of a step that is not tuned: the reference's parallel nest,
+ * except a blocked max pool (`max_pool2d` on `[N][C/B][H][W][B]`), which
+ * reads its input in place (the padding inlined: no padded copy) and runs
+ * rows of blocks in parallel, a vector of the block's channels each. On
+ * ResNet-18's 64x112x112 3x3/2 pool that ran in 0.23-0.40 ms against the
+ * reference nest's 0.40-0.56 (three alternations of 500 calls, two threads).
+ *
+ * @example
+ * ```ts
+ * import { stepSchedule } from "./executor.ts";
+ * import { maxPool2d } from "../ir/nn.ts";
+ * const sch = stepSchedule(maxPool2d(1, 32, 16, 16, 3, 2, 1, 0, 16));
+ * if (sch.stages.some((s) => s.name === "P" && s.attach.k !== "inline")) throw new Error("copied");
+ * ```
+ */
+export function stepSchedule(w: Workload): Schedule {
+  if (w.name !== "max_pool2d" || w.shape.length < 9) return referenceSchedule(w);
+  try {
+    const sch = new Schedule(w, { prng: createPrng(0) });
+    if (sch.stages.some((s) => s.name === "P")) sch.computeInline("P");
+    for (const stage of ["R", "O"]) {
+      sch.parallel(stage, sch.fuse(stage, ["n", "c", "y"]));
+      sch.vectorize(stage, "b");
+    }
+    return sch;
+  } catch (e) {
+    if (!(e instanceof ScheduleError)) throw e;
+    return referenceSchedule(w);
+  }
 }
 
 /**
