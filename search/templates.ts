@@ -31,7 +31,7 @@ import { Schedule } from "../ir/schedule.ts";
 import { traceOf } from "../ir/trace.ts";
 import type { Workload } from "../ir/workloads.ts";
 import { type RegisterFile, registerFile } from "../measure/cpu.ts";
-import { type Knob, KnobSpace, type Point, splitOptions } from "./knobs.ts";
+import { type Knob, KnobSpace, type Point, pointOfValues, splitOptions } from "./knobs.ts";
 import { packPanelsA, packPanelsB } from "./packing.ts";
 import type { Candidate } from "./strategy.ts";
 
@@ -43,6 +43,13 @@ export interface TemplateSpace {
   space: KnobSpace;
   /** The candidate (knobs and trace) of a point. */
   candidateOf(point: Point): Candidate;
+  /**
+   * The template's heuristic point for this workload, when it has one and
+   * the point is in the space: a hand-written rule's tile (AutoTVM's
+   * fallback configuration, a Triton autotuner config), which a network's
+   * tasks try as their second seed.
+   */
+  heuristic?(): Candidate | undefined;
 }
 
 type Apply = (sch: Schedule, v: Record<string, unknown>) => void;
@@ -57,6 +64,8 @@ interface Template {
    * restrictions; register rules count the target's register file.
    */
   isValid?: (values: Record<string, unknown>, w: Workload, target: RegisterFile) => boolean;
+  /** A hand-written rule's point (knob values by name; those left out take their first option). */
+  heuristic?: (w: Workload, target: RegisterFile) => Record<string, unknown> | undefined;
 }
 
 const UNROLL_STEPS = [0, 16, 64];
@@ -607,6 +616,43 @@ function convBlockedApply(sch: Schedule, v: Record<string, unknown>): void {
 }
 
 /**
+ * The heuristic point of `conv2d-blocked` on a padded layer with blocked
+ * input and 16-lane vectors: the padding read in place, a row tile of 2
+ * output blocks, else 1, covering the output's row where its accumulators,
+ * filter vectors and broadcast fit the registers (oneDNN's `ur_w` by
+ * `nb_oc_blocking`), else 14 columns by 2 blocks; blocks in parallel where
+ * there are at least 4 tiles of them, else rows. On ResNet-18's 3x3 layers,
+ * two threads (`bench/tiles.ts`), such tiles ran 1.04-1.25x faster than a
+ * 2,000-trial session's picks (README, "The padding read in place").
+ */
+function convBlockedHeuristic(
+  w: Workload,
+  target: RegisterFile,
+): Record<string, unknown> | undefined {
+  const [, , , , F, , , , pad, CB, FB] = w.shape;
+  if (pad === 0 || CB === 1 || target.lanes !== 16) return undefined;
+  const OW = outWidth(w), blocks = F / FB, vectors = Math.ceil(FB / target.lanes);
+  const columns = convNCHWxcKnobs(w).find((k) => k.name === "xr")!.options as number[];
+  const tile = (xr: number, oc: number, parallel: string, unroll = 1) => ({
+    yr: 1,
+    xr,
+    unroll_kw: unroll,
+    parallel,
+    pad_parallel: 1,
+    flat: 0,
+    oc_blocks: oc,
+    pad_at: "inline",
+  });
+  for (const oc of [2, 1].filter((b) => blocks % b === 0)) {
+    const xr = columns.find((c) => c >= OW);
+    if (xr !== undefined && (OW + 1) * oc * vectors + 1 <= target.registers) {
+      return tile(xr, oc, blocks / oc >= 4 ? "f" : "y");
+    }
+  }
+  return tile(14, blocks % 2 === 0 ? 2 : 1, "y", 0);
+}
+
+/**
  * Knobs of `depthwise-blocked`, the depthwise convolution on channel blocks
  * (`depthwise_conv2d_nchwc`, TVM's `depthwise_conv2d_NCHWc` schedule): a
  * register tile of XR output columns by the block's B channels (vectors),
@@ -721,6 +767,7 @@ const TEMPLATES: Record<string, Template> = {
     workloads: ["conv2d_nchwc"],
     knobs: convBlockedKnobs,
     apply: convBlockedApply,
+    heuristic: convBlockedHeuristic,
     // Each of the tile's output blocks is its own vectors (a block of 8 is
     // one vector of 8 even where vectors hold 16).
     isValid: (v, w, target) =>
@@ -845,6 +892,15 @@ export function templateSpace(
       const sch = new Schedule(w, { prng: createPrng(0) });
       t.apply(sch, space.values(point));
       return { knobs: [...point], trace: traceOf(sch) };
+    },
+    heuristic(): Candidate | undefined {
+      const values = t.heuristic?.(w, target);
+      if (!values) return undefined;
+      const all = Object.fromEntries(
+        space.knobs.map((k) => [k.name, values[k.name] ?? k.options[0]]),
+      );
+      const point = pointOfValues(space.knobs, all);
+      return point && space.isValid(point) ? this.candidateOf(point) : undefined;
     },
   };
 }

@@ -233,6 +233,47 @@ Deno.test("conv2d-blocked with pad_at inline reads a padded input in place, its 
   assert.equal(valid({ ...point, oc_blocks: 1, pad_parallel: 0, pad_at: "inline" }), false);
 });
 
+Deno.test("conv2d-blocked's heuristic point: the padding in place, a row tile of 2 blocks or 1 where it fits, else 14 x 2", () => {
+  const avx512 = { lanes: 16 as const, registers: 32 };
+  const rule = (shape: number[]) => {
+    const t = templateSpace("conv2d-blocked", createWorkload("conv2d_nchwc", shape), avx512);
+    const c = t.heuristic?.();
+    return c && t.space.values(c.knobs!);
+  };
+  const pick = (v: Record<string, unknown> | undefined) =>
+    v && `${v.xr}x${v.oc_blocks} ${v.parallel} ${v.pad_at}`;
+  // ResNet-18's 3x3 layers: 56-wide rows (no tile covers them), 28, 14 and 7.
+  assert.equal(pick(rule([1, 64, 56, 56, 64, 3, 3, 1, 1, 16, 16])), "14x2 y inline");
+  assert.equal(pick(rule([1, 64, 56, 56, 128, 3, 3, 2, 1, 16, 16])), "28x1 f inline");
+  assert.equal(pick(rule([1, 128, 28, 28, 128, 3, 3, 1, 1, 16, 16])), "28x1 f inline");
+  assert.equal(pick(rule([1, 256, 14, 14, 256, 3, 3, 1, 1, 16, 16])), "14x2 f inline");
+  assert.equal(pick(rule([1, 512, 7, 7, 512, 3, 3, 1, 1, 16, 16])), "7x2 f inline");
+  // SqueezeNet's 13-wide rows: a tile of 14 covers them.
+  assert.equal(pick(rule([1, 48, 13, 13, 192, 3, 3, 1, 1, 16, 16])), "14x2 f inline");
+  // No rule for unpadded layers, NCHW images or AVX2's 8 lanes.
+  assert.equal(rule([1, 64, 56, 56, 128, 1, 1, 2, 0, 16, 16]), undefined);
+  assert.equal(rule([1, 3, 224, 224, 64, 7, 7, 2, 3, 1, 16]), undefined);
+  const avx2 = templateSpace(
+    "conv2d-blocked",
+    createWorkload("conv2d_nchwc", [1, 64, 56, 56, 64, 3, 3, 1, 1, 16, 16]),
+    { lanes: 8 as const, registers: 16 },
+  );
+  assert.equal(avx2.heuristic?.(), undefined);
+});
+
+for (
+  const shape of [[1, 32, 9, 9, 64, 3, 3, 1, 1, 16, 16], [1, 16, 15, 15, 128, 3, 3, 2, 1, 16, 16]]
+) {
+  Deno.test(`conv2d-blocked's heuristic point computes the naive output of ${shape}`, async () => {
+    const t = templateSpace("conv2d-blocked", createWorkload("conv2d_nchwc", shape), {
+      lanes: 16,
+      registers: 32,
+    });
+    const values = t.space.values(t.heuristic?.()!.knobs!);
+    await checkBothTargets(templateSource("conv2d-blocked", shape, values, "conv2d_nchwc"));
+  });
+}
+
 Deno.test("conv2d-blocked copies an NCHW input (a block of 1) along its rows, a vector of 16 columns", () => {
   const { source } = templateSource(
     "conv2d-blocked",

@@ -418,6 +418,27 @@ export function defaultScheduleCandidate(w: Workload): Candidate {
   return { trace: traceOf(new Schedule(w, { prng: createPrng(0) })) };
 }
 
+/**
+ * What a network's task tries first: its default schedule (so no task ends
+ * slower than untuned), then, for a knob strategy whose template has one,
+ * the template's heuristic point (`TemplateSpace.heuristic`), a hand-written
+ * tile that a few hundred trials of a large space may not reach.
+ *
+ * @example
+ * ```ts
+ * import { taskSeeds } from "./network_tuning.ts";
+ * import { conv2dNCHWc } from "../ir/workloads.ts";
+ * const w = conv2dNCHWc(1, 32, 14, 14, 64, 3, 3, 1, 1, 16, 16);
+ * const [untuned, rule] = taskSeeds(w, "xgb", ["conv2d-blocked"]);
+ * if (untuned.knobs !== undefined || rule?.knobs === undefined) throw new Error();
+ * ```
+ */
+export function taskSeeds(w: Workload, strategy: string, templates: string[] = []): Candidate[] {
+  const template = taskStrategyPlan(strategy, w, templates).template;
+  const rule = template ? templateSpace(template, w).heuristic?.() : undefined;
+  return [defaultScheduleCandidate(w), ...(rule ? [rule] : [])];
+}
+
 /** A task's run, strategy and measurer, made on its first round. */
 interface LiveTask {
   runId: number;
@@ -499,7 +520,7 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
       const name = own.name;
       const strategy = o.seedDefault === false
         ? own.strategy
-        : seededStrategy(own.strategy, [defaultScheduleCandidate(w)]);
+        : seededStrategy(own.strategy, taskSeeds(w, o.strategy, o.templates));
       const runId = db.startRun({
         strategy: name,
         seed: seed + i,
