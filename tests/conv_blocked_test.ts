@@ -269,7 +269,9 @@ for (
       lanes: 16,
       registers: 32,
     });
-    const values = t.space.values(t.heuristic?.()!.knobs!);
+    const rule = t.heuristic?.();
+    assert.ok(rule?.knobs, `no heuristic point for ${shape}`);
+    const values = t.space.values(rule.knobs);
     await checkBothTargets(templateSource("conv2d-blocked", shape, values, "conv2d_nchwc"));
   });
 }
