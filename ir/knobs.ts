@@ -159,6 +159,23 @@ export function splitOptions(extent: number, parts: number, maxInnermost = Infin
 }
 
 /**
+ * `values` with every knob they leave out at its first option.
+ *
+ * @example
+ * ```ts
+ * import { withDefaults } from "./knobs.ts";
+ * const knobs = [{ name: "tile", options: [8, 16] }, { name: "unroll", options: [0, 1] }];
+ * if (JSON.stringify(withDefaults(knobs, { unroll: 1 })) !== '{"tile":8,"unroll":1}') throw new Error();
+ * ```
+ */
+export function withDefaults(
+  knobs: readonly { name: string; options: readonly unknown[] }[],
+  values: Record<string, unknown>,
+): Record<string, unknown> {
+  return Object.fromEntries(knobs.map((k) => [k.name, values[k.name] ?? k.options[0]]));
+}
+
+/**
  * The point whose knobs take `values` (by knob name; options compared as
  * JSON, so values read back from a JSON record match); undefined when a
  * knob's value is missing or not among its options.

@@ -137,9 +137,10 @@ export interface StepPlan {
 export function planSteps(net: Network, block = 1): StepPlan {
   const shapes = inferShapes(net), steps: Step[] = [], views = new Map<string, string>();
   // A tensor's channels in blocks of b are padded to whole blocks (paddedChannels).
-  const padded = (C: number, b: number) => b > 1 ? paddedChannels(C, b) : C;
   const stored = (shape: number[], b: number) =>
-    shape.length === 4 ? shape[0] * padded(shape[1], b) * shape[2] * shape[3] : sizeOf(shape);
+    shape.length === 4
+      ? shape[0] * paddedChannels(shape[1], b) * shape[2] * shape[3]
+      : sizeOf(shape);
   const buf = (n: string) => views.get(n) ?? n;
   /** Each buffer's channel block (absent: 1, NCHW). */
   const layouts = new Map<string, number>();
@@ -218,7 +219,7 @@ export function planSteps(net: Network, block = 1): StepPlan {
         step(tunable!, [inputs[0], w], hasBias ? `${l.name}#pre` : l.name);
         if (hasBias) {
           const S = out.length === 4 ? out[2] * out[3] : 1;
-          step(biasAct(out[0], padded(out[1], FB), S, fusedAct(l), FB), [
+          step(biasAct(out[0], paddedChannels(out[1], FB), S, fusedAct(l), FB), [
             `${l.name}#pre`,
             `${l.name}.bias`,
           ]);
@@ -241,7 +242,7 @@ export function planSteps(net: Network, block = 1): StepPlan {
         step(
           maxPool2d(
             x[0],
-            padded(x[1], inBlock),
+            paddedChannels(x[1], inBlock),
             x[2],
             x[3],
             kernel,
@@ -263,7 +264,7 @@ export function planSteps(net: Network, block = 1): StepPlan {
         if (x[1] % inBlock !== 0) {
           // Padded blocks: pool every lane (vectors), then leave the padding out.
           const [N, C] = x, pooled = `${l.name}#padded`;
-          step(globalAvgPool2d(N, padded(C, inBlock), x[2], x[3], inBlock), inputs, pooled);
+          step(globalAvgPool2d(N, paddedChannels(C, inBlock), x[2], x[3], inBlock), inputs, pooled);
           step(layoutTransform(N, C, 1, 1, inBlock, 1), [pooled]);
         } else step(globalAvgPool2d(x[0], x[1], x[2], x[3], inBlock), inputs);
         break;

@@ -15,8 +15,7 @@
  * ```
  * @module
  */
-/** Channels in blocks of `block`: `C` rounded up to a whole block (a padded last block). */
-const padded = (C: number, block: number) => Math.ceil(C / block) * block;
+import { paddedChannels } from "../ir/nn.ts";
 
 function check(shape: number[], length: number): void {
   if (shape.length !== 4) throw new RangeError(`Cannot block ${shape.join("x")}: not NCHW`);
@@ -33,7 +32,7 @@ function reblock(
   into: Float32Array,
   blocking: boolean,
 ): Float32Array {
-  const [N, C, H, W] = shape, plane = H * W, CP = padded(C, block);
+  const [N, C, H, W] = shape, plane = H * W, CP = paddedChannels(C, block);
   check(blocking ? shape : [N, CP, H, W], x.length);
   for (let n = 0; n < N; n++) {
     for (let c = 0; c < C; c++) {
@@ -59,7 +58,7 @@ export function toBlocked(
   shape: number[],
   block: number,
   into: Float32Array = new Float32Array(
-    shape[0] * padded(shape[1], block) * shape[2] * shape[3],
+    shape[0] * paddedChannels(shape[1], block) * shape[2] * shape[3],
   ),
 ): Float32Array {
   return reblock(x, shape, block, into, true);

@@ -31,7 +31,14 @@ import { Schedule } from "../ir/schedule.ts";
 import { traceOf } from "../ir/trace.ts";
 import type { Workload } from "../ir/workloads.ts";
 import { type RegisterFile, registerFile } from "../measure/cpu.ts";
-import { type Knob, KnobSpace, type Point, pointOfValues, splitOptions } from "./knobs.ts";
+import {
+  type Knob,
+  KnobSpace,
+  type Point,
+  pointOfValues,
+  splitOptions,
+  withDefaults,
+} from "./knobs.ts";
 import { packPanelsA, packPanelsB } from "./packing.ts";
 import type { Candidate } from "./strategy.ts";
 
@@ -631,8 +638,9 @@ function convBlockedHeuristic(
 ): Record<string, unknown> | undefined {
   const [, , , , F, , , , pad, CB, FB] = w.shape;
   if (pad === 0 || CB === 1 || target.lanes !== 16) return undefined;
-  const OW = outWidth(w), blocks = F / FB, vectors = Math.ceil(FB / target.lanes);
+  const blocks = F / FB, vectors = Math.ceil(FB / target.lanes);
   const columns = convNCHWxcKnobs(w).find((k) => k.name === "xr")!.options as number[];
+  const row = columns.find((c) => c >= outWidth(w));
   const tile = (xr: number, oc: number, parallel: string, unroll = 1) => ({
     yr: 1,
     xr,
@@ -644,10 +652,8 @@ function convBlockedHeuristic(
     pad_at: "inline",
   });
   for (const oc of [2, 1].filter((b) => blocks % b === 0)) {
-    const xr = columns.find((c) => c >= OW);
-    if (xr !== undefined && (OW + 1) * oc * vectors + 1 <= target.registers) {
-      return tile(xr, oc, blocks / oc >= 4 ? "f" : "y");
-    }
+    const v = row === undefined ? undefined : tile(row, oc, blocks / oc >= 4 ? "f" : "y");
+    if (v && channelTileFits(v, w, target, oc * vectors)) return v;
   }
   return tile(14, blocks % 2 === 0 ? 2 : 1, "y", 0);
 }
@@ -895,11 +901,7 @@ export function templateSpace(
     },
     heuristic(): Candidate | undefined {
       const values = t.heuristic?.(w, target);
-      if (!values) return undefined;
-      const all = Object.fromEntries(
-        space.knobs.map((k) => [k.name, values[k.name] ?? k.options[0]]),
-      );
-      const point = pointOfValues(space.knobs, all);
+      const point = values && pointOfValues(space.knobs, withDefaults(space.knobs, values));
       return point && space.isValid(point) ? this.candidateOf(point) : undefined;
     },
   };

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { checkBothTargets, templateSource } from "./_conv_check.ts";
 import { evaluate } from "../ir/evaluate.ts";
 import { createPrng } from "../ir/prng.ts";
-import { pointOfValues } from "../ir/knobs.ts";
+import { pointOfValues, withDefaults } from "../ir/knobs.ts";
 import { conv2d, conv2dNCHWc, createWorkload } from "../ir/workloads.ts";
 import { defaultTemplate, templateSpace } from "../search/templates.ts";
 import { fromBlocked, toBlocked } from "../network/layout.ts";
@@ -224,10 +224,7 @@ Deno.test("conv2d-blocked with pad_at inline reads a padded input in place, its 
   // Without the copy, `pad_parallel` has no meaning: only its option 1 is in the space.
   const valid = (v: Record<string, unknown>) =>
     space.isValid(
-      pointOfValues(
-        space.knobs,
-        Object.fromEntries(space.knobs.map((k) => [k.name, v[k.name] ?? k.options[0]])),
-      )!,
+      pointOfValues(space.knobs, withDefaults(space.knobs, v))!,
     );
   assert.equal(valid({ ...point, oc_blocks: 1, pad_at: "inline" }), true);
   assert.equal(valid({ ...point, oc_blocks: 1, pad_parallel: 0, pad_at: "inline" }), false);
