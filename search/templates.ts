@@ -627,10 +627,12 @@ function convBlockedApply(sch: Schedule, v: Record<string, unknown>): void {
  * input and 16-lane vectors: the padding read in place, a row tile of 2
  * output blocks, else 1, covering the output's row where its accumulators,
  * filter vectors and broadcast fit the registers (oneDNN's `ur_w` by
- * `nb_oc_blocking`), else 14 columns by 2 blocks; blocks in parallel where
- * there are at least 4 tiles of them, else rows. On ResNet-18's 3x3 layers,
- * two threads (`bench/tiles.ts`), such tiles ran 1.04-1.25x faster than a
- * 2,000-trial session's picks (README, "The padding read in place").
+ * `nb_oc_blocking`), as many rows of it as fit, else 14 columns by 2 blocks;
+ * blocks in parallel where there are at least 4 tiles of them, else rows.
+ * On ResNet-18's 3x3 layers, two threads (`bench/tiles.ts`), such tiles ran
+ * 1.04-1.25x faster than a 2,000-trial session's picks (README, "The padding
+ * read in place"); on its 7-wide outputs two rows of 7 x 2 blocks ran
+ * 1.08-1.11x faster than one (README, "Rows in the heuristic tile").
  */
 function convBlockedHeuristic(
   w: Workload,
@@ -651,9 +653,16 @@ function convBlockedHeuristic(
     oc_blocks: oc,
     pad_at: "inline",
   });
+  const rows = (convNCHWxcKnobs(w).find((k) => k.name === "yr")!.options as number[])
+    .filter((r) => r <= outHeight(w)).reverse();
   for (const oc of [2, 1].filter((b) => blocks % b === 0)) {
-    const v = row === undefined ? undefined : tile(row, oc, blocks / oc >= 4 ? "f" : "y");
-    if (v && channelTileFits(v, w, target, oc * vectors)) return v;
+    if (row === undefined) break;
+    // As many rows as the registers hold: a 7-wide row of 2 blocks fills 14 of
+    // 32, two rows 28, each filter vector then serving twice the columns.
+    for (const yr of rows) {
+      const v = { ...tile(row, oc, blocks / oc >= 4 ? "f" : "y"), yr };
+      if (channelTileFits(v, w, target, oc * vectors)) return v;
+    }
   }
   return tile(14, blocks % 2 === 0 ? 2 : 1, "y", 0);
 }
