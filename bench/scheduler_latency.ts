@@ -177,12 +177,14 @@ export function checkpoint(
  * Times every task's kernels of every set again, alone, in `rounds` rounds
  * (each distinct kernel of a task once per round, {@link retimeFinalists}),
  * and sets each set's `retimedMs`: `sum weight x median` over the tasks.
+ * Returns each task's medians (ms), set by set.
  */
 async function retimeKernels(
   tasks: ReturnType<typeof extractTasks>,
   sets: { label: string; recorded: Map<string, string>; retimedMs?: number }[],
   rounds: number,
-): Promise<void> {
+): Promise<{ task: string; weight: number; retimedMs: (number | null)[] }[]> {
+  const perTask: { task: string; weight: number; retimedMs: (number | null)[] }[] = [];
   const builder = createBuilder({ cacheDir: Deno.env.get("TUNEBOOK_CACHE") });
   const runner = createRunner({ timing: DEFAULTS.tune.timing, timeoutSeconds: 10 });
   const sums = sets.map(() => 0);
@@ -210,10 +212,16 @@ async function retimeKernels(
       } finally {
         await measurer.close?.();
       }
-      const median = new Map(retimed.map((r) => [r.trace, r.medianSeconds]));
-      sets.forEach((s, i) => {
+      const median = new Map(retimed.map((r) => [r.trace, r.medianSeconds * 1e3]));
+      const ms = sets.map((s) => {
         const trace = s.recorded.get(key);
-        sums[i] += t.weight * (trace === undefined ? NaN : median.get(trace)!) * 1e3;
+        return trace === undefined ? NaN : median.get(trace)!;
+      });
+      ms.forEach((m, i) => sums[i] += t.weight * m);
+      perTask.push({
+        task: key,
+        weight: t.weight,
+        retimedMs: ms.map((m) => Number.isFinite(m) ? +m.toFixed(5) : null),
       });
       console.error(
         `[scheduler_latency] task ${
@@ -225,6 +233,7 @@ async function retimeKernels(
     await runner.close();
   }
   sets.forEach((s, i) => s.retimedMs = sums[i]);
+  return perTask;
 }
 
 const median = (xs: number[]) => {
@@ -353,7 +362,7 @@ async function schedulerLatencyCommand(argv: string[]): Promise<void> {
       `[scheduler_latency] ${s.label}: output matches the reference: ${e.matchesReference}`,
     );
   }
-  if (kernelRounds > 0) await retimeKernels(tasks, sets, kernelRounds);
+  const perTask = kernelRounds > 0 ? await retimeKernels(tasks, sets, kernelRounds) : [];
   const executors = [];
   for (const s of sets) {
     const ex = await createExecutor(net, weights, { traces: s.traces, block });
@@ -423,6 +432,7 @@ async function schedulerLatencyCommand(argv: string[]): Promise<void> {
     threads,
     reference: sets[reference].label,
     checkpoints: rows,
+    ...(kernelRounds > 0 ? { kernelRounds, tasks: perTask } : {}),
   }));
   if (checks.some((c) => !c)) Deno.exitCode = 1;
 }

@@ -157,6 +157,11 @@ Deno.test("bench/scheduler_latency.ts times both schedulers' kernels at their ch
       assert.ok(c.latencyMs > 0 && c.estimateMs > 0 && c.retimedEstimateMs > 0, JSON.stringify(c));
       assert.ok(c.overReference.min <= c.overReference.median, JSON.stringify(c));
     }
+    // Each task's kernels re-timed, set by set; the estimate re-timed is their weighted sum.
+    assert.equal(j.tasks.length, 2);
+    for (const t of j.tasks) assert.equal(t.retimedMs.length, 4);
+    const sum = j.tasks.reduce((a: number, t: { retimedMs: number[] }) => a + t.retimedMs[1], 0);
+    assert.ok(Math.abs(sum - j.checkpoints[1].retimedEstimateMs) < 1e-3, `${sum}`);
     // The reference against itself, round by round.
     assert.deepEqual(j.checkpoints[1].overReference, { median: 1, min: 1, max: 1 });
     const bad = await runScript("bench/scheduler_latency.ts", ["--db", "n.db", "--at", "2"], dir);
