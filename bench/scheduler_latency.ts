@@ -46,6 +46,7 @@ import { extractTasks, taskKey } from "../network/tasks.ts";
 import { randomWeights } from "../network/weights.ts";
 import { fillUniform } from "../measure/prng.ts";
 import { FINALISTS_STRATEGY, retimeFinalists } from "../tuner/finalists.ts";
+import { median } from "../ir/stats.ts";
 import { DEFAULTS } from "../tuner/defaults.ts";
 import { createBuilder } from "../measure/builder.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
@@ -212,10 +213,10 @@ async function retimeKernels(
       } finally {
         await measurer.close?.();
       }
-      const median = new Map(retimed.map((r) => [r.trace, r.medianSeconds * 1e3]));
+      const medians = new Map(retimed.map((r) => [r.trace, r.medianSeconds * 1e3]));
       const ms = sets.map((s) => {
         const trace = s.recorded.get(key);
-        return trace === undefined ? NaN : median.get(trace)!;
+        return trace === undefined ? NaN : medians.get(trace)!;
       });
       ms.forEach((m, i) => sums[i] += t.weight * m);
       perTask.push({
@@ -235,11 +236,6 @@ async function retimeKernels(
   sets.forEach((s, i) => s.retimedMs = sums[i]);
   return perTask;
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b), m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 const USAGE = `usage: deno run -A bench/scheduler_latency.ts --db FILE [options]
   --db FILE          a tune-network database holding a gradient and a round-robin session
