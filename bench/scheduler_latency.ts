@@ -34,8 +34,8 @@
  * figure. Each kernel set's output is checked against the reference.
  * @module
  */
-import { parseFlags, runCommand, UsageError } from "../cli/args.ts";
-import { RecordsDB } from "../datasets/db.ts";
+import { nonNegativeInt, parseFlags, positiveInt, runCommand, UsageError } from "../cli/args.ts";
+import { type CandidateRow, RecordsDB } from "../datasets/db.ts";
 import { parseTrace, type Trace } from "../ir/trace.ts";
 import { createExecutor } from "../network/executor.ts";
 import { measureEndToEnd } from "../network/end_to_end.ts";
@@ -77,7 +77,7 @@ interface NetworkConfig {
  *
  * @example
  * ```ts
- * import { RecordsDB } from "../datasets/db.ts";
+ * import { type CandidateRow, RecordsDB } from "../datasets/db.ts";
  * import { recordedSessions } from "./scheduler_latency.ts";
  * const db = RecordsDB.open(":memory:", { mode: "create" });
  * if (recordedSessions(db).length !== 0) throw new Error();
@@ -102,7 +102,7 @@ export function recordedSessions(db: RecordsDB): RecordedSession[] {
     }
     s.tasks.add(n.task);
     s.session.runIds.push(run.id);
-    s.session.trials += db.candidates(run.id).length;
+    s.session.trials += db.counts(run.id).measured;
   }
   return sessions;
 }
@@ -117,61 +117,64 @@ export interface Checkpoint {
   seconds: Map<string, number>;
 }
 
+type Fastest = Map<string, { seconds: number; trace: string }>;
+
+/** Keeps `c` as task `key`'s fastest when it is valid and faster than the one kept. */
+function keepFastest(fastest: Fastest, key: string, c: CandidateRow): void {
+  const seconds = c.result?.errorKind === "none" ? c.result.seconds : null;
+  if (seconds && seconds < (fastest.get(key)?.seconds ?? Infinity)) {
+    fastest.set(key, { seconds, trace: c.trace });
+  }
+}
+
 /**
- * A session's kernels after its first `trials` trials: per task, the fastest
- * valid record among them, or, for a task the session had not reached, among
- * the runs recorded before `before` (a warm start's records). The session's
- * trials are its candidates in the order they were recorded.
+ * A session's kernels after each of its first `trials[k]` trials: per task,
+ * the fastest valid record among them, or, for a task the session had not
+ * reached, among the runs recorded before `before` (a warm start's records).
+ * The session's trials are its measured candidates in the order they were
+ * recorded; the database is read once for all checkpoints.
  *
  * @example
  * ```ts
- * import { RecordsDB } from "../datasets/db.ts";
- * import { checkpoint } from "./scheduler_latency.ts";
+ * import { type CandidateRow, RecordsDB } from "../datasets/db.ts";
+ * import { checkpoints } from "./scheduler_latency.ts";
  * const db = RecordsDB.open(":memory:", { mode: "create" });
- * const c = checkpoint(db, { scheduler: "gradient", strategy: "xgb", runIds: [], trials: 0 }, 0);
+ * const [c] = checkpoints(db, { scheduler: "gradient", strategy: "xgb", runIds: [], trials: 0 }, [0]);
  * if (c.traces.size !== 0) throw new Error();
  * db.close();
  * ```
  */
-export function checkpoint(
+export function checkpoints(
   db: RecordsDB,
   session: RecordedSession,
-  trials: number,
+  trials: readonly number[],
   before = session.runIds[0] ?? 0,
-): Checkpoint {
-  const best = new Map<string, { seconds: number; trace: string }>();
-  const consider = (key: string, seconds: number | null | undefined, trace: string) => {
-    if (!seconds || !(seconds < (best.get(key)?.seconds ?? Infinity))) return;
-    best.set(key, { seconds, trace });
-  };
+): Checkpoint[] {
   const keyOf = (workloadId: number) => {
     const w = db.workload(workloadId)!;
     return taskKey({ name: w.name, shape: w.shape } as Parameters<typeof taskKey>[0]);
   };
-  const valid = (c: ReturnType<RecordsDB["candidates"]>[number]) =>
-    c.result?.errorKind === "none" ? c.result.seconds : undefined;
-  const earlier = new Map<string, { seconds: number; trace: string }>();
+  const earlier: Fastest = new Map();
   for (const run of db.runs()) {
     if (run.id >= before || run.strategy === FINALISTS_STRATEGY) continue;
     const key = keyOf(run.workloadId);
-    for (const c of db.candidates(run.id)) {
-      const s = valid(c);
-      if (s && s < (earlier.get(key)?.seconds ?? Infinity)) {
-        earlier.set(key, { seconds: s, trace: c.trace });
-      }
-    }
+    for (const c of db.candidates(run.id)) keepFastest(earlier, key, c);
   }
   const rows = session.runIds.flatMap((id) => {
     const key = keyOf(db.run(id)!.workloadId);
-    return db.candidates(id).map((c) => ({ key, c }));
-  }).sort((a, b) => a.c.id - b.c.id).slice(0, trials);
-  for (const { key, c } of rows) consider(key, valid(c), c.trace);
-  for (const [key, e] of earlier) if (!best.has(key)) best.set(key, e);
-  return {
-    trials: rows.length,
-    traces: new Map([...best].map(([k, b]) => [k, b.trace])),
-    seconds: new Map([...best].map(([k, b]) => [k, b.seconds])),
-  };
+    return db.candidates(id).filter((c) => c.result).map((c) => ({ key, c }));
+  }).sort((a, b) => a.c.id - b.c.id);
+  return trials.map((n) => {
+    const best: Fastest = new Map();
+    const counted = rows.slice(0, n);
+    for (const { key, c } of counted) keepFastest(best, key, c);
+    for (const [key, e] of earlier) if (!best.has(key)) best.set(key, e);
+    return {
+      trials: counted.length,
+      traces: new Map([...best].map(([k, b]) => [k, b.trace])),
+      seconds: new Map([...best].map(([k, b]) => [k, b.seconds])),
+    };
+  });
 }
 
 /**
@@ -259,16 +262,9 @@ async function schedulerLatencyCommand(argv: string[]): Promise<void> {
     threads: { type: "string", default: "2" },
     "kernel-rounds": { type: "string", default: "5" },
   }, USAGE);
-  const int = (flag: string, s: string) => {
-    const n = Number(s);
-    if (!Number.isInteger(n) || n < 1) {
-      throw new UsageError(`--${flag} must be a positive integer, got "${s}"`);
-    }
-    return n;
-  };
-  const rounds = int("rounds", v.rounds!), repeat = int("repeat", v.repeat!);
-  const threads = int("threads", v.threads!);
-  const kernelRounds = v["kernel-rounds"] === "0" ? 0 : int("kernel-rounds", v["kernel-rounds"]!);
+  const rounds = positiveInt("rounds", v.rounds, 10), repeat = positiveInt("repeat", v.repeat, 5);
+  const threads = positiveInt("threads", v.threads, 2);
+  const kernelRounds = nonNegativeInt("kernel-rounds", v["kernel-rounds"], 5);
   const at = v.at!.split(",").map((s) => {
     const f = Number(s);
     if (!(f > 0 && f <= 1)) throw new UsageError(`--at takes fractions in (0, 1], got "${s}"`);
@@ -309,8 +305,7 @@ async function schedulerLatencyCommand(argv: string[]): Promise<void> {
     }
     const before = Math.min(rr.runIds[0], grad.runIds[0]);
     for (const s of [rr, grad]) {
-      for (const f of at) {
-        const c = checkpoint(db, s, Math.round(f * rr.trials), before);
+      for (const c of checkpoints(db, s, at.map((f) => Math.round(f * rr.trials)), before)) {
         const missing = tasks.filter((t) => !c.seconds.has(taskKey(t.workload)));
         if (missing.length === tasks.length) {
           throw new UsageError(

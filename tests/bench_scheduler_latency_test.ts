@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { RecordsDB } from "../datasets/db.ts";
-import { checkpoint, recordedSessions } from "../bench/scheduler_latency.ts";
+import { checkpoints, recordedSessions } from "../bench/scheduler_latency.ts";
 import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
 
 /** Adds a run of network task `task` with the given trial times (null: a failure); returns its id. */
@@ -71,7 +71,7 @@ Deno.test("recordedSessions groups a database's runs into tune-network sessions,
   }
 });
 
-Deno.test("checkpoint takes each task's best among a session's first trials, in the order measured", () => {
+Deno.test("checkpoints take each task's best among a session's first trials, in the order measured", () => {
   const db = RecordsDB.open(":memory:", { mode: "create" });
   try {
     // Recorded before the session: task shape 3's only record.
@@ -81,11 +81,11 @@ Deno.test("checkpoint takes each task's best among a session's first trials, in 
     const session = recordedSessions(db).find((s) => s.scheduler === "gradient")!;
     assert.deepEqual(session.runIds, [a, b]);
     // Candidates in the order recorded: a's two, then b's three.
-    const at = (n: number) => Object.fromEntries(checkpoint(db, session, n).seconds);
-    assert.deepEqual(at(1), { "conv2d(1,1)": 4e-3, "conv2d(1,3)": 7e-3 });
-    assert.deepEqual(at(3), { "conv2d(1,1)": 2e-3, "conv2d(1,3)": 7e-3 });
-    assert.deepEqual(at(5), { "conv2d(1,1)": 2e-3, "conv2d(1,2)": 1e-3, "conv2d(1,3)": 7e-3 });
-    const c = checkpoint(db, session, 4);
+    const [one, three, five, c] = checkpoints(db, session, [1, 3, 5, 4]);
+    const at = (k: typeof one) => Object.fromEntries(k.seconds);
+    assert.deepEqual(at(one), { "conv2d(1,1)": 4e-3, "conv2d(1,3)": 7e-3 });
+    assert.deepEqual(at(three), { "conv2d(1,1)": 2e-3, "conv2d(1,3)": 7e-3 });
+    assert.deepEqual(at(five), { "conv2d(1,1)": 2e-3, "conv2d(1,2)": 1e-3, "conv2d(1,3)": 7e-3 });
     assert.equal(c.trials, 4);
     assert.equal(c.seconds.get("conv2d(1,2)"), 3e-3);
     assert.equal(c.traces.get("conv2d(1,2)"), '{"id":"gradient-2-1"}');
