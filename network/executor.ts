@@ -46,7 +46,7 @@ import { alignedFloat32 } from "../measure/buffers.ts";
 import { referenceSchedule } from "../measure/kernel_source.ts";
 import { compileSchedules, type NativeKernel, pauseOpenMP } from "./native.ts";
 import { inferShapes, type Network, NetworkError, sizeOf, windowOf } from "./network.ts";
-import { layoutName } from "./layout.ts";
+import { blockedLength, layoutName } from "./layout.ts";
 import { layerWorkload, taskKey } from "./tasks.ts";
 import { foldBatchNorm, type Weights } from "./weights.ts";
 
@@ -136,11 +136,6 @@ export interface StepPlan {
  */
 export function planSteps(net: Network, block = 1): StepPlan {
   const shapes = inferShapes(net), steps: Step[] = [], views = new Map<string, string>();
-  // A tensor's channels in blocks of b are padded to whole blocks (paddedChannels).
-  const stored = (shape: number[], b: number) =>
-    shape.length === 4
-      ? shape[0] * paddedChannels(shape[1], b) * shape[2] * shape[3]
-      : sizeOf(shape);
   const buf = (n: string) => views.get(n) ?? n;
   /** Each buffer's channel block (absent: 1, NCHW). */
   const layouts = new Map<string, number>();
@@ -232,10 +227,10 @@ export function planSteps(net: Network, block = 1): StepPlan {
         break;
       case "relu":
       case "relu6":
-        step(eltwise(stored(x, inBlock), l.op, 1), inputs);
+        step(eltwise(blockedLength(x, inBlock), l.op, 1), inputs);
         break;
       case "add":
-        step(eltwise(stored(x, inBlock), fusedAct(l), 2), inputs);
+        step(eltwise(blockedLength(x, inBlock), fusedAct(l), 2), inputs);
         break;
       case "max_pool2d": {
         const { kernel, stride, pad } = windowOf(l);

@@ -48,6 +48,23 @@ function reblock(
 }
 
 /**
+ * Floats a tensor of NCHW `shape` takes in blocks of `block` channels: its
+ * channels padded to whole blocks ({@link paddedChannels}); a shape that is
+ * not NCHW is not blocked.
+ *
+ * @example
+ * ```ts
+ * import { blockedLength } from "./layout.ts";
+ * if (blockedLength([1, 1000, 1, 1], 16) !== 1008 || blockedLength([1, 1000], 16) !== 1000) throw new Error();
+ * ```
+ */
+export function blockedLength(shape: readonly number[], block: number): number {
+  return shape.length === 4
+    ? shape[0] * paddedChannels(shape[1], block) * shape[2] * shape[3]
+    : shape.reduce((a, b) => a * b, 1);
+}
+
+/**
  * `[N][C][H][W]` to `[N][C/CB][H][W][CB]` (`shape` is the NCHW shape); `into`
  * reused if given. A block that does not divide `C` is padded: the last
  * block's channels past `C` are zeros (in a new `into`; a given one keeps
@@ -57,9 +74,7 @@ export function toBlocked(
   x: Float32Array,
   shape: number[],
   block: number,
-  into: Float32Array = new Float32Array(
-    shape[0] * paddedChannels(shape[1], block) * shape[2] * shape[3],
-  ),
+  into: Float32Array = new Float32Array(blockedLength(shape, block)),
 ): Float32Array {
   return reblock(x, shape, block, into, true);
 }

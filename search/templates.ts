@@ -641,8 +641,9 @@ function convBlockedHeuristic(
   const [, , , , F, , , , pad, CB, FB] = w.shape;
   if (pad === 0 || CB === 1 || target.lanes !== 16) return undefined;
   const blocks = F / FB, vectors = Math.ceil(FB / target.lanes);
-  const columns = convNCHWxcKnobs(w).find((k) => k.name === "xr")!.options as number[];
-  const row = columns.find((c) => c >= outWidth(w));
+  const knobs = convNCHWxcKnobs(w);
+  const options = (name: string) => knobs.find((k) => k.name === name)!.options as number[];
+  const row = options("xr").find((c) => c >= outWidth(w));
   const tile = (xr: number, oc: number, parallel: string, unroll = 1) => ({
     yr: 1,
     xr,
@@ -653,8 +654,7 @@ function convBlockedHeuristic(
     oc_blocks: oc,
     pad_at: "inline",
   });
-  const rows = (convNCHWxcKnobs(w).find((k) => k.name === "yr")!.options as number[])
-    .filter((r) => r <= outHeight(w)).reverse();
+  const rows = options("yr").filter((r) => r <= outHeight(w)).reverse();
   for (const oc of [2, 1].filter((b) => blocks % b === 0)) {
     if (row === undefined) break;
     // As many rows as the registers hold: a 7-wide row of 2 blocks fills 14 of
