@@ -17,8 +17,11 @@
  * Each: `--repeat` repeats of at least `--min-repeat-ms`, median, GFLOP/s
  * (the workload's flops as tunebook counts them), beside tunebook's best
  * valid CUDA record of the same workload in the `--db` databases (several
- * may be given), with the ratio. Prints a Markdown table, then one line of
- * JSON. Not here: re-timing tunebook's best in the same process.
+ * may be given) that computes in a comparable arithmetic, with the ratio:
+ * against FP32 only FP32 kernels, against TF32 FP32 or TF32 ones
+ * (`ir/gemm_math.ts`); kernels with FP16 or BF16 inputs are shown beside,
+ * against neither. Prints a Markdown table, then one line of JSON. Not
+ * here: re-timing tunebook's best in the same process.
  *
  * ```sh
  * deno run -A bench/gpu_peers.ts --db a.db --db b.db --sizes 1024,4096 --convs resnet18
@@ -26,6 +29,8 @@
  * @module
  */
 import { median } from "../ir/stats.ts";
+import { comparableMath, type MathKind, mathOfTrace } from "../ir/gemm_math.ts";
+import { parseTrace } from "../ir/trace.ts";
 import { conv2d, denseBiasRelu, matmul, type Workload } from "../ir/workloads.ts";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
@@ -59,22 +64,32 @@ export const PEER_SYMBOLS = {
   tb_peer_message: { parameters: [], result: "pointer" },
 } as const;
 
+/** tunebook's best GFLOP/s of one workload, per kind of arithmetic its kernels used. */
+export type BestByMath = Partial<Record<MathKind, number>>;
+
 /**
- * Best valid CUDA GFLOP/s per workload key (`matmul:1024,1024,1024`) over the
- * records databases `dbs`.
+ * Best valid CUDA GFLOP/s per workload key (`matmul:1024,1024,1024`) and per
+ * kind of arithmetic (`ir/gemm_math.ts`: the record's `gemm.mma`, FP32 for
+ * loop-nest kernels) over the records databases `dbs`.
  */
-export function bestCudaGflops(...dbs: string[]): Map<string, number> {
-  const best = new Map<string, number>();
+export function bestCudaGflops(...dbs: string[]): Map<string, BestByMath> {
+  const best = new Map<string, BestByMath>();
   for (const db of dbs) {
     const sql = new DatabaseSync(db, { readOnly: true });
     try {
       const rows = sql.prepare(
-        `SELECT w.key AS key, MAX(r.gflops) AS gflops FROM results r
+        `SELECT w.key AS key, c.trace AS trace, MAX(r.gflops) AS gflops FROM results r
          JOIN candidates c ON c.id = r.candidate_id JOIN runs u ON u.id = c.run_id
          JOIN workloads w ON w.id = u.workload_id
-         WHERE u.target = 'cuda' AND r.error_kind = 'none' GROUP BY w.key`,
-      ).all() as { key: string; gflops: number }[];
-      for (const r of rows) best.set(r.key, Math.max(best.get(r.key) ?? 0, r.gflops));
+         WHERE u.target = 'cuda' AND r.error_kind = 'none' AND r.gflops IS NOT NULL
+         GROUP BY w.key, c.trace_hash`,
+      ).all() as { key: string; trace: string; gflops: number }[];
+      for (const r of rows) {
+        const kind = mathOfTrace(parseTrace(r.trace));
+        const b = best.get(r.key) ?? {};
+        b[kind] = Math.max(b[kind] ?? 0, r.gflops);
+        best.set(r.key, b);
+      }
     } finally {
       sql.close();
     }
@@ -82,11 +97,22 @@ export function bestCudaGflops(...dbs: string[]): Map<string, number> {
   return best;
 }
 
+/**
+ * tunebook's best that may stand against a peer computing in `peer`
+ * ({@link comparableMath}: FP32 kernels against FP32, FP32 or TF32 ones
+ * against TF32), or null when there is none.
+ */
+export function comparableBest(b: BestByMath | undefined, peer: "fp32" | "tf32"): number | null {
+  const xs = Object.entries(b ?? {}).filter(([k]) => comparableMath(k as MathKind, peer));
+  return xs.length ? Math.max(...xs.map(([, g]) => g as number)) : null;
+}
+
 /** One row of the comparison: a workload, its peer, and the GFLOP/s (or why none). */
 export interface PeerRow {
   workload: string;
   peer: "cuBLAS" | "cuDNN";
-  tunebook: number | null;
+  /** tunebook's best per kind of arithmetic (empty: no valid record). */
+  tunebook: BestByMath;
   fp32: number | string;
   tf32: number | string;
   /** cuDNN's forward algorithm kept, per math (cudnnConvolutionFwdAlgo_t). */
@@ -177,15 +203,17 @@ export async function main(argv: string[]): Promise<number> {
   let cudnnVersion: number | null = null;
   try {
     if (cudnn) cudnnVersion = Number(lib.symbols.tb_cudnn_version(cstr(cudnn))) || null;
-    console.log("| workload | peer | tunebook best | peer FP32 | ratio | peer TF32 | ratio |");
-    console.log("| --- | --- | --- | --- | --- | --- | --- |");
+    console.log(
+      "| workload | peer | tunebook FP32 | peer FP32 | ratio | tunebook FP32/TF32 | peer TF32 | ratio | tunebook FP16/BF16 inputs |",
+    );
+    console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for (const w of workloads) {
       const key = `${w.name}:${w.shape.join(",")}`;
       const peer = w.name === "conv2d" ? "cuDNN" : "cuBLAS";
       const row: PeerRow = {
         workload: key,
         peer,
-        tunebook: best.get(key) ?? null,
+        tunebook: best.get(key) ?? {},
         fp32: "",
         tf32: "",
       };
@@ -218,22 +246,35 @@ export async function main(argv: string[]): Promise<number> {
     cublas: cublas ?? null,
     cudnn: cudnn ?? null,
     cudnnVersion,
-    rows: rows.map((r) => ({ ...r, ratioFp32: ratio(r, r.fp32), ratioTf32: ratio(r, r.tf32) })),
+    rows: rows.map((r) => ({
+      ...r,
+      tunebookFp32: comparableBest(r.tunebook, "fp32"),
+      tunebookTf32: comparableBest(r.tunebook, "tf32"),
+      ratioFp32: ratio(r, "fp32"),
+      ratioTf32: ratio(r, "tf32"),
+    })),
   }));
   return 0;
 }
 
-/** tunebook's best over the peer's GFLOP/s, or null when either is missing. */
-function ratio(r: PeerRow, peer: number | string): number | null {
-  return typeof peer === "number" && r.tunebook !== null ? r.tunebook / peer : null;
+/**
+ * tunebook's comparable best over the peer's GFLOP/s in one math, or null
+ * when either is missing.
+ */
+function ratio(r: PeerRow, math: "fp32" | "tf32"): number | null {
+  const mine = comparableBest(r.tunebook, math), peer = r[math];
+  return typeof peer === "number" && mine !== null ? mine / peer : null;
 }
 
 function tableRow(r: PeerRow): string {
   const cell = (x: unknown) => typeof x === "number" ? x.toFixed(0) : String(x ?? "none");
   const q = (x: number | null) => x === null ? "-" : x.toFixed(3);
-  return `| ${r.workload} | ${r.peer} | ${cell(r.tunebook)} | ${cell(r.fp32)} | ${
-    q(ratio(r, r.fp32))
-  } | ${cell(r.tf32)} | ${q(ratio(r, r.tf32))} |`;
+  const half = Math.max(r.tunebook.fp16 ?? 0, r.tunebook.bf16 ?? 0);
+  return `| ${r.workload} | ${r.peer} | ${cell(comparableBest(r.tunebook, "fp32"))} | ${
+    cell(r.fp32)
+  } | ${q(ratio(r, "fp32"))} | ${cell(comparableBest(r.tunebook, "tf32"))} | ${cell(r.tf32)} | ${
+    q(ratio(r, "tf32"))
+  } | ${half > 0 ? half.toFixed(0) : "none"} |`;
 }
 
 /** A conv2d workload's shape as the harness takes it (N, C, H, W, F, KH, KW, stride, pad). */

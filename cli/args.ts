@@ -7,6 +7,7 @@ import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { DatabaseError } from "../datasets/db.ts";
 import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
 import { checkWorkloadMemory } from "../ir/limits.ts";
+import { ALL_MATH, type MathKind, parseMath } from "../ir/gemm_math.ts";
 import { TEMPLATE_NAMES } from "../search/templates.ts";
 import { GPU_TEMPLATE_NAMES } from "../search/templates_gpu.ts";
 import { STRATEGY_NAMES, strategyHelp } from "../tuner/strategies.ts";
@@ -98,6 +99,10 @@ export interface TuneArgs {
   minRepeatMs: number;
   /** Target cuda: overwrite the L2 cache before each timed repeat (`--flush-l2`). */
   flushL2: boolean;
+  /** Target cuda: the arithmetic allowed (`--math`; absent: every kind). */
+  math?: MathKind[];
+  /** Target cuda: measure the GEMM configurations first (false with `--no-configs`). */
+  configs: boolean;
   /** Build round k+1 while round k is measured (`--overlap`). */
   overlap: boolean;
   /** Candidates compiled together per compiler process (`--unity`). */
@@ -144,6 +149,11 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
   --number N --repeat N --min-repeat-ms MS   timing (default ${TUNE.timing.number}, ${TUNE.timing.repeat}, ${TUNE.timing.minRepeatMs})
   --flush-l2          target cuda: overwrite the GPU's L2 cache before each timed repeat (cold
                       L2, as after another layer; stored with the run)
+  --math KINDS        target cuda: the arithmetic kernels may use, from ${ALL_MATH.join(",")}
+                      (default all; fp32: FP32 FMA only, as cuBLAS by default; tf32, fp16,
+                      bf16: tensor cores with those inputs); stored with the run
+  --no-configs        target cuda: do not measure the GEMM template's hand-written
+                      configurations (search/gemm_configs.ts) before the search
   --overlap           build the next round while this one is measured, the compilers at the
                       lowest CPU priority (nice 19 and their session's autogroup at 19)
   --unity N           compile up to N of a round's candidates in one file and compiler
@@ -193,6 +203,8 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
         repeat: { type: "string", default: String(TUNE.timing.repeat) },
         "min-repeat-ms": { type: "string", default: String(TUNE.timing.minRepeatMs) },
         "flush-l2": { type: "boolean", default: false },
+        math: { type: "string" },
+        "no-configs": { type: "boolean", default: false },
         overlap: { type: "boolean", default: false },
         unity: { type: "string", default: String(UNITY_DEFAULT) },
         race: { type: "string" },
@@ -224,6 +236,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     repeat: integer(v.repeat!, "--repeat", RANGES.repeat),
     minRepeatMs: nonNegative(v["min-repeat-ms"]!, "--min-repeat-ms"),
     flushL2: v["flush-l2"]!,
+    configs: !v["no-configs"],
     overlap: v.overlap!,
     unity: integer(v.unity!, "--unity", RANGES.unity),
     quiet: v.quiet!,
@@ -250,6 +263,20 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
   }
   if (args.flushL2 && !args.resume && args.target !== "cuda") {
     throw new UsageError("--flush-l2: only target cuda flushes the L2 cache between repeats");
+  }
+  if (v.math !== undefined) {
+    try {
+      args.math = parseMath(v.math);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+  for (const flag of ["math", "no-configs"] as const) {
+    if (given.includes(flag) && !args.resume && args.target !== "cuda") {
+      throw new UsageError(
+        `--${flag}: only target cuda has GPU arithmetic and GEMM configurations`,
+      );
+    }
   }
   if (args.target === "cuda" && args.race !== undefined) {
     throw new UsageError("--race: target cuda times every repeat (no racing on the GPU)");
@@ -294,6 +321,8 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
       "repeat",
       "min-repeat-ms",
       "flush-l2",
+      "math",
+      "no-configs",
       "overlap",
       "unity",
       "race",
@@ -306,7 +335,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
   }
   if (v.workload !== undefined) args.workload = v.workload;
   if (v.shape !== undefined) args.shape = parseShape(v.shape);
-  for (const flag of ["strategy", "template", "seed"] as const) {
+  for (const flag of ["strategy", "template", "seed", "math", "no-configs"] as const) {
     if (args.trace !== undefined && given.includes(flag)) {
       throw new UsageError(
         `--${flag} cannot be given with --trace: the run measures the file's traces`,

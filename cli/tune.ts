@@ -111,6 +111,8 @@ function resumeOptions(args: TuneArgs): Partial<SessionOptions> {
     ...(given.has("race") ? { race: args.race } : {}),
     ...(given.has("timeout") ? { timeoutSeconds: args.timeout } : {}),
     ...(given.has("flush-l2") ? { flushL2: args.flushL2 } : {}),
+    ...(args.math !== undefined ? { math: args.math } : {}),
+    ...(given.has("no-configs") ? { configs: args.configs } : {}),
     ...(Object.keys(timing).length ? { timing } : {}),
   };
 }
@@ -149,6 +151,7 @@ export async function main(argv: string[]): Promise<number> {
         workload: createWorkload(args.workload, args.shape),
         target: args.target,
         template: args.template,
+        ...(args.math !== undefined ? { math: args.math } : {}),
       });
       if (problem) throw new UsageError(problem);
     }
@@ -215,6 +218,8 @@ export async function main(argv: string[]): Promise<number> {
         timeoutSeconds: args.timeout,
         timing: { number: args.number, repeat: args.repeat, minRepeatMs: args.minRepeatMs },
         ...(args.flushL2 ? { flushL2: true } : {}),
+        ...(args.math !== undefined ? { math: args.math } : {}),
+        ...(args.configs ? {} : { configs: false }),
       });
     progress?.done();
     const { bestTrace: _, run_id: __, noDevice, interrupted, ...line } = summary;

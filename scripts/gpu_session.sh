@@ -2,7 +2,7 @@
 # The one command a GPU session runs on the device (issue 15): tests, cuBLAS/cuDNN peers and tuning
 # runs, in stages that each fit in a 10-minute call, everything written under --out.
 #
-#   bash scripts/gpu_session.sh --stage tests|peers|tune4096|tune1024|conv[,...] [options]
+#   bash scripts/gpu_session.sh --stage tests|peers|tune4096|tune4096tf32|tune1024|conv[,...] [options]
 #
 #   --out DIR       where results go (default $OUT, else WORK/out)
 #   --work DIR      state kept between calls: the runs' databases, nvcc and reference caches,
@@ -20,10 +20,13 @@
 # Stages:
 #   tests     the CUDA, PTX and PoCL tests (PoCL ones only where libOpenCL loads) -> tests.log/.json
 #   peers     bench/gpu_peers.ts (cuBLAS FP32/TF32, cuDNN, dense+bias+ReLU) beside the best records
-#             of the tuning stages' databases, with the ratios -> peers.md, peers.json
-#   tune4096  tune matmul 4096^3 on the default GPU space (500 trials, over several calls)
-#   tune1024  tune matmul 1024^3 (300 trials)
-#   conv      tune ResNet-18 conv2, conv2d 1,64,56,56,64,3,3,1,1 (300 trials)
+#             of the tuning stages' databases, with the ratios (FP32 records against FP32, FP32 or
+#             TF32 records against TF32) -> peers.md, peers.json
+#   tune4096  tune matmul 4096^3 on the default GPU space, FP32 kernels only (--math fp32; 500
+#             trials, over several calls), the GEMM configurations first
+#   tune4096tf32  the same with TF32 tensor cores (--math tf32; 300 trials)
+#   tune1024  tune matmul 1024^3, FP32 (300 trials)
+#   conv      tune ResNet-18 conv2, conv2d 1,64,56,56,64,3,3,1,1, FP32 (300 trials)
 # A tuning stage writes <stage>.json (its summary, trials measured in this call, trials/s),
 # <stage>.log and a copy of its database.
 #
@@ -34,8 +37,9 @@
 #
 # A GPU session, from this repository (the device has no Deno and no network):
 #   bash scripts/bundle.sh                       # here: dist/tunebook-bundle.tar.xz
-#   run(command="bash scripts/gpu_session.sh --stage tests,tune1024",
-#       carry=["dist/tunebook-bundle.tar.xz"])   # then tune4096, then conv,peers
+#   run(command="bash scripts/gpu_session.sh --stage tune4096,conv,tune4096tf32,peers --seconds 140",
+#       carry=["dist/tunebook-bundle.tar.xz"])   # the issue's three open targets in one call
+# (a session lends 15 minutes of device time; then tests,tune1024 if some is left)
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 usage() { echo "gpu_session: $1" >&2; exit 2; }
@@ -55,11 +59,12 @@ while [ $# -gt 0 ]; do
     *) usage "unknown argument $1 (see --help)" ;;
   esac
 done
-[ -n "$stages" ] || usage "--stage takes one or more of tests,peers,tune4096,tune1024,conv"
+[ -n "$stages" ] ||
+  usage "--stage takes one or more of tests,peers,tune4096,tune4096tf32,tune1024,conv"
 IFS=, read -r -a stage_list <<<"$stages"
 for s in "${stage_list[@]}"; do
-  case "$s" in tests | peers | tune4096 | tune1024 | conv) ;;
-    *) usage "--stage: unknown stage \"$s\" (tests, peers, tune4096, tune1024, conv)" ;;
+  case "$s" in tests | peers | tune4096 | tune4096tf32 | tune1024 | conv) ;;
+    *) usage "--stage: unknown stage \"$s\" (tests, peers, tune4096, tune4096tf32, tune1024, conv)" ;;
   esac
 done
 [[ "$seconds" =~ ^[1-9][0-9]*$ ]] || usage "--seconds takes a whole number of seconds, got \"$seconds\""
@@ -146,7 +151,9 @@ stage_tests() {
 
 stage_peers() {
   local dbs=()
-  for s in tune4096 tune1024 conv; do [ -f "$work/$s.db" ] && dbs+=(--db "$work/$s.db"); done
+  for s in tune4096 tune4096tf32 tune1024 conv; do
+    [ -f "$work/$s.db" ] && dbs+=(--db "$work/$s.db")
+  done
   local cmd=(bench/gpu_peers.ts --sizes 1024,4096 --repeat 5 --min-repeat-ms 100 "${dbs[@]}")
   if [ "$dry" = 1 ]; then echo "peers: deno run ${cmd[*]}"; return 0; fi
   [ "$gpu" = 1 ] || { skip_no_gpu peers; return 0; }
@@ -160,14 +167,14 @@ stage_peers() {
 # Candidates a tune summary line counts as measured (valid + errors; "trials" is the run's budget).
 measured() { echo "$1" | sed -n 's/.*"valid":\([0-9]*\),"errors":\([0-9]*\).*/\1 \2/p' | awk '{ print $1 + $2 }'; }
 
-stage_tune() { # stage workload shape trials timeout
+stage_tune() { # stage workload shape trials timeout math
   local stage=$1 db="$work/$1.db"
   local cmd=(cli/tune.ts --db "$db")
   if [ -f "$work/$stage.started" ]; then
     cmd+=(--resume)
   else
     cmd+=(--target cuda --workload "$2" --shape "$3" --trials "$4" --strategy "$strategy"
-      --batch 16 --timeout "$5")
+      --batch 16 --timeout "$5" --math "$6")
   fi
   # What this call has left, less 30 s for the round in flight when the limit comes.
   local left=$((call_seconds - SECONDS - 30)) limit=$seconds
@@ -216,9 +223,10 @@ for s in "${stage_list[@]}"; do
   case "$s" in
     tests) stage_tests || status=1 ;;
     peers) stage_peers || status=1 ;;
-    tune4096) stage_tune tune4096 matmul 4096,4096,4096 500 30 || status=1 ;;
-    tune1024) stage_tune tune1024 matmul 1024,1024,1024 300 10 || status=1 ;;
-    conv) stage_tune conv conv2d 1,64,56,56,64,3,3,1,1 300 10 || status=1 ;;
+    tune4096) stage_tune tune4096 matmul 4096,4096,4096 500 30 fp32 || status=1 ;;
+    tune4096tf32) stage_tune tune4096tf32 matmul 4096,4096,4096 300 30 tf32 || status=1 ;;
+    tune1024) stage_tune tune1024 matmul 1024,1024,1024 300 10 fp32 || status=1 ;;
+    conv) stage_tune conv conv2d 1,64,56,56,64,3,3,1,1 300 10 fp32 || status=1 ;;
   esac
 done
 exit $status

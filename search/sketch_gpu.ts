@@ -15,6 +15,10 @@
  * `cp.async` pipelines, tensor cores (TF32, FP16, BF16 `mma.sync`) and
  * split-K as sampled decisions.
  *
+ * `math` ({@link GpuSketchOptions.math}) limits the arithmetic: the `gemm.mma`
+ * values sampled are the kinds it allows, and without `fp32` every sample
+ * comes from the GEMM sketch (the loop nests compute in FP32).
+ *
  * Sampling is followed by the GPU postprocessor {@link verifyGpu}: a sample
  * that breaks a limit of the target (threads per block above 1024, …) is
  * drawn again, as MetaSchedule's VerifyGPUCode postprocessor does.
@@ -35,6 +39,7 @@
  */
 import { ScheduleError } from "../ir/errors.ts";
 import { GEMM_KNOBS, gemmProblemOf } from "../ir/gemm_gpu.ts";
+import { ALL_MATH, type MathKind, mmaValues } from "../ir/gemm_math.ts";
 import type { Prng } from "../ir/prng.ts";
 import { readsOf, type Schedule } from "../ir/schedule.ts";
 import { type GpuTarget, H100, verifyGpu } from "../ir/target_gpu.ts";
@@ -61,6 +66,11 @@ export interface GpuSketchOptions {
    * loop-nest sketches. Default 0.5; 0 leaves it out.
    */
   gemmShare: number;
+  /**
+   * Arithmetic the kernels may use (`ir/gemm_math.ts`). Default every kind;
+   * `["fp32"]` keeps FP32 FMA kernels only.
+   */
+  math: readonly MathKind[];
 }
 
 const DEFAULTS: GpuSketchOptions = {
@@ -70,6 +80,7 @@ const DEFAULTS: GpuSketchOptions = {
   unrollSteps: [0, 16, 64, 512, 1024],
   maxAttempts: 200,
   gemmShare: 0.5,
+  math: ALL_MATH,
 };
 
 /**
@@ -78,19 +89,33 @@ const DEFAULTS: GpuSketchOptions = {
  */
 export function gpuSpace(w: Workload, options: Partial<GpuSketchOptions> = {}): DesignSpace {
   const o = { ...DEFAULTS, ...options };
+  if (o.math.length === 0) throw new RangeError("math: a GPU space needs at least one kind");
+  // The loop-nest sketches compute in FP32: without it, every sample is a GEMM template point.
+  const fp32 = o.math.includes("fp32");
+  const gemmShare = fp32 ? o.gemmShare : 1;
+  if (!gemmProblemOf(w) && !fp32) {
+    throw new RangeError(
+      `math ${
+        o.math.join(",")
+      }: ${w.name} has no GEMM template, and its GPU kernels compute in fp32`,
+    );
+  }
   const inner = traceSpace(w, gpuSketchesOf(w, o));
-  const gemm = o.gemmShare > 0 && gemmProblemOf(w)
-    ? traceSpace(w, { gemm: (sch) => gemmSketch(sch, o.target) })
+  const gemm = gemmShare > 0 && gemmProblemOf(w)
+    ? traceSpace(w, { gemm: (sch) => gemmSketch(sch, o.target, o.math) })
     : undefined;
   return {
     workload: w,
-    sketches: [...inner.sketches, ...(gemm ? gemm.sketches : [])],
+    sketches: [
+      ...(gemmShare < 1 || !gemm ? inner.sketches : []),
+      ...(gemm ? gemm.sketches : []),
+    ],
     sample(prng: Prng): Trace {
       let last = "";
       for (let i = 0; i < o.maxAttempts; i++) {
         try {
           // A sketch can fail while sampling (a block's threads above a shared copy's extent).
-          const trace = gemm && prng.next() < o.gemmShare ? gemm.sample(prng) : inner.sample(prng);
+          const trace = gemm && prng.next() < gemmShare ? gemm.sample(prng) : inner.sample(prng);
           verifyGpu(replayTrace(trace, { prng }), o.target);
           return trace;
         } catch (e) {
@@ -149,14 +174,21 @@ export function gpuSketchesOf(
  * tiles are drawn among those no larger than the block tile, and split-K
  * only where the block tiles leave SMs idle, up to 4 blocks per SM (a rule
  * in the spirit of MetaSchedule's: splitting K of a large output only adds
- * a workspace and a second kernel).
+ * a workspace and a second kernel). `math` limits the `gemm.mma` values
+ * (default every kind).
  */
-export function gemmSketch(sch: Schedule, target: Readonly<GpuTarget> = H100): void {
+export function gemmSketch(
+  sch: Schedule,
+  target: Readonly<GpuTarget> = H100,
+  math: readonly MathKind[] = ALL_MATH,
+): void {
   const stage = computeStages(sch.workload).reverse().find((t) => t.reduce !== undefined)!.name;
   const { M, N } = gemmProblemOf(sch.workload)!;
   const sms = target.smCount ?? 132;
   const value: Record<string, number> = {};
+  const mma = mmaValues(math);
   const allowed = (key: string, v: number): boolean => {
+    if (key === "gemm.mma") return mma.includes(v);
     if (key === "gemm.warp_m") return v <= value["gemm.block_m"];
     if (key === "gemm.warp_n") return v <= value["gemm.block_n"];
     if (key === "gemm.split_k" && v > 1) {

@@ -3,7 +3,8 @@ import { createPrng } from "../ir/prng.ts";
 import { H100, verifyGpu } from "../ir/target_gpu.ts";
 import { replayTrace } from "../ir/trace.ts";
 import { isGemmKernel } from "../ir/gemm_gpu.ts";
-import { conv2d, denseBiasRelu, matmul, type Workload } from "../ir/workloads.ts";
+import { conv2d, createWorkload, denseBiasRelu, matmul, type Workload } from "../ir/workloads.ts";
+import { mathOfTrace } from "../ir/gemm_math.ts";
 import { gpuSketchesOf, gpuSpace } from "./sketch_gpu.ts";
 
 Deno.test("GPU sketches tile SSSRRSRS, bind blocks and threads, and pass verifyGpu", () => {
@@ -102,4 +103,28 @@ Deno.test("gpuSpace samples again when a sketch fails while sampling (threads ab
     const sch = replayTrace(space.sample(createPrng(seed)), { prng: createPrng(0) });
     verifyGpu(sch);
   }
+});
+
+Deno.test("gpuSpace's math limits the arithmetic: fp32 keeps the loop nests, no fp32 samples only the GEMM sketch", () => {
+  const w = matmul(1024, 1024, 1024);
+  const prng = createPrng(11);
+  const kinds = (math: Parameters<typeof gpuSpace>[1]) => {
+    const space = gpuSpace(w, math);
+    return Array.from({ length: 48 }, () => space.sample(prng)).map((t) => ({
+      math: mathOfTrace(t),
+      gemm: isGemmKernel(verifyGpu(replayTrace(t, { prng: createPrng(0) })).kernel),
+    }));
+  };
+  const fp32 = kinds({ math: ["fp32"] });
+  assert.ok(fp32.every((k) => k.math === "fp32"));
+  assert.ok(fp32.some((k) => k.gemm) && fp32.some((k) => !k.gemm), "both sketches");
+  const tc = kinds({ math: ["tf32", "bf16"] });
+  assert.ok(tc.every((k) => k.gemm && (k.math === "tf32" || k.math === "bf16")));
+  assert.deepEqual(new Set(tc.map((k) => k.math)), new Set(["tf32", "bf16"]));
+  assert.throws(
+    () =>
+      gpuSpace(createWorkload("depthwise_conv2d", [1, 8, 9, 9, 3, 3, 1, 1]), { math: ["tf32"] }),
+    /depthwise_conv2d has no GEMM template, and its GPU kernels compute in fp32/,
+  );
+  assert.throws(() => gpuSpace(w, { math: [] }), /at least one kind/);
 });

@@ -16,6 +16,10 @@
  *   `cp.async` pipelines, tensor cores, split-K), valid where
  *   `gemmPlan` accepts them.
  *
+ * `math` ({@link GpuTemplateOptions.math}) limits `gemm-gpu`'s `mma` knob to
+ * the kinds of arithmetic it allows; the loop-nest templates compute in
+ * FP32 and need it allowed.
+ *
  * Points whose threads per block exceed the target's limit, whose register
  * tile exceeds `maxRegisterTile` floats, or whose shared tiles exceed the
  * shared memory per block, are not in the space.
@@ -32,6 +36,7 @@
  */
 import { ScheduleError } from "../ir/errors.ts";
 import { GEMM_KNOBS, gemmPlan, gemmProblemOf } from "../ir/gemm_gpu.ts";
+import { ALL_MATH, type MathKind, mmaValues } from "../ir/gemm_math.ts";
 import { createPrng } from "../ir/prng.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { H100 } from "../ir/target_gpu.ts";
@@ -48,7 +53,8 @@ const UNROLL_STEPS = [0, 16, 64, 512, 1500];
 
 interface GpuTemplate {
   workloads: string[];
-  knobs(w: Workload): Knob[];
+  /** The knobs on a workload, for the arithmetic allowed (a RangeError when none fits). */
+  knobs(w: Workload, math: readonly MathKind[]): Knob[];
   /** Threads per block, register-tile floats and shared bytes of a point's values. */
   shape(v: Record<string, unknown>): { threads: number; tile: number; sharedBytes?: number };
   apply(sch: Schedule, v: Record<string, unknown>): void;
@@ -56,16 +62,25 @@ interface GpuTemplate {
   check?(w: Workload, v: Record<string, unknown>, maxThreads: number, maxShared: number): void;
 }
 
+/** Loop-nest templates compute in FP32: refused when `math` does not allow it. */
+function fp32Only(name: string, math: readonly MathKind[]): void {
+  if (!math.includes("fp32")) {
+    throw new RangeError(
+      `Template "${name}" computes in fp32, which math ${math.join(",")} leaves out`,
+    );
+  }
+}
+
 const reductionStage = (w: Workload) => ({ matmul: "C", dense: "D", conv2d: "O" })[w.name]!;
 
 const TEMPLATES: Record<string, GpuTemplate> = {
   "gemm-gpu": {
     workloads: ["matmul", "dense", "conv2d"],
-    knobs: () =>
+    knobs: (_, math) =>
       Object.entries(GEMM_KNOBS).map(([key, options]) => ({
         name: key.slice("gemm.".length),
         kind: "other" as const,
-        options: [...options],
+        options: key === "gemm.mma" ? mmaValues(math) : [...options],
       })),
     shape: (v) => {
       const n = (k: string) => v[k] as number;
@@ -89,7 +104,8 @@ const TEMPLATES: Record<string, GpuTemplate> = {
   },
   "matmul-gpu": {
     workloads: ["matmul"],
-    knobs: (w) => {
+    knobs: (w, math) => {
+      fp32Only("matmul-gpu", math);
       const [M, N, K] = w.shape;
       return [
         { name: "tile_i", kind: "split", options: splitOptions(M, 4, 8) },
@@ -137,7 +153,8 @@ const TEMPLATES: Record<string, GpuTemplate> = {
   },
   "conv2d-gpu": {
     workloads: ["conv2d"],
-    knobs: (w) => {
+    knobs: (w, math) => {
+      fp32Only("conv2d-gpu", math);
       const [, C, H, W, F, KH, KW, stride, pad] = w.shape;
       const OH = Math.floor((H + 2 * pad - KH) / stride) + 1;
       const OW = Math.floor((W + 2 * pad - KW) / stride) + 1;
@@ -206,6 +223,8 @@ export interface GpuTemplateOptions {
    * opt-in), or its 227 KiB opt-in for `gemm-gpu`, whose launcher opts in.
    */
   maxSharedBytes?: number;
+  /** Arithmetic the points may use (`ir/gemm_math.ts`). Default every kind. */
+  math?: readonly MathKind[];
 }
 
 /** The knob space of a GPU template on a workload (invalid points excluded). */
@@ -227,7 +246,9 @@ export function gpuTemplateSpace(
   const maxTile = options.maxRegisterTile ?? MAX_REGISTER_TILE;
   const maxShared = options.maxSharedBytes ??
     (t.check ? H100.maxSharedBytesPerBlockOptin : H100.maxSharedBytesPerBlock);
-  const space = new KnobSpace(t.knobs(w), {
+  const math = options.math ?? ALL_MATH;
+  if (math.length === 0) throw new RangeError("math: a GPU template needs at least one kind");
+  const space = new KnobSpace(t.knobs(w, math), {
     isValid: (v) => {
       if (t.check) {
         try {

@@ -101,3 +101,17 @@ Deno.test("gemm-gpu: the GEMM template's knobs for matmul, dense and conv2d; val
     assert.ok(valid >= 20 && invalid > 0, `${w.name}: ${valid} valid, ${invalid} invalid`);
   }
 });
+
+Deno.test("gpuTemplateSpace's math limits gemm-gpu's mma knob; the loop-nest templates need fp32", () => {
+  const w = matmul(256, 256, 256);
+  const mma = (t: ReturnType<typeof gpuTemplateSpace>) =>
+    t.space.knobs.find((k) => k.name === "mma")!.options;
+  assert.deepEqual(mma(gpuTemplateSpace("gemm-gpu", w)), [0, 1, 2, 3]);
+  assert.deepEqual(mma(gpuTemplateSpace("gemm-gpu", w, { math: ["fp32", "tf32"] })), [0, 1]);
+  assert.deepEqual(mma(gpuTemplateSpace("gemm-gpu", w, { math: ["bf16"] })), [3]);
+  assert.ok(gpuTemplateSpace("matmul-gpu", w, { math: ["fp32"] }).space.size > 0);
+  assert.throws(
+    () => gpuTemplateSpace("matmul-gpu", w, { math: ["tf32"] }),
+    /Template "matmul-gpu" computes in fp32, which math tf32 leaves out/,
+  );
+});

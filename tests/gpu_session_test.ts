@@ -32,7 +32,11 @@ Deno.test("gpu_session.sh --dry-run runs the stages named, in the order named, a
       r.stdout,
       /^conv: timeout 480s .* --workload conv2d --shape 1,64,56,56,64,3,3,1,1 /m,
     );
-    assert.match(r.stdout, /^tune1024: .* --shape 1024,1024,1024 --trials 300 --strategy ansor /m);
+    assert.match(
+      r.stdout,
+      /^tune1024: .* --shape 1024,1024,1024 --trials 300 --strategy ansor .* --math fp32$/m,
+    );
+    assert.match(r.stdout, /^conv: .* --math fp32$/m);
     assert.match(r.stdout, /^tests: deno test .*tests\/gpu_gemm_ptx_test\.ts/m);
     // A tuning stage gets what the call has left, less 30 s for its last round.
     const short = await session([
@@ -50,6 +54,13 @@ Deno.test("gpu_session.sh --dry-run runs the stages named, in the order named, a
     );
     assert.ok(limit, short.stdout);
     assert.ok(+limit[1] <= 270 && +limit[1] >= 240, `limit ${limit[1]} s`);
+    // The FP32 target is tuned on FP32 kernels only, the TF32 one on TF32 tensor cores.
+    const tf32 = await session(["--stage", "tune4096,tune4096tf32", "--dry-run", "--work", work]);
+    assert.match(tf32.stdout, /^tune4096: .* --trials 500 .* --math fp32$/m);
+    assert.match(
+      tf32.stdout,
+      /^tune4096tf32: .* --shape 4096,4096,4096 --trials 300 .* --math tf32$/m,
+    );
     const again = await session([
       "--stage",
       "peers",

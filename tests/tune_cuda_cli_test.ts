@@ -134,3 +134,90 @@ Deno.test("tune --flush-l2 is stored with a cuda run, checked on --resume, and r
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("tune --math limits the arithmetic, measures the GEMM configurations first (--no-configs: not), and is checked on --resume", async () => {
+  const { mathOfTrace } = await import("../ir/gemm_math.ts");
+  const dir = await Deno.makeTempDir({ prefix: "tb-tune-math-" });
+  try {
+    const common = [
+      ...["--target", "cuda", "--workload", "matmul", "--shape", "64,64,64"],
+      ...["--trials", "4", "--batch", "4", "--quiet"],
+    ];
+    const db = join(dir, "r.db");
+    const r = await tune([...common, "--math", "fp32", "--db", db], dir);
+    assert.ok([0, 3].includes(r.code), r.stderr);
+    const rows = (db: string) => {
+      const sql = new DatabaseSync(db);
+      try {
+        const [run] = sql.prepare("SELECT config FROM runs").all() as { config: string }[];
+        const traces = (sql.prepare("SELECT trace FROM candidates ORDER BY trial").all() as {
+          trace: string;
+        }[]).map((c) => JSON.parse(c.trace));
+        return { config: JSON.parse(run.config), traces };
+      } finally {
+        sql.close();
+      }
+    };
+    const { config, traces } = rows(db);
+    assert.deepEqual([config.math, config.configs], [["fp32"], true]);
+    assert.equal(traces.length, 4);
+    assert.ok(traces.every((t) => mathOfTrace(t) === "fp32"));
+    // The first is the 64x64x16 configuration (the 128-wide ones would be half empty).
+    const first = Object.fromEntries(
+      traces[0].insts.map((
+        i: { args: { key: string; value: number } },
+      ) => [i.args.key, i.args.value]),
+    );
+    assert.deepEqual([first["gemm.block_m"], first["gemm.block_n"], first["gemm.mma"]], [
+      64,
+      64,
+      0,
+    ]);
+    const resumed = await tune(["--resume", "--math", "tf32", "--db", db], dir);
+    assert.equal(resumed.code, 2, resumed.stderr);
+    assert.match(
+      resumed.stderr,
+      /--math tf32 contradicts run 1, which was started with --math fp32/,
+    );
+    // Without the configurations, the search's own samples come first.
+    const plain = join(dir, "plain.db");
+    const p = await tune([...common, "--no-configs", "--math", "tf32", "--db", plain], dir);
+    assert.ok([0, 3].includes(p.code), p.stderr);
+    const noConfigs = rows(plain);
+    assert.equal(noConfigs.config.configs, undefined);
+    assert.ok(noConfigs.traces.every((t) => mathOfTrace(t) === "tf32"));
+    assert.ok(
+      noConfigs.traces.every((t) => t.insts.some((i: { op: string }) => i.op !== "annotate")),
+    );
+    for (
+      const [args, message] of [
+        [["--math", "fp32,tf33"], /^tune: --math takes kinds of arithmetic .*; got "tf33"$/],
+        [["--math", "fp32", "--target", "cpu"], /^tune: --math: only target cuda /],
+        [[
+          "--math",
+          "tf32",
+          "--target",
+          "cuda",
+          "--workload",
+          "depthwise_conv2d",
+          "--shape",
+          "1,8,9,9,3,3,1,1",
+        ], /^tune: --math tf32: depthwise_conv2d has only FP32 GPU kernels; add fp32$/],
+        [
+          ["--math", "tf32", "--target", "cuda", "--strategy", "grid", "--template", "matmul-gpu"],
+          /^tune: --template matmul-gpu: Template "matmul-gpu" computes in fp32/,
+        ],
+      ] as const
+    ) {
+      const bad = await tune(
+        ["--workload", "matmul", "--shape", "64,64,64", "--db", join(dir, "bad.db"), ...args],
+        dir,
+      );
+      assert.equal(bad.code, 2, bad.stderr);
+      assert.equal(bad.stderr.trim().split("\n").length, 1, bad.stderr);
+      assert.match(bad.stderr.trim(), message);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -20,6 +20,9 @@ import { type KernelSource, kernelSource } from "../measure/kernel_source.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
 import { basename } from "node:path";
+import { ALL_MATH, type MathKind } from "../ir/gemm_math.ts";
+import { gemmConfigs } from "../search/gemm_configs.ts";
+import { seededStrategy } from "../search/seeded.ts";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import type { Progress } from "./progress.ts";
@@ -69,6 +72,17 @@ export interface SessionOptions {
   timing?: Partial<TimingOptions>;
   /** Target `cuda`: overwrite the L2 cache before each timed repeat (stored with the run). */
   flushL2?: boolean;
+  /**
+   * Target `cuda`: the arithmetic the kernels may use (`ir/gemm_math.ts`;
+   * stored with the run). Default every kind.
+   */
+  math?: MathKind[];
+  /**
+   * Target `cuda`: measure the GEMM template's hand-written configurations
+   * first (`search/gemm_configs.ts`, Triton-style configs), for a workload the
+   * template covers; stored with the run. Default true; false leaves them out.
+   */
+  configs?: boolean;
   onProgress?: (p: Progress) => void;
   /** Stop after this many seconds (the run stays resumable). */
   timeLimitSeconds?: number;
@@ -188,8 +202,12 @@ export async function runSession(
         ? { name: basename(o.space).replace(/\.json(\.gz)?$/, ""), shape: [] }
         : o.workload ?? o.traces?.[0]?.workload;
       if (!w) throw new RangeError("A session needs a workload, traces or a space");
-      if (o.flushL2 && (o.target ?? DEFAULTS.tune.target) !== "cuda") {
+      const target = o.space !== undefined ? "replay" : o.target ?? DEFAULTS.tune.target;
+      if (o.flushL2 && target !== "cuda") {
         throw new RangeError("flushL2: only target cuda flushes the L2 cache between repeats");
+      }
+      if (o.math !== undefined && target !== "cuda") {
+        throw new RangeError("math: only target cuda chooses its arithmetic");
       }
       config = {
         workload: w.name,
@@ -198,7 +216,7 @@ export async function runSession(
         strategy: o.traces ? "trace-file" : o.strategy ?? DEFAULTS.tune.strategy,
         seed: o.seed ?? DEFAULTS.tune.seed,
         trials: o.trials ?? o.traces?.length ?? DEFAULTS.tune.trials,
-        target: o.space !== undefined ? "replay" : o.target ?? DEFAULTS.tune.target,
+        target,
         batch: o.batch ?? DEFAULTS.tune.batch,
         ...(o.overlap ? { overlap: true } : {}),
         ...(o.race !== undefined ? { race: o.race } : {}),
@@ -206,6 +224,8 @@ export async function runSession(
         timeoutSeconds: o.timeoutSeconds ?? DEFAULTS.tune.timeoutSeconds,
         timing: { ...DEFAULTS.tune.timing, ...o.timing },
         ...(o.flushL2 ? { flushL2: true } : {}),
+        ...(o.math ? { math: o.math } : {}),
+        ...(target === "cuda" && !o.traces && o.configs !== false ? { configs: true } : {}),
         traces: o.traces,
         ...(o.template ? { template: o.template } : {}),
       };
@@ -373,6 +393,13 @@ interface RunConfig {
   timing: TimingOptions;
   /** Target cuda: L2 flushed before each repeat (absent: not flushed). */
   flushL2?: boolean;
+  /** Target cuda: the arithmetic allowed (absent: every kind). */
+  math?: MathKind[];
+  /**
+   * Target cuda: the GEMM configurations measured first (absent in runs
+   * recorded before they existed, or with `configs: false`: none).
+   */
+  configs?: boolean;
   traces?: Trace[];
   /** Knob template of the knob strategies (default: the workload's). */
   template?: string;
@@ -403,6 +430,12 @@ function storedConfig(path: string, runId: number, config: unknown): RunConfig {
   if (c.race !== undefined) within("race", "race", c.race);
   if (c.overlap !== undefined && typeof c.overlap !== "boolean") bad("overlap");
   if (c.flushL2 !== undefined && typeof c.flushL2 !== "boolean") bad("flushL2");
+  if (c.configs !== undefined && typeof c.configs !== "boolean") bad("configs");
+  if (
+    c.math !== undefined &&
+    (!Array.isArray(c.math) || c.math.length === 0 ||
+      !c.math.every((k) => (ALL_MATH as readonly string[]).includes(k)))
+  ) bad("math");
   const targets = typeof c.space === "string" ? ["replay"] : ["cpu", "cuda"];
   if (typeof c.target !== "string" || !targets.includes(c.target)) bad("target");
   if (typeof c.timing !== "object" || c.timing === null) bad("timing");
@@ -435,6 +468,8 @@ function resumeChecks(c: RunConfig, o: SessionOptions): [string, unknown, unknow
     ["--repeat", o.timing?.repeat, t.repeat],
     ["--min-repeat-ms", o.timing?.minRepeatMs, t.minRepeatMs],
     ["--flush-l2", o.flushL2, c.flushL2 ?? false],
+    ["--math", o.math?.join(","), (c.math ?? ALL_MATH).join(",")],
+    ["--no-configs", o.configs === undefined ? undefined : !o.configs, !(c.configs ?? false)],
   ];
 }
 
@@ -483,7 +518,8 @@ function stoppable(strategy: Strategy, signal: AbortSignal): Strategy {
 /**
  * The strategy of a run: the trace list of a trace-file run, else the
  * table's strategy on the space tune_strategy.ts picks for its target
- * (sketches, or a knob template).
+ * (sketches, or a knob template), preceded on target cuda by the GEMM
+ * template's configurations the run allows.
  */
 async function makeStrategy(
   c: RunConfig,
@@ -491,7 +527,10 @@ async function makeStrategy(
   replay: ReplaySpace | undefined,
 ): Promise<Strategy> {
   if (c.strategy === "trace-file") return traceList(c.traces ?? []);
-  return await strategyFor({ ...c, workload, replay });
+  const strategy = await strategyFor({ ...c, workload, replay });
+  // Hand-written GEMM configurations first; the strategy never sees them (search/seeded.ts).
+  const configs = c.configs && workload ? gemmConfigs(workload, { math: c.math }) : [];
+  return configs.length ? seededStrategy(strategy, configs.map((x) => x.candidate)) : strategy;
 }
 
 /** Proposes the given traces in order, then nothing. */

@@ -9,10 +9,14 @@
  * | `ansor` | the sketch space | refused: it searches sketches | refused |
  * | any other | the workload's default template (CPU, or GPU) | T's knobs | the cache's knobs |
  *
+ * On `--target cuda`, `math` (`ir/gemm_math.ts`) limits the arithmetic of
+ * the sketches and of the `gemm-gpu` template.
+ *
  * Refused: an unknown name; a transfer strategy (tune has no records to
  * pretrain on: `compare --transfer-from`); `--target cuda` with a knob
  * strategy on a workload without a GPU template; a template that does not
- * schedule the workload.
+ * schedule the workload; `math` on a target other than cuda, or without
+ * `fp32` where only FP32 kernels schedule the workload.
  *
  * @example
  * ```ts
@@ -29,6 +33,8 @@
  * @module
  */
 import type { KnobSpace } from "../ir/knobs.ts";
+import { gemmProblemOf } from "../ir/gemm_gpu.ts";
+import type { MathKind } from "../ir/gemm_math.ts";
 import type { Workload } from "../ir/workloads.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import { gpuSpace } from "../search/sketch_gpu.ts";
@@ -52,6 +58,8 @@ export interface StrategyRequest {
   target: string;
   /** Knob template (CPU or GPU by target); default the workload's. */
   template?: string;
+  /** Target cuda: the arithmetic the kernels may use (default every kind). */
+  math?: readonly MathKind[];
 }
 
 /** The space a request searches: a knob template, or the sketches. */
@@ -86,6 +94,16 @@ function plan(r: StrategyRequest): Plan {
   }
   if (!r.workload) return { problem: "A strategy needs a workload or a replayed space" };
   const workload = r.workload;
+  if (r.math !== undefined && r.target !== "cuda") {
+    return {
+      problem: `--math: only target cuda chooses its arithmetic (got --target ${r.target})`,
+    };
+  }
+  if (r.math !== undefined && !r.math.includes("fp32") && !gemmProblemOf(workload)) {
+    return {
+      problem: `--math ${r.math.join(",")}: ${workload.name} has only FP32 GPU kernels; add fp32`,
+    };
+  }
   if (!e.knobs) {
     if (r.template !== undefined) {
       return {
@@ -108,7 +126,9 @@ function plan(r: StrategyRequest): Plan {
   }
   try {
     return {
-      template: cuda ? gpuTemplateSpace(name, workload) : templateSpace(name, workload),
+      template: cuda
+        ? gpuTemplateSpace(name, workload, r.math ? { math: r.math } : {})
+        : templateSpace(name, workload),
     };
   } catch (e) {
     const flag = r.template === undefined ? "--strategy " + r.strategy : "--template " + name;
@@ -130,7 +150,9 @@ export async function strategyFor(r: StrategyRequest & { seed: number }): Promis
   const p = plan(r);
   if ("problem" in p) throw new RangeError(p.problem || "The replayed space is not open");
   if ("sketches" in p) {
-    const space = r.target === "cuda" ? gpuSpace(p.sketches) : defaultSpace(p.sketches);
+    const space = r.target === "cuda"
+      ? gpuSpace(p.sketches, r.math ? { math: r.math } : {})
+      : defaultSpace(p.sketches);
     return createTraceStrategy(r.strategy, space, { seed: r.seed });
   }
   const t = p.template;
