@@ -83,3 +83,39 @@ Deno.test("64 random candidates of the default GPU space of matmul 1024³ (and 8
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the FP32 GEMM configurations read shared memory only as float4, 16 FMAs per ld.shared.v4 for 8x8 outputs per thread", async () => {
+  const { gemmConfigs } = await import("../search/gemm_configs.ts");
+  const configs = gemmConfigs(matmul(4096, 4096, 4096), { math: ["fp32"] });
+  const kernels = configs.map((c) =>
+    verifyGpu(replayTrace(c.candidate.trace!, { prng: createPrng(0) })).kernel
+  );
+  const source = kernels.map((k, i) => generateCuda(k, { prefix: `p${i}` })).join("\n");
+  const dir = await Deno.makeTempDir({ prefix: "tb_ptx_configs_" });
+  try {
+    const cu = join(dir, "configs.cu"), ptx = join(dir, "configs.ptx");
+    await Deno.writeTextFile(cu, source);
+    const out = await new Deno.Command("nvcc", {
+      args: ["-arch=sm_90", "-O3", "-ptx", "-o", ptx, cu],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.ok(out.success, new TextDecoder().decode(out.stderr).slice(0, 4000));
+    const byName = entries(await Deno.readTextFile(ptx));
+    const count = (text: string, re: RegExp) => text.match(re)?.length ?? 0;
+    configs.forEach((c, i) => {
+      const text = byName.get(`p${i}_k0`)!;
+      const fma = count(text, /fma\.rn\.f32/g), lds4 = count(text, /ld\.shared\.v4\.f32/g);
+      assert.equal(count(text, /ld\.shared\.f32/g), 0, `${c.name}: scalar shared loads`);
+      const perThread = c.values["gemm.warp_m"] * c.values["gemm.warp_n"] / 32;
+      // Per k: (rows + columns of the thread's tile) / 4 float4s feed rows x columns FMAs.
+      const rows = c.values["gemm.warp_m"] / (32 / c.values["gemm.lanes_n"]);
+      const cols = c.values["gemm.warp_n"] / c.values["gemm.lanes_n"];
+      assert.equal(rows * cols, perThread);
+      assert.equal(fma / lds4, perThread / ((rows + cols) / 4), `${c.name}: ${fma} / ${lds4}`);
+      if (perThread === 64) assert.equal(fma / lds4, 16, c.name);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
