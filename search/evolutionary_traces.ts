@@ -28,7 +28,7 @@ import type { CostModel } from "../costmodel/model.ts";
 import { randomModel } from "../costmodel/random_model.ts";
 import { createPrng } from "../ir/prng.ts";
 import { canonicalJSON, type Trace } from "../ir/trace.ts";
-import { mutate } from "./mutators.ts";
+import { mutate, verify } from "./mutators.ts";
 import type { DesignSpace } from "./space.ts";
 import type { Candidate, Observation, Strategy } from "./strategy.ts";
 
@@ -56,6 +56,7 @@ export function evolutionaryTraceSearch(
 ): Strategy {
   const prng = createPrng(o.seed);
   const model = o.model ?? randomModel(o.seed);
+  const postprocess = space.postprocess?.bind(space) ?? verify;
   const popSize = o.populationSize ?? 128;
   const generations = o.generations ?? 4;
   const mutationProb = o.mutationProb ?? 0.85;
@@ -92,7 +93,7 @@ export function evolutionaryTraceSearch(
       for (let attempt = 0; next.length < popSize && attempt < popSize * 4; attempt++) {
         let r = prng.next() * total, k = 0;
         while (k < pop.length - 1 && (r -= weights[k]) >= 0) k++;
-        const child = prng.next() < mutationProb ? mutate(pop[k], prng) : pop[k];
+        const child = prng.next() < mutationProb ? mutate(pop[k], prng, postprocess) : pop[k];
         if (child) next.push(child);
       }
       if (next.length > 0) pop = next;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { canonicalJSON } from "../ir/trace.ts";
+import { canonicalJSON, type Trace } from "../ir/trace.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import type { CostModel } from "../costmodel/model.ts";
 import { evolutionaryTraceSearch } from "./evolutionary_traces.ts";
@@ -53,4 +53,23 @@ Deno.test("the cost model steers the population", () => {
   const plain = evolutionaryTraceSearch(space, { seed: 1, populationSize: 32 });
   const mean = (cs: Candidate[]) => cs.reduce((a, c) => a + innermostJ(c), 0) / cs.length;
   assert.ok(mean(guided.propose(8)) > mean(plain.propose(8)));
+});
+
+Deno.test("on the GPU space the evolutionary search keeps proposing GEMM template points when they measure faster", async () => {
+  const { gpuSpace } = await import("./sketch_gpu.ts");
+  const space = gpuSpace(createWorkload("matmul", [1024, 1024, 1024]));
+  const s = evolutionaryTraceSearch(space, { seed: 2, populationSize: 32 });
+  const gemm = (t: Trace) => t.insts.some((i) => i.op === "annotate");
+  let count = 0;
+  for (let round = 0; round < 4; round++) {
+    const batch = s.propose(16);
+    count += batch.filter((c) => gemm(c.trace!)).length;
+    await s.observe(batch.map((c) => ({
+      candidate: c,
+      errorKind: "none" as const,
+      seconds: gemm(c.trace!) ? 1e-3 : 1e-2,
+    })));
+  }
+  // Before GEMM knobs could be mutated, children of GEMM points all failed and about 1 in 16 was one.
+  assert.ok(count >= 16, `${count} of 64 proposals were GEMM template points`);
 });

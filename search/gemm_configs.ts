@@ -20,13 +20,18 @@
  * a run allows (`ir/gemm_math.ts`) and configurations the template accepts
  * on the workload ({@link gemmPlan}) are returned.
  *
+ * Each candidate's trace is a sample of the GEMM sketch whose decisions are
+ * the configuration's values ({@link gemmSketch} with `fixed`), so a search
+ * of the sketches can learn from it and mutate it like its own samples.
+ *
  * @example
  * ```ts
  * import { gemmConfigs } from "./gemm_configs.ts";
  * import { matmul } from "../ir/workloads.ts";
  * const fp32 = gemmConfigs(matmul(4096, 4096, 4096), { math: ["fp32"] });
  * if (fp32[0].name !== "fp32-128x128x16-regs") throw new Error();
- * if (!fp32[0].candidate.trace?.insts.every((i) => i.op === "annotate")) throw new Error();
+ * const ops = new Set(fp32[0].candidate.trace!.insts.map((i) => i.op));
+ * if (ops.size !== 2 || !ops.has("sample_categorical")) throw new Error();
  * ```
  * @module
  */
@@ -36,8 +41,9 @@ import { ALL_MATH, type MathKind, mmaValues } from "../ir/gemm_math.ts";
 import { createPrng } from "../ir/prng.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { type GpuTarget, H100 } from "../ir/target_gpu.ts";
-import { traceOf } from "../ir/trace.ts";
-import { computeStages, type Workload } from "../ir/workloads.ts";
+import { type Trace, traceOf } from "../ir/trace.ts";
+import type { Workload } from "../ir/workloads.ts";
+import { gemmSketch } from "./sketch_gpu.ts";
 import type { Candidate } from "./strategy.ts";
 
 /** A named configuration: `gemm.*` pragma values, those left out as {@link GEMM_DEFAULTS}. */
@@ -129,17 +135,22 @@ export function gemmConfigs(w: Workload, options: GemmConfigOptions = {}): GemmC
   const p = gemmProblemOf(w);
   if (!p) return [];
   const target = options.target ?? H100;
-  const mma = mmaValues(options.math ?? ALL_MATH);
+  const math = options.math ?? ALL_MATH;
+  const mma = mmaValues(math);
   const sms = target.smCount ?? 132;
   const out: GemmConfigCandidate[] = [];
   const add = (name: string, values: Record<string, number>) => {
+    let trace: Trace;
     try {
       gemmPlan(p, values, target);
+      const sch = new Schedule(w, { prng: createPrng(0) });
+      gemmSketch(sch, target, math, values);
+      trace = traceOf(sch);
     } catch (e) {
       if (e instanceof ScheduleError) return;
       throw e;
     }
-    out.push({ name, values, candidate: { trace: annotated(w, values) } });
+    out.push({ name, values, candidate: { trace } });
   };
   for (const c of GEMM_CONFIGS) {
     const values = { ...GEMM_DEFAULTS, ...c.values };
@@ -155,12 +166,4 @@ export function gemmConfigs(w: Workload, options: GemmConfigOptions = {}): GemmC
     add(`${c.name}-splitk${split}`, { ...values, "gemm.split_k": split });
   }
   return out;
-}
-
-/** The trace of a schedule of `w` whose reduction stage carries `values` as pragmas. */
-function annotated(w: Workload, values: Record<string, number>) {
-  const sch = new Schedule(w, { prng: createPrng(0) });
-  const stage = computeStages(w).reverse().find((t) => t.reduce !== undefined)!.name;
-  for (const [key, v] of Object.entries(values)) sch.annotate(stage, key, v);
-  return traceOf(sch);
 }

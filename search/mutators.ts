@@ -5,7 +5,12 @@
  * lower. `MutateTileSize` moves a prime factor between two tile levels,
  * `MutateParallel` changes how many outer tiles run in parallel,
  * `MutateUnroll` the auto-unroll step, `MutateComputeLocation` where a
- * producer is computed.
+ * producer is computed, and `MutateAnnotation` (ours) another value of a
+ * categorical decision that feeds an `annotate` pragma: the knobs of the GEMM
+ * template (`ir/gemm_gpu.ts`: block and warp tiles, mma kind, load, stages,
+ * ...), which no MetaSchedule mutator reaches. A design space may bring its
+ * own postprocessor (`DesignSpace.postprocess`, MetaSchedule's
+ * VerifyGPUCode for the GPU space); the default replays and lowers.
  *
  * @example
  * ```ts
@@ -31,14 +36,20 @@ export type MutatorName =
   | "MutateTileSize"
   | "MutateParallel"
   | "MutateUnroll"
-  | "MutateComputeLocation";
+  | "MutateComputeLocation"
+  | "MutateAnnotation";
 
-/** Probabilities of the mutators (MetaSchedule's CPU defaults: tile 0.9, parallel 0.05, unroll 0.03, location 0.02). */
+/**
+ * Probabilities of the mutators (MetaSchedule's CPU defaults: tile 0.9,
+ * parallel 0.05, unroll 0.03, location 0.02; annotation 0.9, as the tile
+ * sizes it stands for in a GEMM template trace, the only traces it applies to).
+ */
 export const MUTATOR_PROBS: Record<MutatorName, number> = {
   MutateTileSize: 0.9,
   MutateParallel: 0.05,
   MutateUnroll: 0.03,
   MutateComputeLocation: 0.02,
+  MutateAnnotation: 0.9,
 };
 
 /** Indices of the instructions a mutator can change. */
@@ -54,14 +65,17 @@ export function mutable(trace: Trace, m: MutatorName): number[] {
           : [];
       }
       case "MutateParallel":
-      case "MutateUnroll": {
+      case "MutateUnroll":
+      case "MutateAnnotation": {
         if (inst.op !== "sample_categorical") return [];
         const user = trace.insts.find((u) =>
           Object.values(u.args).some((a) =>
             typeof a === "object" && a !== null && "$ref" in a && a.$ref === i
           )
         );
-        const op = m === "MutateParallel" ? "parallel_outer" : "auto_unroll";
+        const op = { MutateParallel: "parallel_outer", MutateUnroll: "auto_unroll" }[
+          m as "MutateParallel"
+        ] ?? "annotate";
         return user?.op === op && (inst.args.candidates as number[]).length > 1 ? [i] : [];
       }
       case "MutateComputeLocation":
@@ -101,10 +115,15 @@ function newDecision(trace: Trace, i: number, m: MutatorName, prng: Prng): unkno
 
 /**
  * Applies one mutator (drawn with {@link MUTATOR_PROBS} among those that
- * apply) and returns the replayed, lowered-and-checked trace, or undefined
- * when the mutation gave no legal schedule.
+ * apply) and returns the trace `postprocess` makes of it (default
+ * {@link verify}: replayed, lowered and checked), or undefined when the
+ * mutation gave no legal schedule.
  */
-export function mutate(trace: Trace, prng: Prng): Trace | undefined {
+export function mutate(
+  trace: Trace,
+  prng: Prng,
+  postprocess: (trace: Trace, prng: Prng) => Trace | undefined = verify,
+): Trace | undefined {
   const names = (Object.keys(MUTATOR_PROBS) as MutatorName[]).filter((m) =>
     mutable(trace, m).length > 0
   );
@@ -123,7 +142,7 @@ export function mutate(trace: Trace, prng: Prng): Trace | undefined {
   if (decision === undefined) return undefined;
   const next = structuredClone(trace);
   next.insts[i].decision = decision;
-  return verify(next, prng);
+  return postprocess(next, prng);
 }
 
 /**

@@ -54,3 +54,41 @@ Deno.test("MutateTileSize keeps the product of the tile and the innermost bound"
     });
   }
 });
+
+Deno.test("MutateAnnotation changes one GEMM knob of a GPU trace; the GPU space's postprocessor refuses what the target cannot run", async () => {
+  const { gpuSpace, gemmSketch } = await import("./sketch_gpu.ts");
+  const { Schedule } = await import("../ir/schedule.ts");
+  const { traceOf } = await import("../ir/trace.ts");
+  const { GEMM_DEFAULTS } = await import("../ir/gemm_gpu.ts");
+  const w = createWorkload("matmul", [1024, 1024, 1024]);
+  const space = gpuSpace(w, { gemmShare: 1 });
+  const prng = createPrng(5);
+  const knobs = (t: ReturnType<typeof traceOf>) =>
+    t.insts.flatMap((i) =>
+      i.op === "sample_categorical" ? [(i.args.candidates as number[])[i.decision as number]] : []
+    );
+  let legal = 0;
+  for (let i = 0; i < 40; i++) {
+    const t = space.sample(prng);
+    assert.ok(mutable(t, "MutateAnnotation").length > 0);
+    assert.deepEqual(mutable(t, "MutateTileSize"), []);
+    const m = mutate(t, prng, (x, p) => space.postprocess!(x, p));
+    if (!m) continue;
+    legal++;
+    // One knob changed, the rest as they were (a later one only where its options changed).
+    const [a, b] = [knobs(t), knobs(m)];
+    assert.equal(a.length, b.length);
+    assert.ok(a.findIndex((v, k) => v !== b[k]) >= 0, "a knob changed");
+  }
+  assert.ok(legal >= 20, `${legal} of 40 mutations legal`);
+  // FP16 mma needs k-steps of 16: with block_k 8 the plan is refused, though the loop nest lowers.
+  const sch = new Schedule(w, { prng: createPrng(0) });
+  gemmSketch(sch, undefined, undefined, { ...GEMM_DEFAULTS, "gemm.block_k": 8 });
+  const t = traceOf(sch);
+  const mma = t.insts.findIndex((i, k) =>
+    i.op === "sample_categorical" && t.insts[k + 1].args.key === "gemm.mma"
+  );
+  t.insts[mma].decision = 2;
+  assert.ok(verify(t, createPrng(0)), "the loop nest lowers");
+  assert.equal(space.postprocess!(t, createPrng(0)), undefined);
+});

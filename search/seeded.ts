@@ -9,7 +9,10 @@
  * so their observations are held back from it, and a model-based strategy's
  * features see only its own candidates. Proposals and observations of the
  * wrapped strategy are otherwise passed through unchanged, so its determinism
- * promise holds.
+ * promise holds. Seeds that are points of the wrapped strategy's space (a
+ * GPU run's GEMM configurations, traces of its sketches) may be shared with
+ * it instead (`share`): their observations are passed on like its own, so
+ * its cost model learns from them and its search can start from them.
  *
  * @example
  * ```ts
@@ -25,13 +28,24 @@
  */
 import type { Candidate, Observation, Strategy } from "./strategy.ts";
 
+/** Options of {@link seededStrategy}. */
+export interface SeededOptions {
+  /** Pass the seeds' observations on to the wrapped strategy. Default false. */
+  share?: boolean;
+}
+
 /**
  * `inner` preceded by `seeds`: the first proposals are the seeds, in order
- * (as many as asked), then `inner`'s; observations of seeds are not passed on.
+ * (as many as asked), then `inner`'s; observations of seeds are not passed
+ * on unless `share`.
  */
-export function seededStrategy(inner: Strategy, seeds: Candidate[]): Strategy {
+export function seededStrategy(
+  inner: Strategy,
+  seeds: Candidate[],
+  options: SeededOptions = {},
+): Strategy {
   const waiting = [...seeds];
-  const held = new Set<Candidate>(seeds);
+  const held = new Set<Candidate>(options.share ? [] : seeds);
   return {
     name: inner.name,
     propose(n: number): Candidate[] {
@@ -40,7 +54,7 @@ export function seededStrategy(inner: Strategy, seeds: Candidate[]): Strategy {
     },
     observe(observations: Observation[]) {
       const own = observations.filter((o) => !held.has(o.candidate));
-      // A round of seeds alone says nothing to `inner` (which proposed nothing in it).
+      // Unshared, a round of seeds alone says nothing to `inner` (which proposed nothing in it).
       if (own.length > 0 || observations.length === 0) return inner.observe(own);
     },
   };

@@ -34,7 +34,7 @@ Deno.test("seededStrategy proposes the seeds first, then asks the wrapped strate
   assert.deepEqual(inner.asked, [2, 2]);
 });
 
-Deno.test("seededStrategy never passes a seed's observation to the wrapped strategy", async () => {
+Deno.test("seededStrategy never passes a seed's observation to the wrapped strategy unless it shares them", async () => {
   const inner = recording();
   const seed: Candidate = {};
   const s = seededStrategy(inner, [seed]);
@@ -54,4 +54,16 @@ Deno.test("seededStrategy gives a round of seeds alone neither proposals nor obs
   assert.deepEqual(inner.told, []);
   assert.equal(s.propose(2)[0], seeds[1]);
   assert.deepEqual(inner.asked, [1]);
+});
+
+Deno.test("seededStrategy with share passes the seeds' observations on, a round of seeds alone too", async () => {
+  const inner = recording();
+  const seeds: Candidate[] = [{ knobs: [0] }, { knobs: [1] }];
+  const s = seededStrategy(inner, seeds, { share: true });
+  const round = s.propose(1);
+  await s.observe(round.map(ok));
+  const next = s.propose(3);
+  await s.observe(next.map(ok));
+  assert.deepEqual(inner.told.map((r) => r.map((o) => o.candidate)), [[seeds[0]], next]);
+  assert.equal(next[0], seeds[1]);
 });

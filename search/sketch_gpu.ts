@@ -21,7 +21,9 @@
  *
  * Sampling is followed by the GPU postprocessor {@link verifyGpu}: a sample
  * that breaks a limit of the target (threads per block above 1024, …) is
- * drawn again, as MetaSchedule's VerifyGPUCode postprocessor does.
+ * drawn again, as MetaSchedule's VerifyGPUCode postprocessor does; a mutated
+ * trace passes the same check (`postprocess`), so the evolutionary search
+ * proposes no schedule the target refuses.
  *
  * The virtual-thread level is a serial loop between the block and thread
  * levels: each thread computes several register tiles a block-tile apart.
@@ -44,7 +46,7 @@ import type { Prng } from "../ir/prng.ts";
 import { readsOf, type Schedule } from "../ir/schedule.ts";
 import { type GpuTarget, H100, verifyGpu } from "../ir/target_gpu.ts";
 import { Expr } from "../ir/te.ts";
-import { replayTrace, type Trace } from "../ir/trace.ts";
+import { replayTrace, type Trace, traceOf } from "../ir/trace.ts";
 import { computeStages, type Workload } from "../ir/workloads.ts";
 import { type DesignSpace, type Sketch, traceSpace } from "./space.ts";
 
@@ -127,6 +129,16 @@ export function gpuSpace(w: Workload, options: Partial<GpuSketchOptions> = {}): 
         `No valid GPU schedule of ${w.name} in ${o.maxAttempts} samples; last problem: ${last}`,
       );
     },
+    postprocess(trace: Trace, prng: Prng): Trace | undefined {
+      try {
+        const sch = replayTrace(trace, { prng, repair: true });
+        verifyGpu(sch, o.target);
+        return traceOf(sch);
+      } catch (e) {
+        if (e instanceof ScheduleError) return undefined;
+        throw e;
+      }
+    },
   };
 }
 
@@ -175,12 +187,17 @@ export function gpuSketchesOf(
  * only where the block tiles leave SMs idle, up to 4 blocks per SM (a rule
  * in the spirit of MetaSchedule's: splitting K of a large output only adds
  * a workspace and a second kernel). `math` limits the `gemm.mma` values
- * (default every kind).
+ * (default every kind). With `fixed` (values by `gemm.*` key), each of its
+ * keys takes that value as the decision of its sampling instruction: the
+ * trace of a chosen configuration that is still a sample of the sketch
+ * (mutations and cost models treat it as any other); a value the sketch
+ * would not draw there is a ScheduleError.
  */
 export function gemmSketch(
   sch: Schedule,
   target: Readonly<GpuTarget> = H100,
   math: readonly MathKind[] = ALL_MATH,
+  fixed: Readonly<Record<string, number>> = {},
 ): void {
   const stage = computeStages(sch.workload).reverse().find((t) => t.reduce !== undefined)!.name;
   const { M, N } = gemmProblemOf(sch.workload)!;
@@ -199,7 +216,17 @@ export function gemmSketch(
   };
   for (const [key, all] of Object.entries(GEMM_KNOBS)) {
     const cands = all.filter((v) => allowed(key, v));
-    const rv = sch.sampleCategorical(cands, cands.map(() => 1));
+    const probs = cands.map(() => 1);
+    let rv;
+    if (fixed[key] === undefined) rv = sch.sampleCategorical(cands, probs);
+    else {
+      const decision = cands.indexOf(fixed[key]);
+      if (decision < 0) {
+        throw new ScheduleError(`gemm sketch: ${key} ${fixed[key]} is not one of ${cands} here`);
+      }
+      sch.apply({ op: "sample_categorical", args: { candidates: cands, probs }, decision });
+      rv = { $ref: sch.trace.length - 1 };
+    }
     value[key] = sch.value(rv) as number;
     sch.annotate(stage, key, rv);
   }

@@ -20,6 +20,12 @@ export interface DesignSpace {
   readonly sketches: readonly string[];
   /** Samples one complete schedule; its trace records every decision. */
   sample(prng: Prng): Trace;
+  /**
+   * The postprocessor of a mutated trace (MetaSchedule's postprocessors):
+   * the replayed trace, or undefined when it is not a legal schedule of the
+   * space. Default `verify` of search/mutators.ts (replay and lower).
+   */
+  postprocess?(trace: Trace, prng: Prng): Trace | undefined;
 }
 
 /** A trace space from named sketches, each drawn with equal probability. */

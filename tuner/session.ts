@@ -26,7 +26,7 @@ import { seededStrategy } from "../search/seeded.ts";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import type { Progress } from "./progress.ts";
-import { strategyFor, strategyProblem } from "./tune_strategy.ts";
+import { searchesSketches, strategyFor, strategyProblem } from "./tune_strategy.ts";
 import { DEFAULTS, inRange, type RANGES } from "./defaults.ts";
 
 /** What a session needs; `resume` takes everything else from the stored run. */
@@ -519,7 +519,8 @@ function stoppable(strategy: Strategy, signal: AbortSignal): Strategy {
  * The strategy of a run: the trace list of a trace-file run, else the
  * table's strategy on the space tune_strategy.ts picks for its target
  * (sketches, or a knob template), preceded on target cuda by the GEMM
- * template's configurations the run allows.
+ * template's configurations the run allows (shared with a search of the
+ * sketches, held back from a knob strategy).
  */
 async function makeStrategy(
   c: RunConfig,
@@ -527,10 +528,15 @@ async function makeStrategy(
   replay: ReplaySpace | undefined,
 ): Promise<Strategy> {
   if (c.strategy === "trace-file") return traceList(c.traces ?? []);
-  const strategy = await strategyFor({ ...c, workload, replay });
-  // Hand-written GEMM configurations first; the strategy never sees them (search/seeded.ts).
+  const request = { ...c, workload, replay };
+  const strategy = await strategyFor(request);
+  // Hand-written GEMM configurations first. They are samples of the GPU sketches, so a search
+  // of the sketches learns from them; a knob template's strategy never sees them.
   const configs = c.configs && workload ? gemmConfigs(workload, { math: c.math }) : [];
-  return configs.length ? seededStrategy(strategy, configs.map((x) => x.candidate)) : strategy;
+  if (configs.length === 0) return strategy;
+  return seededStrategy(strategy, configs.map((x) => x.candidate), {
+    share: searchesSketches(request),
+  });
 }
 
 /** Proposes the given traces in order, then nothing. */

@@ -145,6 +145,11 @@ export function strategyProblem(r: StrategyRequest): string | undefined {
   return "problem" in p && p.problem !== "" ? p.problem : undefined;
 }
 
+/** True when a request's strategy searches the sketch space (traces), not a knob template. */
+export function searchesSketches(r: StrategyRequest): boolean {
+  return "sketches" in plan(r);
+}
+
 /** The strategy of a run; a request {@link strategyProblem} refuses is a RangeError. */
 export async function strategyFor(r: StrategyRequest & { seed: number }): Promise<Strategy> {
   const p = plan(r);
