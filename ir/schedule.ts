@@ -274,9 +274,16 @@ export class Schedule {
     });
     return { $ref: this.trace.length - 1 };
   }
-  /** Samples one of `candidates` with probabilities `probs`. */
-  sampleCategorical(candidates: number[], probs: number[]): RV {
-    this.apply({ op: "sample_categorical", args: { candidates, probs } });
+  /**
+   * Samples one of `candidates` with probabilities `probs`; a given
+   * `decision` (an index of `candidates`) is taken instead of a draw.
+   */
+  sampleCategorical(candidates: number[], probs: number[], decision?: number): RV {
+    this.apply({
+      op: "sample_categorical",
+      args: { candidates, probs },
+      ...(decision !== undefined ? { decision } : {}),
+    });
     return { $ref: this.trace.length - 1 };
   }
   /** Samples where a producer is computed: root, inline (if legal) or a consumer loop. */

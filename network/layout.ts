@@ -16,6 +16,7 @@
  * @module
  */
 import { paddedChannels } from "../ir/nn.ts";
+import { sizeOf } from "./network.ts";
 
 function check(shape: number[], length: number): void {
   if (shape.length !== 4) throw new RangeError(`Cannot block ${shape.join("x")}: not NCHW`);
@@ -61,7 +62,7 @@ function reblock(
 export function blockedLength(shape: readonly number[], block: number): number {
   return shape.length === 4
     ? shape[0] * paddedChannels(shape[1], block) * shape[2] * shape[3]
-    : shape.reduce((a, b) => a * b, 1);
+    : sizeOf(shape);
 }
 
 /**

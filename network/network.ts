@@ -270,4 +270,4 @@ function outShape(l: Layer, ins: number[][]): number[] {
 }
 
 /** The number of elements of a shape. */
-export const sizeOf = (shape: number[]): number => shape.reduce((a, b) => a * b, 1);
+export const sizeOf = (shape: readonly number[]): number => shape.reduce((a, b) => a * b, 1);

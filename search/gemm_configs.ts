@@ -11,14 +11,15 @@
  * in 8x4 lanes, the next tile prefetched through registers, padded rows and
  * two blocks per SM (0.84 of cuBLAS at 4096³); the same with a `cp.async`
  * double buffer (0.82); 128x64 with 128 threads for small grids (0.78 at
- * 1024³), and its transpose 64x128 and a 64x64 tile for outputs of 64 rows
- * (a convolution's 64 filters); and TF32 `mma.sync` tiles of 128x128x32, 128x256x32 and 64x64x32
- * with `cp.async` rings (0.37-0.83 of cuBLAS TF32). Where a configuration's
- * blocks leave SMs idle, a split-K variant that fills them follows it.
- * FP16 and BF16 inputs get the 128x128x32 tile. A block tile at least twice
- * the output's rows or columns is left out (half of it would be empty). Only the kinds of arithmetic
- * a run allows (`ir/gemm_math.ts`) and configurations the template accepts
- * on the workload ({@link gemmPlan}) are returned.
+ * 1024³), its transpose 64x128 and a 64x64 tile for outputs of 64 rows (a
+ * convolution's 64 filters); and TF32 `mma.sync` tiles of 128x128x32,
+ * 128x256x32 and 64x64x32 with `cp.async` rings (0.37-0.83 of cuBLAS TF32).
+ * Where a configuration's blocks leave SMs idle, a split-K variant that
+ * fills them follows it. FP16 and BF16 inputs get the 128x128x32 tile. A
+ * block tile at least twice the output's rows or columns is left out (half
+ * of it would be empty). Only the kinds of arithmetic a run allows
+ * (`ir/gemm_math.ts`) and configurations the template accepts on the
+ * workload ({@link gemmPlan}) are returned.
  *
  * Each candidate's trace is a sample of the GEMM sketch whose decisions are
  * the configuration's values ({@link gemmSketch} with `fixed`), so a search
@@ -118,7 +119,7 @@ export interface GemmConfigOptions {
   target?: Readonly<GpuTarget>;
 }
 
-/** A configuration with its candidate (a trace of `annotate` instructions). */
+/** A configuration with its candidate (a GEMM sketch sample with the configuration's decisions). */
 export interface GemmConfigCandidate {
   name: string;
   values: Record<string, number>;

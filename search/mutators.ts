@@ -29,6 +29,7 @@ import { ScheduleError } from "../ir/errors.ts";
 import { lower } from "../ir/lower.ts";
 import type { Prng } from "../ir/prng.ts";
 import { primeFactors } from "../ir/sampling.ts";
+import type { Schedule } from "../ir/schedule.ts";
 import { replayTrace, type Trace, traceOf } from "../ir/trace.ts";
 
 /** The mutators, by MetaSchedule name. */
@@ -52,6 +53,13 @@ export const MUTATOR_PROBS: Record<MutatorName, number> = {
   MutateAnnotation: 0.9,
 };
 
+/** The instruction a categorical decision must feed for each mutator of such decisions. */
+const USER_OP = {
+  MutateParallel: "parallel_outer",
+  MutateUnroll: "auto_unroll",
+  MutateAnnotation: "annotate",
+} as const;
+
 /** Indices of the instructions a mutator can change. */
 export function mutable(trace: Trace, m: MutatorName): number[] {
   return trace.insts.flatMap((inst, i) => {
@@ -73,10 +81,7 @@ export function mutable(trace: Trace, m: MutatorName): number[] {
             typeof a === "object" && a !== null && "$ref" in a && a.$ref === i
           )
         );
-        const op = { MutateParallel: "parallel_outer", MutateUnroll: "auto_unroll" }[
-          m as "MutateParallel"
-        ] ?? "annotate";
-        return user?.op === op && (inst.args.candidates as number[]).length > 1 ? [i] : [];
+        return user?.op === USER_OP[m] && (inst.args.candidates as number[]).length > 1 ? [i] : [];
       }
       case "MutateComputeLocation":
         return inst.op === "sample_compute_location" ? [i] : [];
@@ -147,13 +152,18 @@ export function mutate(
 
 /**
  * The postprocessor: replays a trace (repairing decisions that no longer
- * fit) and lowers it; returns the replayed trace, or undefined if the
- * schedule is illegal.
+ * fit) and checks the schedule with `check` (default: it lowers); returns
+ * the replayed trace, or undefined if the schedule is illegal (`check`
+ * threw a ScheduleError).
  */
-export function verify(trace: Trace, prng: Prng): Trace | undefined {
+export function verify(
+  trace: Trace,
+  prng: Prng,
+  check: (sch: Schedule) => unknown = lower,
+): Trace | undefined {
   try {
     const sch = replayTrace(trace, { prng, repair: true });
-    lower(sch);
+    check(sch);
     return traceOf(sch);
   } catch (e) {
     if (e instanceof ScheduleError) return undefined;

@@ -46,8 +46,9 @@ import type { Prng } from "../ir/prng.ts";
 import { readsOf, type Schedule } from "../ir/schedule.ts";
 import { type GpuTarget, H100, verifyGpu } from "../ir/target_gpu.ts";
 import { Expr } from "../ir/te.ts";
-import { replayTrace, type Trace, traceOf } from "../ir/trace.ts";
+import { replayTrace, type Trace } from "../ir/trace.ts";
 import { computeStages, type Workload } from "../ir/workloads.ts";
+import { verify } from "./mutators.ts";
 import { type DesignSpace, type Sketch, traceSpace } from "./space.ts";
 
 /** Tunable limits of the GPU sketches. */
@@ -129,16 +130,8 @@ export function gpuSpace(w: Workload, options: Partial<GpuSketchOptions> = {}): 
         `No valid GPU schedule of ${w.name} in ${o.maxAttempts} samples; last problem: ${last}`,
       );
     },
-    postprocess(trace: Trace, prng: Prng): Trace | undefined {
-      try {
-        const sch = replayTrace(trace, { prng, repair: true });
-        verifyGpu(sch, o.target);
-        return traceOf(sch);
-      } catch (e) {
-        if (e instanceof ScheduleError) return undefined;
-        throw e;
-      }
-    },
+    postprocess: (trace: Trace, prng: Prng) =>
+      verify(trace, prng, (sch) => verifyGpu(sch, o.target)),
   };
 }
 
@@ -216,17 +209,11 @@ export function gemmSketch(
   };
   for (const [key, all] of Object.entries(GEMM_KNOBS)) {
     const cands = all.filter((v) => allowed(key, v));
-    const probs = cands.map(() => 1);
-    let rv;
-    if (fixed[key] === undefined) rv = sch.sampleCategorical(cands, probs);
-    else {
-      const decision = cands.indexOf(fixed[key]);
-      if (decision < 0) {
-        throw new ScheduleError(`gemm sketch: ${key} ${fixed[key]} is not one of ${cands} here`);
-      }
-      sch.apply({ op: "sample_categorical", args: { candidates: cands, probs }, decision });
-      rv = { $ref: sch.trace.length - 1 };
+    const decision = fixed[key] === undefined ? undefined : cands.indexOf(fixed[key]);
+    if (decision === -1) {
+      throw new ScheduleError(`gemm sketch: ${key} ${fixed[key]} is not one of ${cands} here`);
     }
+    const rv = sch.sampleCategorical(cands, cands.map(() => 1), decision);
     value[key] = sch.value(rv) as number;
     sch.annotate(stage, key, rv);
   }
