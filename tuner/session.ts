@@ -206,9 +206,6 @@ export async function runSession(
       if (o.flushL2 && target !== "cuda") {
         throw new RangeError("flushL2: only target cuda flushes the L2 cache between repeats");
       }
-      if (o.math !== undefined && target !== "cuda") {
-        throw new RangeError("math: only target cuda chooses its arithmetic");
-      }
       config = {
         workload: w.name,
         shape: w.shape,
