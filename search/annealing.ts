@@ -88,6 +88,8 @@ export function simulatedAnnealing(space: KnobSpace, options: SimulatedAnnealing
   let initLeft = Math.max(0, (options.init ?? 10) - 1);
   let warm = false;
   let started = false;
+  /** The first start completes a design begun before it (points measured before the first proposal). */
+  let completesDesign = false;
 
   const temperature = () => t0 * Math.pow(alpha, evaluations);
   const accept = (oldCost: number | undefined, newCost: number): boolean => {
@@ -125,7 +127,10 @@ export function simulatedAnnealing(space: KnobSpace, options: SimulatedAnnealing
           for (const [i, c] of costs) if (arg < 0 || c < low) [arg, low] = [i, c];
           current = { point: space.point(arg), index: arg, cost: low };
           initLeft = 0;
-        } else initLeft -= costs.size;
+        } else {
+          initLeft -= costs.size;
+          completesDesign = costs.size > 0;
+        }
       }
       while (out.length < n) {
         if (!current) {
@@ -134,7 +139,9 @@ export function simulatedAnnealing(space: KnobSpace, options: SimulatedAnnealing
           current = { point: p, index: space.index(p) };
           stuck = 0;
           out.push(candidateOf(p));
-          if (initLeft > 0) warm = true;
+          // The design's best leads once its last point is measured (it may be this one).
+          if (initLeft > 0 || completesDesign) warm = true;
+          completesDesign = false;
           continue;
         }
         if (warm) {

@@ -79,3 +79,25 @@ Deno.test("simulated annealing starts from the best of its initial random points
   const dist = (p: number[], q: number[]) => p.reduce((n, v, i) => n + Math.abs(v - q[i]), 0);
   for (const c of s.propose(4)) assert.equal(dist(c.knobs!, best), 1, "neighbours of the best");
 });
+
+Deno.test("simulated annealing completes a design begun before its first proposal, then starts from its best", () => {
+  const dist = (p: number[], q: number[]) => p.reduce((n, v, i) => n + Math.abs(v - q[i]), 0);
+  // Points measured before (a seeded run's configurations): as many as the design lacks, one, or more.
+  for (const before of [5, 4, 1, 6]) {
+    const s = simulatedAnnealing(space, { seed: 7, init: 6 });
+    const prior = Array.from({ length: before }, (_, i) => space.point(i * 37));
+    s.observe(prior.map((knobs, i) => ({
+      candidate: { knobs },
+      errorKind: "none" as const,
+      seconds: i === 0 ? 1e-6 : 1,
+    })));
+    if (before < 6) {
+      const design = s.propose(8);
+      assert.equal(design.length, 6 - before, `${before} before: the rest of the design alone`);
+      s.observe(design.map((candidate) => ({ candidate, errorKind: "none" as const, seconds: 1 })));
+    }
+    for (const c of s.propose(4)) {
+      assert.equal(dist(c.knobs!, prior[0]), 1, `${before} before: neighbours of the best`);
+    }
+  }
+});

@@ -42,7 +42,7 @@ import { Schedule } from "../ir/schedule.ts";
 import { H100 } from "../ir/target_gpu.ts";
 import { traceOf } from "../ir/trace.ts";
 import type { Workload } from "../ir/workloads.ts";
-import { type Knob, KnobSpace, type Point, splitOptions } from "./knobs.ts";
+import { type Knob, KnobSpace, type Point, pointOfValues, splitOptions } from "./knobs.ts";
 import type { Candidate } from "./strategy.ts";
 import type { TemplateSpace } from "./templates.ts";
 
@@ -282,6 +282,35 @@ export function gpuTemplateSpace(
 export function defaultGpuTemplate(w: Workload): string | undefined {
   if (TEMPLATES["gemm-gpu"].workloads.includes(w.name)) return "gemm-gpu";
   return GPU_TEMPLATE_NAMES.find((n) => TEMPLATES[n].workloads.includes(w.name));
+}
+
+/**
+ * The point of a `gemm-gpu` space whose knobs take `values` (`gemm.*` pragma
+ * values, as `ir/gemm_gpu.ts` and `search/gemm_configs.ts` write them: a
+ * configuration of the GEMM template as a point a knob strategy can learn
+ * from); undefined when a value is not among its knob's options (an `mma`
+ * kind the run's math leaves out) or the point is not valid.
+ *
+ * @example
+ * ```ts
+ * import { gemmPointOf, gpuTemplateSpace } from "./templates_gpu.ts";
+ * import { GEMM_DEFAULTS } from "../ir/gemm_gpu.ts";
+ * import { matmul } from "../ir/workloads.ts";
+ * const t = gpuTemplateSpace("gemm-gpu", matmul(1024, 1024, 1024));
+ * const p = gemmPointOf(t.space, GEMM_DEFAULTS)!;
+ * if (t.space.values(p).block_m !== 128) throw new Error();
+ * if (gemmPointOf(t.space, { ...GEMM_DEFAULTS, "gemm.block_m": 96 }) !== undefined) throw new Error();
+ * ```
+ */
+export function gemmPointOf(
+  space: KnobSpace,
+  values: Readonly<Record<string, number>>,
+): Point | undefined {
+  const byKnob = Object.fromEntries(
+    Object.entries(values).map(([k, v]) => [k.replace(/^gemm\./, ""), v]),
+  );
+  const point = pointOfValues(space.knobs, byKnob);
+  return point && space.isValid(point) ? point : undefined;
 }
 
 /**

@@ -186,6 +186,21 @@ Deno.test("tune --math limits the arithmetic, measures the GEMM configurations f
     assert.ok(
       noConfigs.traces.every((t) => t.insts.some((i: { op: string }) => i.op !== "annotate")),
     );
+    // A knob strategy on the gemm-gpu template measures the configuration as its own point.
+    const knobDb = join(dir, "sa.db");
+    const sa = await tune([...common, "--strategy", "sa", "--math", "fp32", "--db", knobDb], dir);
+    assert.ok([0, 3].includes(sa.code), sa.stderr);
+    const sql = new DatabaseSync(knobDb);
+    try {
+      const [c] = sql.prepare("SELECT knobs FROM candidates ORDER BY trial LIMIT 1").all() as {
+        knobs: string | null;
+      }[];
+      const { gemmPointOf, gpuTemplateSpace } = await import("../search/templates_gpu.ts");
+      const t = gpuTemplateSpace("gemm-gpu", w, { math: ["fp32"] });
+      assert.deepEqual(JSON.parse(c.knobs ?? "null"), gemmPointOf(t.space, first.values));
+    } finally {
+      sql.close();
+    }
     for (
       const [args, message] of [
         [["--math", "fp32,tf33"], /^tune: --math takes kinds of arithmetic .*; got "tf33"$/],

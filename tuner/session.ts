@@ -26,7 +26,7 @@ import { seededStrategy } from "../search/seeded.ts";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import type { Progress } from "./progress.ts";
-import { searchesSketches, strategyFor, strategyProblem } from "./tune_strategy.ts";
+import { configSeeds, strategyFor, strategyProblem } from "./tune_strategy.ts";
 import { DEFAULTS, inRange, type RANGES } from "./defaults.ts";
 
 /** What a session needs; `resume` takes everything else from the stored run. */
@@ -516,8 +516,8 @@ function stoppable(strategy: Strategy, signal: AbortSignal): Strategy {
  * The strategy of a run: the trace list of a trace-file run, else the
  * table's strategy on the space tune_strategy.ts picks for its target
  * (sketches, or a knob template), preceded on target cuda by the GEMM
- * template's configurations the run allows (shared with a search of the
- * sketches, held back from a knob strategy).
+ * template's configurations the run allows (points of the strategy's space
+ * where they can be, which it learns from: `configSeeds`).
  */
 async function makeStrategy(
   c: RunConfig,
@@ -527,13 +527,12 @@ async function makeStrategy(
   if (c.strategy === "trace-file") return traceList(c.traces ?? []);
   const request = { ...c, workload, replay };
   const strategy = await strategyFor(request);
-  // Hand-written GEMM configurations first. They are samples of the GPU sketches, so a search
-  // of the sketches learns from them; a knob template's strategy never sees them.
+  // Hand-written GEMM configurations first, as the strategy's own candidates where they are
+  // points of its space (the sketches, or the gemm-gpu template), so that it learns from them.
   const configs = c.configs && workload ? gemmConfigs(workload, { math: c.math }) : [];
   if (configs.length === 0) return strategy;
-  return seededStrategy(strategy, configs.map((x) => x.candidate), {
-    share: searchesSketches(request),
-  });
+  const { seeds, share } = configSeeds(request, configs);
+  return seededStrategy(strategy, seeds, { share });
 }
 
 /** Proposes the given traces in order, then nothing. */

@@ -38,9 +38,10 @@ import type { MathKind } from "../ir/gemm_math.ts";
 import type { Workload } from "../ir/workloads.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import { gpuSpace } from "../search/sketch_gpu.ts";
-import type { CandidateOf, Strategy } from "../search/strategy.ts";
+import type { GemmConfigCandidate } from "../search/gemm_configs.ts";
+import type { Candidate, CandidateOf, Strategy } from "../search/strategy.ts";
 import { defaultTemplate, type TemplateSpace, templateSpace } from "../search/templates.ts";
-import { defaultGpuTemplate, gpuTemplateSpace } from "../search/templates_gpu.ts";
+import { defaultGpuTemplate, gemmPointOf, gpuTemplateSpace } from "../search/templates_gpu.ts";
 import { createStrategy, createTraceStrategy, STRATEGIES, STRATEGY_NAMES } from "./strategies.ts";
 
 /** What picks a run's strategy. */
@@ -64,7 +65,7 @@ export interface StrategyRequest {
 
 /** The space a request searches: a knob template, or the sketches. */
 type Plan =
-  | { template: Pick<TemplateSpace, "space" | "candidateOf"> }
+  | { template: Pick<TemplateSpace, "space" | "candidateOf"> & { name?: string } }
   | { sketches: Workload }
   | { problem: string };
 
@@ -145,9 +146,37 @@ export function strategyProblem(r: StrategyRequest): string | undefined {
   return "problem" in p && p.problem !== "" ? p.problem : undefined;
 }
 
-/** True when a request's strategy searches the sketch space (traces), not a knob template. */
-export function searchesSketches(r: StrategyRequest): boolean {
-  return "sketches" in plan(r);
+/** What {@link configSeeds} returns: the candidates to measure first, and whether the strategy learns from them. */
+export interface ConfigSeeds {
+  seeds: Candidate[];
+  /** Pass the seeds' observations on to the strategy (`search/seeded.ts`'s `share`). */
+  share: boolean;
+}
+
+/**
+ * A run's GEMM configurations (`search/gemm_configs.ts`) as its strategy
+ * would propose them, so that it learns from them: traces of the GPU
+ * sketches for a search of the sketches; points of the `gemm-gpu` template
+ * (knobs and trace) for a knob strategy on it, a configuration that is not
+ * a point of it keeping its trace, which a knob strategy does not read; held
+ * back from a strategy of any other space (a loop-nest template), which
+ * they are not points of.
+ */
+export function configSeeds(
+  r: StrategyRequest,
+  configs: readonly GemmConfigCandidate[],
+): ConfigSeeds {
+  const p = plan(r);
+  if ("sketches" in p) return { seeds: configs.map((c) => c.candidate), share: true };
+  if ("template" in p && p.template.name === "gemm-gpu") {
+    const t = p.template;
+    const seeds = configs.map((c) => {
+      const point = gemmPointOf(t.space, c.values);
+      return point ? t.candidateOf(point) : c.candidate;
+    });
+    return { seeds, share: true };
+  }
+  return { seeds: configs.map((c) => c.candidate), share: false };
 }
 
 /** The strategy of a run; a request {@link strategyProblem} refuses is a RangeError. */

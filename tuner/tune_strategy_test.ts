@@ -1,0 +1,75 @@
+/**
+ * configSeeds: a GPU run's GEMM configurations as the candidates its strategy
+ * would propose, shared with it where they are points of its space.
+ */
+import assert from "node:assert/strict";
+import { matmul } from "../ir/workloads.ts";
+import { cudaKernelSource } from "../measure/cuda.ts";
+import { gemmConfigs } from "../search/gemm_configs.ts";
+import { seededStrategy } from "../search/seeded.ts";
+import { gpuTemplateSpace } from "../search/templates_gpu.ts";
+import { configSeeds, strategyFor } from "./tune_strategy.ts";
+
+const w = matmul(1024, 1024, 1024);
+const math = ["fp32"] as const;
+
+Deno.test("configSeeds gives a knob strategy on gemm-gpu each configuration as the template point with its values and its kernel", () => {
+  const configs = gemmConfigs(w, { math });
+  assert.ok(configs.length >= 5);
+  const { seeds, share } = configSeeds(
+    { strategy: "xgb", workload: w, target: "cuda", math },
+    configs,
+  );
+  assert.equal(share, true);
+  const t = gpuTemplateSpace("gemm-gpu", w, { math });
+  assert.equal(seeds.length, configs.length);
+  seeds.forEach((s, i) => {
+    assert.ok(s.knobs, configs[i].name);
+    assert.ok(t.space.isValid(s.knobs));
+    const values = t.space.values(s.knobs);
+    for (const [k, v] of Object.entries(configs[i].values)) {
+      assert.equal(values[k.slice("gemm.".length)], v, `${configs[i].name}: ${k}`);
+    }
+    // The same CUDA as the configuration's sketch sample.
+    const source = cudaKernelSource(s.trace!);
+    assert.ok("source" in source, configs[i].name);
+    assert.deepEqual(source, cudaKernelSource(configs[i].candidate.trace!), configs[i].name);
+  });
+});
+
+Deno.test("configSeeds shares the sketch samples with a search of the sketches and holds them back from a loop-nest template", () => {
+  const configs = gemmConfigs(w, { math });
+  const sketches = configSeeds({ strategy: "ansor", workload: w, target: "cuda", math }, configs);
+  assert.equal(sketches.share, true);
+  assert.deepEqual(sketches.seeds, configs.map((c) => c.candidate));
+  const loopNest = configSeeds(
+    { strategy: "xgb", workload: w, target: "cuda", math, template: "matmul-gpu" },
+    configs,
+  );
+  assert.equal(loopNest.share, false);
+  assert.deepEqual(loopNest.seeds, configs.map((c) => c.candidate));
+});
+
+Deno.test("simulated annealing on gemm-gpu starts next to the fastest configuration it was seeded with", async () => {
+  const request = { strategy: "sa", workload: w, target: "cuda", math };
+  const { seeds, share } = configSeeds(request, gemmConfigs(w, { math }));
+  const s = seededStrategy(await strategyFor({ ...request, seed: 3 }), seeds, { share });
+  const first = s.propose(seeds.length);
+  assert.deepEqual(first, seeds);
+  const fastest = 2;
+  await s.observe(first.map((candidate, i) => ({
+    candidate,
+    errorKind: "none" as const,
+    seconds: i === fastest ? 1e-3 : 1e-2,
+  })));
+  // The configurations are 9 of the 10 points of its initial design: one random point completes it.
+  assert.equal(seeds.length, 9);
+  const [last] = s.propose(4);
+  await s.observe([{ candidate: last, errorKind: "none", seconds: 1e-2 }]);
+  const next = s.propose(4);
+  assert.equal(next.length, 4);
+  for (const c of next) {
+    const differ = c.knobs!.filter((x, j) => x !== seeds[fastest].knobs![j]).length;
+    assert.equal(differ, 1, `${c.knobs} against ${seeds[fastest].knobs}`);
+  }
+});
