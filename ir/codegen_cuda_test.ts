@@ -6,26 +6,12 @@ import { openclProgram } from "./codegen_opencl.ts";
 import { createPrng } from "./prng.ts";
 import { Schedule } from "./schedule.ts";
 import { verifyGpu } from "./target_gpu.ts";
-import { sharedTileMatmul } from "./testing_gpu.ts";
-import { conv2d, matmul } from "./workloads.ts";
+import { registerTiledMatmul, sharedTileMatmul } from "./testing_gpu.ts";
+import { conv2d } from "./workloads.ts";
 
 /** A 128x96x64 matmul: 16x16 threads per block, a 4x2 register tile, k unrolled by 8. */
-function boundMatmul(): Schedule {
-  const sch = new Schedule(matmul(128, 96, 64), { prng: createPrng(0) });
-  const local = sch.cacheWrite("C");
-  const [i0, i1, i2] = sch.split("C", "i", [null, 16, 4]);
-  const [j0, j1, j2] = sch.split("C", "j", [null, 16, 2]);
-  sch.reorder("C", [i0, j0, i1, j1, i2, j2]);
-  sch.bind("C", i0, "blockIdx.y");
-  sch.bind("C", j0, "blockIdx.x");
-  sch.bind("C", i1, "threadIdx.y");
-  sch.bind("C", j1, "threadIdx.x");
-  sch.computeAt(local, "C", j1);
-  const [k0, k1] = sch.split(local, "k", [null, 8]);
-  sch.reorder(local, [k0, k1, "i", "j"]);
-  sch.unroll(local, k1);
-  return sch;
-}
+const boundMatmul = () =>
+  registerTiledMatmul(128, 96, 64, { threads: [16, 16], tile: [4, 2], kInner: 8 });
 
 Deno.test("a bound matmul becomes a __global__ kernel with its launch and a host entry", () => {
   const { kernel, launches } = verifyGpu(boundMatmul());

@@ -178,6 +178,64 @@ function annotate(sch: Schedule, stage: string, prng: Prng): void {
   if (prng.next() < 0.4) sch.autoUnroll(stage, prng.pick([4, 16, 64]));
 }
 
+/** Options of {@link registerTiledMatmul}. */
+export interface RegisterTiledMatmulOptions {
+  /** Threads per block along i and j (`threadIdx.y`, `threadIdx.x`). */
+  threads: [number, number];
+  /** Outputs per thread along i and j (the register tile). */
+  tile: [number, number];
+  /** Split k with this inner extent and unroll it (default: k left whole). */
+  kInner?: number;
+}
+
+/**
+ * A GPU matmul with a register accumulator: blocks of `threads` threads,
+ * each computing a `tile` of outputs in registers (cache_write + compute_at
+ * at the thread loop), k optionally split and its inner loop unrolled.
+ *
+ * @example
+ * ```ts
+ * import { registerTiledMatmul } from "./testing_gpu.ts";
+ * import { verifyGpu } from "./target_gpu.ts";
+ * const sch = registerTiledMatmul(128, 96, 64, { threads: [16, 16], tile: [4, 2], kInner: 8 });
+ * const [launch] = verifyGpu(sch).launches;
+ * if (launch.block.join() !== "16,16,1" || launch.grid.join() !== "3,2,1") throw new Error();
+ * ```
+ */
+export function registerTiledMatmul(
+  M: number,
+  N: number,
+  K: number,
+  o: RegisterTiledMatmulOptions,
+): Schedule {
+  const sch = new Schedule(matmul(M, N, K), { prng: createPrng(0) });
+  const local = sch.cacheWrite("C");
+  bindRegisterTile(sch, local, o.threads, o.tile);
+  if (o.kInner !== undefined) {
+    const [k0, k1] = sch.split(local, "k", [null, o.kInner]);
+    sch.reorder(local, [k0, k1, "i", "j"]);
+    sch.unroll(local, k1);
+  }
+  return sch;
+}
+
+/** Binds C's blocks and `threads`, each computing a `tile` of C in the register stage `local`. */
+function bindRegisterTile(
+  sch: Schedule,
+  local: string,
+  threads: readonly [number, number],
+  tile: readonly [number, number],
+): void {
+  const [i0, i1, i2] = sch.split("C", "i", [null, threads[0], tile[0]]);
+  const [j0, j1, j2] = sch.split("C", "j", [null, threads[1], tile[1]]);
+  sch.reorder("C", [i0, j0, i1, j1, i2, j2]);
+  sch.bind("C", i0, "blockIdx.y");
+  sch.bind("C", j0, "blockIdx.x");
+  sch.bind("C", i1, "threadIdx.y");
+  sch.bind("C", j1, "threadIdx.x");
+  sch.computeAt(local, "C", j1);
+}
+
 /**
  * The classic shared-memory matmul: `t` x `t` threads per block, `r` x `r`
  * register tiles (cache_write + compute_at), and per 8-deep k step the tiles
@@ -189,14 +247,7 @@ export function sharedTileMatmul(M = 64, N = 64, K = 32, t = 8, r = 4): Schedule
   const local = sch.cacheWrite("C");
   const as = sch.cacheRead("A", "shared", [local]);
   const bs = sch.cacheRead("B", "shared", [local]);
-  const [i0, i1, i2] = sch.split("C", "i", [null, t, r]);
-  const [j0, j1, j2] = sch.split("C", "j", [null, t, r]);
-  sch.reorder("C", [i0, j0, i1, j1, i2, j2]);
-  sch.bind("C", i0, "blockIdx.y");
-  sch.bind("C", j0, "blockIdx.x");
-  sch.bind("C", i1, "threadIdx.y");
-  sch.bind("C", j1, "threadIdx.x");
-  sch.computeAt(local, "C", j1);
+  bindRegisterTile(sch, local, [t, t], [r, r]);
   const [k0, k1] = sch.split(local, "k", [null, 8]);
   sch.reorder(local, [k0, k1, "i", "j"]);
   for (const copy of [as, bs]) {

@@ -4,26 +4,14 @@ import { lower } from "../ir/lower.ts";
 import { createPrng } from "../ir/prng.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { matmul } from "../ir/workloads.ts";
+import { registerTiledMatmul } from "../ir/testing_gpu.ts";
 import { OpenCLError } from "./_opencl_ffi.ts";
 import { fileURLToPath } from "node:url";
 import { checkGpuSchedules, OpenCLCompilerCrash, OpenCLRuntime } from "./opencl_runner.ts";
 
-function tiled(M: number, N: number, K: number): Schedule {
-  const sch = new Schedule(matmul(M, N, K), { prng: createPrng(0) });
-  const local = sch.cacheWrite("C");
-  const [i0, i1, i2] = sch.split("C", "i", [null, 4, 3]);
-  const [j0, j1, j2] = sch.split("C", "j", [null, 8, 2]);
-  sch.reorder("C", [i0, j0, i1, j1, i2, j2]);
-  sch.bind("C", i0, "blockIdx.y");
-  sch.bind("C", j0, "blockIdx.x");
-  sch.bind("C", i1, "threadIdx.y");
-  sch.bind("C", j1, "threadIdx.x");
-  sch.computeAt(local, "C", j1);
-  const [k0, k1] = sch.split(local, "k", [null, 4]);
-  sch.reorder(local, [k0, k1, "i", "j"]);
-  sch.unroll(local, k1);
-  return sch;
-}
+/** A GPU matmul: 4x8 threads per block, a 3x2 register tile, k unrolled by 4. */
+const tiled = (M: number, N: number, K: number) =>
+  registerTiledMatmul(M, N, K, { threads: [4, 8], tile: [3, 2], kInner: 4 });
 
 Deno.test("OpenCL on PoCL: a tiled GPU matmul matches the reference; a wrong one does not", () => {
   const rt = OpenCLRuntime.open();

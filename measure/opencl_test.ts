@@ -3,22 +3,12 @@ import { createPrng } from "../ir/prng.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { traceOf } from "../ir/trace.ts";
 import { matmul } from "../ir/workloads.ts";
+import { registerTiledMatmul } from "../ir/testing_gpu.ts";
 import { createOpenCLMeasurer } from "./opencl.ts";
 
 /** A GPU matmul: blocks and threads bound, accumulator in registers. */
-function tiled(M: number, N: number, K: number): Schedule {
-  const sch = new Schedule(matmul(M, N, K), { prng: createPrng(0) });
-  const local = sch.cacheWrite("C");
-  const [i0, i1, i2] = sch.split("C", "i", [null, 4, 3]);
-  const [j0, j1, j2] = sch.split("C", "j", [null, 8, 2]);
-  sch.reorder("C", [i0, j0, i1, j1, i2, j2]);
-  sch.bind("C", i0, "blockIdx.y");
-  sch.bind("C", j0, "blockIdx.x");
-  sch.bind("C", i1, "threadIdx.y");
-  sch.bind("C", j1, "threadIdx.x");
-  sch.computeAt(local, "C", j1);
-  return sch;
-}
+const tiled = (M: number, N: number, K: number) =>
+  registerTiledMatmul(M, N, K, { threads: [4, 8], tile: [3, 2] });
 
 Deno.test("createOpenCLMeasurer() checks GPU schedules on PoCL: correct ones are valid, a CPU schedule is rejected", async () => {
   const m = createOpenCLMeasurer({ seed: 3 });
