@@ -22,11 +22,10 @@ import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
 import { basename } from "node:path";
 import { ALL_MATH, type MathKind } from "../ir/gemm_math.ts";
 import { gemmConfigs } from "../search/gemm_configs.ts";
-import { seededStrategy } from "../search/seeded.ts";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import type { Progress } from "./progress.ts";
-import { configSeeds, strategyFor, strategyProblem } from "./tune_strategy.ts";
+import { strategyFor, strategyProblem } from "./tune_strategy.ts";
 import { DEFAULTS, inRange, type RANGES } from "./defaults.ts";
 
 /** What a session needs; `resume` takes everything else from the stored run. */
@@ -517,7 +516,7 @@ function stoppable(strategy: Strategy, signal: AbortSignal): Strategy {
  * table's strategy on the space tune_strategy.ts picks for its target
  * (sketches, or a knob template), preceded on target cuda by the GEMM
  * template's configurations the run allows (points of the strategy's space
- * where they can be, which it learns from: `configSeeds`).
+ * where they can be, which it learns from: tune_strategy.ts's `configSeeds`).
  */
 async function makeStrategy(
   c: RunConfig,
@@ -525,14 +524,10 @@ async function makeStrategy(
   replay: ReplaySpace | undefined,
 ): Promise<Strategy> {
   if (c.strategy === "trace-file") return traceList(c.traces ?? []);
-  const request = { ...c, workload, replay };
-  const strategy = await strategyFor(request);
   // Hand-written GEMM configurations first, as the strategy's own candidates where they are
   // points of its space (the sketches, or the gemm-gpu template), so that it learns from them.
   const configs = c.configs && workload ? gemmConfigs(workload, { math: c.math }) : [];
-  if (configs.length === 0) return strategy;
-  const { seeds, share } = configSeeds(request, configs);
-  return seededStrategy(strategy, seeds, { share });
+  return await strategyFor({ ...c, workload, replay, configs });
 }
 
 /** Proposes the given traces in order, then nothing. */

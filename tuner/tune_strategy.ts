@@ -36,6 +36,7 @@ import type { KnobSpace } from "../ir/knobs.ts";
 import { gemmProblemOf } from "../ir/gemm_gpu.ts";
 import type { MathKind } from "../ir/gemm_math.ts";
 import type { Workload } from "../ir/workloads.ts";
+import { seededStrategy } from "../search/seeded.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import { gpuSpace } from "../search/sketch_gpu.ts";
 import type { GemmConfigCandidate } from "../search/gemm_configs.ts";
@@ -160,13 +161,16 @@ export interface ConfigSeeds {
  * (knobs and trace) for a knob strategy on it, a configuration that is not
  * a point of it keeping its trace, which a knob strategy does not read; held
  * back from a strategy of any other space (a loop-nest template), which
- * they are not points of.
+ * they are not points of. {@link strategyFor} measures them first.
  */
 export function configSeeds(
   r: StrategyRequest,
   configs: readonly GemmConfigCandidate[],
 ): ConfigSeeds {
-  const p = plan(r);
+  return seedsOf(plan(r), configs);
+}
+
+function seedsOf(p: Plan, configs: readonly GemmConfigCandidate[]): ConfigSeeds {
   if ("sketches" in p) return { seeds: configs.map((c) => c.candidate), share: true };
   if ("template" in p && p.template.name === "gemm-gpu") {
     const t = p.template;
@@ -179,16 +183,30 @@ export function configSeeds(
   return { seeds: configs.map((c) => c.candidate), share: false };
 }
 
-/** The strategy of a run; a request {@link strategyProblem} refuses is a RangeError. */
-export async function strategyFor(r: StrategyRequest & { seed: number }): Promise<Strategy> {
+/**
+ * The strategy of a run, preceded by the GEMM configurations `configs` as
+ * {@link configSeeds} gives them (on the same space); a request
+ * {@link strategyProblem} refuses is a RangeError.
+ */
+export async function strategyFor(
+  r: StrategyRequest & { seed: number; configs?: readonly GemmConfigCandidate[] },
+): Promise<Strategy> {
   const p = plan(r);
   if ("problem" in p) throw new RangeError(p.problem || "The replayed space is not open");
+  let strategy: Strategy;
   if ("sketches" in p) {
     const space = r.target === "cuda"
       ? gpuSpace(p.sketches, r.math ? { math: r.math } : {})
       : defaultSpace(p.sketches);
-    return createTraceStrategy(r.strategy, space, { seed: r.seed });
+    strategy = createTraceStrategy(r.strategy, space, { seed: r.seed });
+  } else {
+    const t = p.template;
+    strategy = await createStrategy(r.strategy, t.space, {
+      seed: r.seed,
+      candidateOf: t.candidateOf,
+    });
   }
-  const t = p.template;
-  return await createStrategy(r.strategy, t.space, { seed: r.seed, candidateOf: t.candidateOf });
+  if (!r.configs?.length) return strategy;
+  const { seeds, share } = seedsOf(p, r.configs);
+  return seededStrategy(strategy, seeds, { share });
 }

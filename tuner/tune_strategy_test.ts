@@ -6,7 +6,6 @@ import assert from "node:assert/strict";
 import { matmul } from "../ir/workloads.ts";
 import { cudaKernelSource } from "../measure/cuda.ts";
 import { gemmConfigs } from "../search/gemm_configs.ts";
-import { seededStrategy } from "../search/seeded.ts";
 import { gpuTemplateSpace } from "../search/templates_gpu.ts";
 import { configSeeds, strategyFor } from "./tune_strategy.ts";
 
@@ -52,8 +51,9 @@ Deno.test("configSeeds shares the sketch samples with a search of the sketches a
 
 Deno.test("simulated annealing on gemm-gpu starts next to the fastest configuration it was seeded with", async () => {
   const request = { strategy: "sa", workload: w, target: "cuda", math };
-  const { seeds, share } = configSeeds(request, gemmConfigs(w, { math }));
-  const s = seededStrategy(await strategyFor({ ...request, seed: 3 }), seeds, { share });
+  const configs = gemmConfigs(w, { math });
+  const { seeds } = configSeeds(request, configs);
+  const s = await strategyFor({ ...request, seed: 3, configs });
   const first = s.propose(seeds.length);
   assert.deepEqual(first, seeds);
   const fastest = 2;
