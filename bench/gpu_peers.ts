@@ -246,35 +246,38 @@ export async function main(argv: string[]): Promise<number> {
     cublas: cublas ?? null,
     cudnn: cudnn ?? null,
     cudnnVersion,
-    rows: rows.map((r) => ({
-      ...r,
-      tunebookFp32: comparableBest(r.tunebook, "fp32"),
-      tunebookTf32: comparableBest(r.tunebook, "tf32"),
-      ratioFp32: ratio(r, "fp32"),
-      ratioTf32: ratio(r, "tf32"),
-    })),
+    rows: rows.map((r) => ({ ...r, ...comparison(r) })),
   }));
   return 0;
 }
 
 /**
- * tunebook's comparable best over the peer's GFLOP/s in one math, or null
- * when either is missing.
+ * A row's comparable bests ({@link comparableBest}) and their ratios to the
+ * peer's GFLOP/s in the same math (null when either is missing).
  */
-function ratio(r: PeerRow, math: "fp32" | "tf32"): number | null {
-  const mine = comparableBest(r.tunebook, math), peer = r[math];
-  return typeof peer === "number" && mine !== null ? mine / peer : null;
+function comparison(r: PeerRow) {
+  const tunebookFp32 = comparableBest(r.tunebook, "fp32");
+  const tunebookTf32 = comparableBest(r.tunebook, "tf32");
+  const over = (mine: number | null, peer: number | string) =>
+    typeof peer === "number" && mine !== null ? mine / peer : null;
+  return {
+    tunebookFp32,
+    tunebookTf32,
+    ratioFp32: over(tunebookFp32, r.fp32),
+    ratioTf32: over(tunebookTf32, r.tf32),
+  };
 }
 
 function tableRow(r: PeerRow): string {
   const cell = (x: unknown) => typeof x === "number" ? x.toFixed(0) : String(x ?? "none");
   const q = (x: number | null) => x === null ? "-" : x.toFixed(3);
+  const c = comparison(r);
   const half = Math.max(r.tunebook.fp16 ?? 0, r.tunebook.bf16 ?? 0);
-  return `| ${r.workload} | ${r.peer} | ${cell(comparableBest(r.tunebook, "fp32"))} | ${
-    cell(r.fp32)
-  } | ${q(ratio(r, "fp32"))} | ${cell(comparableBest(r.tunebook, "tf32"))} | ${cell(r.tf32)} | ${
-    q(ratio(r, "tf32"))
-  } | ${half > 0 ? half.toFixed(0) : "none"} |`;
+  return `| ${r.workload} | ${r.peer} | ${cell(c.tunebookFp32)} | ${cell(r.fp32)} | ${
+    q(c.ratioFp32)
+  } | ${cell(c.tunebookTf32)} | ${cell(r.tf32)} | ${q(c.ratioTf32)} | ${
+    half > 0 ? half.toFixed(0) : "none"
+  } |`;
 }
 
 /** A conv2d workload's shape as the harness takes it (N, C, H, W, F, KH, KW, stride, pad). */
