@@ -377,11 +377,11 @@ async function schedulerLatencyCommand(argv: string[]): Promise<void> {
   } finally {
     for (const ex of executors) ex.close();
   }
-  const reference = sets.findIndex((s) =>
-    s.scheduler === "round-robin" && s.trials === Math.max(
-        ...sets.filter((x) => x.scheduler === "round-robin").map((x) => x.trials),
-      )
+  // The round robin session's kernels after all its trials.
+  const rrTrials = Math.max(
+    ...sets.filter((x) => x.scheduler === "round-robin").map((x) => x.trials),
   );
+  const reference = sets.findIndex((s) => s.scheduler === "round-robin" && s.trials === rrTrials);
   const rows = sets.map((s, i) => {
     const ratios = times[i].map((t, r) => t / times[reference][r]);
     return {
