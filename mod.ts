@@ -76,7 +76,7 @@ export { type FractionBand, fractionBand } from "./search/compare.ts";
 export { mean, median, quantile, type Summary as StatsSummary, summary } from "./ir/stats.ts";
 export { compareFrame, runsFrame } from "./search/compare_frame.ts";
 /** Arquero, the data-frame library of tunebook's tables (`aq.from`, `aq.op`, `aq.desc`, ...). */
-export * as aq from "arquero";
+export * as aq from "npm:arquero@8.0.3";
 export { modelBasedTuner } from "./search/model_based.ts";
 export type { CostModel, Sample } from "./costmodel/model.ts";
 export type { Matrix, Regressor } from "./costmodel/regressor.ts";

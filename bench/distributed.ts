@@ -23,7 +23,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { Queue, QueueEvents, Worker } from "bullmq";
+import { Queue, QueueEvents, Worker } from "npm:bullmq@6.7.0";
 import { readLines } from "../measure/lines.ts";
 import { scriptArgs } from "../cli/script.ts";
 import { createRemoteMeasurer } from "../remote/remote_measurer.ts";
@@ -34,7 +34,7 @@ import { createWorkload } from "../ir/workloads.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { traceOf } from "../ir/trace.ts";
 import { createPrng } from "../ir/prng.ts";
-import { Redis } from "ioredis";
+import { Redis } from "npm:ioredis@6.0.0";
 
 /** Jobs/s and overhead per job of trivial jobs through the queue. */
 export async function queueThroughput(jobs: number): Promise<{

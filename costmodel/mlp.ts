@@ -24,7 +24,7 @@
  * ```
  * @module
  */
-import * as tf from "@tensorflow/tfjs";
+import * as tf from "npm:@tensorflow/tfjs@4.22.0";
 import { withDefaults } from "../ir/options.ts";
 import { createPrng, type Prng } from "../ir/prng.ts";
 import type { FitOptions, Matrix, Regressor } from "./regressor.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import * as tf from "@tensorflow/tfjs";
+import * as tf from "npm:@tensorflow/tfjs@4.22.0";
 import { createPrng } from "../ir/prng.ts";
 import { MLPRegressor } from "./mlp.ts";
 import type { Matrix } from "./regressor.ts";

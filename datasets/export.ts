@@ -606,8 +606,8 @@ async function parquetBytes(
   rows: readonly ExportRow[],
   describe: RowDescriber,
 ): Promise<Uint8Array> {
-  const fl = await import("@uwdata/flechette");
-  const pq = await import("parquet-wasm");
+  const fl = await import("npm:@uwdata/flechette@2.6.0");
+  const pq = await import("npm:parquet-wasm@0.8.0");
   const columns: [string, unknown[]][] = [];
   const types: Record<string, unknown> = {};
   for (const c of EXPORT_SCHEMA) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { DuckDBInstance } from "@duckdb/node-api";
+import { DuckDBInstance } from "npm:@duckdb/node-api@1.5.5-r.5";
 import { FEATURE_VERSION, FIXED_FEATURE_NAMES } from "../costmodel/features.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { templateSpace } from "../search/templates.ts";

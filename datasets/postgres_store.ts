@@ -22,7 +22,7 @@
  * ```
  * @module
  */
-import pg from "pg";
+import pg from "npm:pg@8.23.1";
 import { ERROR_KINDS, isTransient } from "../ir/error_kind.ts";
 import {
   type CandidateRow,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import pg from "pg";
+import pg from "npm:pg@8.23.1";
 import { DatabaseError, RecordsDB } from "./db.ts";
 import { displayUrl, isPostgresUrl, openPostgresRecordStore } from "./postgres_store.ts";
 import { type RecordStore, sqliteRecordStore } from "./record_store.ts";

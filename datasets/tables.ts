@@ -12,7 +12,7 @@
  * @example
  * ```ts
  * import { join } from "node:path";
- * import { op } from "arquero";
+ * import { op } from "npm:arquero@8.0.3";
  * import { RecordsDB } from "./db.ts";
  * import { importKernelTunerCache } from "./import.ts";
  * import { KERNELTUNER_DIR } from "./kerneltuner.ts";
@@ -27,7 +27,10 @@
  * ```
  * @module
  */
-import { type ColumnTable, from, table } from "arquero";
+// arquero 8 asks for @uwdata/flechette ^2; 2.7 needs a package the npm registry lacks, so the
+// module graph pins 2.6.0 (no deno.json needed: this holds for an importer in any folder).
+import "npm:@uwdata/flechette@2.6.0";
+import { type ColumnTable, from, table } from "npm:arquero@8.0.3";
 import type { RecordsDB } from "./db.ts";
 import { type ExportOptions, exportRows } from "./export.ts";
 

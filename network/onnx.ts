@@ -14,13 +14,13 @@
  * ```
  * @module
  */
-import onnxProto from "onnx-proto";
+import onnxProto from "npm:onnx-proto@8.0.1";
 import { inferShapes, type Layer, type Network, NetworkError } from "./network.ts";
 import type { Weights } from "./weights.ts";
 
 const { onnx } = onnxProto;
-type INode = import("onnx-proto").onnx.INodeProto;
-type ITensor = import("onnx-proto").onnx.ITensorProto;
+type INode = import("npm:onnx-proto@8.0.1").onnx.INodeProto;
+type ITensor = import("npm:onnx-proto@8.0.1").onnx.ITensorProto;
 
 /** An int64 from protobufjs (a number or a Long). */
 type Int = number | { toNumber(): number };

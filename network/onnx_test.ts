@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import onnxProto from "onnx-proto";
+import onnxProto from "npm:onnx-proto@8.0.1";
 import { fillUniform } from "../measure/prng.ts";
 import { createExecutor } from "./executor.ts";
 import { NetworkError, sizeOf } from "./network.ts";

@@ -45,7 +45,7 @@ export interface PNGOptions {
  */
 export async function svgToPNG(svg: string, options: PNGOptions = {}): Promise<Uint8Array> {
   // Imported on first use: a native addon that commands without figures never load.
-  const { Resvg } = await import("@resvg/resvg-js");
+  const { Resvg } = await import("npm:@resvg/resvg-js@2.6.2");
   const scale = options.scale ?? 1;
   return new Resvg(svg, {
     font: { loadSystemFonts: true, defaultFontFamily: options.fontFamily ?? "DejaVu Sans" },

@@ -24,7 +24,7 @@
  * ```
  * @module
  */
-import * as Plot from "@observablehq/plot";
+import * as Plot from "npm:@observablehq/plot@0.6.17";
 import { PALETTE, plotDocument, withHeader } from "./tuning_curve.ts";
 
 /** What a heat map needs of a knob space: its knobs' names and options, in point order. */

@@ -10,7 +10,7 @@
  * ```
  * @module
  */
-import * as Plot from "@observablehq/plot";
+import * as Plot from "npm:@observablehq/plot@0.6.17";
 import { plotFrame, withHeader } from "./tuning_curve.ts";
 
 /** Options of {@link scatterSVG}. */

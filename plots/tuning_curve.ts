@@ -11,8 +11,8 @@
  * ```
  * @module
  */
-import * as Plot from "@observablehq/plot";
-import { parseHTML } from "linkedom";
+import * as Plot from "npm:@observablehq/plot@0.6.17";
+import { parseHTML } from "npm:linkedom@0.18.12";
 
 /** Renders an SVG to PNG bytes (resvg); see plots/figure.ts. */
 export { svgToPNG } from "./figure.ts";

@@ -11,8 +11,8 @@
  * ```
  * @module
  */
-import * as vega from "vega";
-import * as vl from "vega-lite";
+import * as vega from "npm:vega@6.2.0";
+import * as vl from "npm:vega-lite@6.4.1";
 import { figureBundle } from "./figure.ts";
 import { type BandSeries, PALETTE } from "./tuning_curve.ts";
 

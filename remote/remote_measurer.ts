@@ -27,8 +27,8 @@
  * ```
  * @module
  */
-import { Queue, QueueEvents } from "bullmq";
-import { Redis } from "ioredis";
+import { Queue, QueueEvents } from "npm:bullmq@6.7.0";
+import { Redis } from "npm:ioredis@6.0.0";
 import type { Candidate } from "../ir/candidate.ts";
 import type { MeasureBatchOptions, MeasureResult } from "../measure/measurer.ts";
 import { tunebookVersion } from "../datasets/machine.ts";

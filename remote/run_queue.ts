@@ -17,8 +17,8 @@
  * ```
  * @module
  */
-import { Queue, QueueEvents } from "bullmq";
-import { Redis } from "ioredis";
+import { Queue, QueueEvents } from "npm:bullmq@6.7.0";
+import { Redis } from "npm:ioredis@6.0.0";
 import { tunebookVersion } from "../datasets/machine.ts";
 import { closeQueueClient, parseQueueUrl, QueueLostError } from "./connection.ts";
 import { liveAnnouncements, MACHINES_KEY, runQueueName } from "./machine.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { Queue, QueueEvents, Worker } from "bullmq";
-import pg from "pg";
+import { Queue, QueueEvents, Worker } from "npm:bullmq@6.7.0";
+import pg from "npm:pg@8.23.1";
 import { postgresMissing, redisMissing, startPostgres, startRedis } from "./testing.ts";
 
 const noRedis = redisMissing();

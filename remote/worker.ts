@@ -22,8 +22,8 @@
  * ```
  * @module
  */
-import { UnrecoverableError, Worker } from "bullmq";
-import { Redis } from "ioredis";
+import { UnrecoverableError, Worker } from "npm:bullmq@6.7.0";
+import { Redis } from "npm:ioredis@6.0.0";
 import { createBuilder } from "../measure/builder.ts";
 import type { MeasureResult } from "../measure/measurer.ts";
 import { MeasureChild } from "./child.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Queue, QueueEvents } from "bullmq";
+import { Queue, QueueEvents } from "npm:bullmq@6.7.0";
 import { redisMissing, startRedis } from "./testing.ts";
 import { startWorker } from "./worker.ts";
 import { createRemoteMeasurer } from "./remote_measurer.ts";

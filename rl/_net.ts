@@ -8,7 +8,7 @@
  * Importing this module selects the `cpu` backend and production mode.
  * @module
  */
-import * as tf from "@tensorflow/tfjs";
+import * as tf from "npm:@tensorflow/tfjs@4.22.0";
 import type { Prng } from "../ir/prng.ts";
 
 tf.enableProdMode();

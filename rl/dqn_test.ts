@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import * as tf from "@tensorflow/tfjs";
+import * as tf from "npm:@tensorflow/tfjs@4.22.0";
 import { dqnAgent } from "./dqn.ts";
 
 const obs = new Float32Array([1, 0]);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import * as tf from "@tensorflow/tfjs";
+import * as tf from "npm:@tensorflow/tfjs@4.22.0";
 import { ppoAgent } from "./ppo.ts";
 
 const obs = new Float32Array([0.5, 0.25, 0]);

@@ -10,7 +10,8 @@
 #      Redis and PostgreSQL for distributed measurement (tests start their own servers on
 #      free ports of 127.0.0.1)
 #   3. The Deno Jupyter kernel
-#   4. `deno install` (caches npm dependencies declared in deno.json)
+#   4. `deno install --entrypoint` (caches the npm packages the modules name with full
+#      `npm:` specifiers; deno.json has no import map, so a script in any folder can import us)
 set -euo pipefail
 
 DENO_VERSION="2.9.6"
@@ -106,7 +107,10 @@ else
 fi
 
 # --- 4. npm dependencies of deno.json -----------------------------------------
-log "run: deno install (cache dependencies)"
-"$DENO" install --quiet
+log "run: deno install --entrypoint (cache the npm dependencies of every module)"
+mapfile -t entrypoints < <(git ls-files '*.ts' 2>/dev/null || find . -name '*.ts' -not -path './node_modules/*' -not -path './.tools/*')
+# (its notice of npm build scripts it skipped is dropped: none of them is needed)
+"$DENO" install --quiet --entrypoint "${entrypoints[@]}" 2>&1 |
+  { grep -v -e 'build scripts' -e 'approve-scripts' -e '[│╭╰]' || true; }
 
 log "done"

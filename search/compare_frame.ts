@@ -8,7 +8,7 @@
  *
  * @example
  * ```ts
- * import { op } from "arquero";
+ * import { op } from "npm:arquero@8.0.3";
  * import { compareFrame, runsFrame } from "./compare_frame.ts";
  * const runs = new Map([["s", [{ best: [4, 2, 1], wall: [0.1, 0.2, 0.3], evals: 3 }]]]);
  * const long = runsFrame(runs, 1);
@@ -19,7 +19,10 @@
  * ```
  * @module
  */
-import { type ColumnTable, from, table } from "arquero";
+// arquero 8 asks for @uwdata/flechette ^2; 2.7 needs a package the npm registry lacks, so the
+// module graph pins 2.6.0 (no deno.json needed: this holds for an importer in any folder).
+import "npm:@uwdata/flechette@2.6.0";
+import { type ColumnTable, from, table } from "npm:arquero@8.0.3";
 import { compareRows, type RunTrace } from "./compare.ts";
 
 /**

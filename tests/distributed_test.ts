@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Redis } from "ioredis";
+import { Redis } from "npm:ioredis@6.0.0";
 import { RecordsDB } from "../datasets/db.ts";
 import { readLines } from "../measure/lines.ts";
 import { MACHINES_KEY } from "../remote/machine.ts";

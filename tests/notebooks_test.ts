@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseHTML } from "linkedom";
+import { parseHTML } from "npm:linkedom@0.18.12";
 import { decodePNG, inkFraction } from "../plots/png.ts";
 import {
   displayCode,

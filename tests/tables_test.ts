@@ -3,7 +3,10 @@
  * search/compare_frame.ts) and their display (tuner/jupyter.ts).
  */
 import assert from "node:assert/strict";
-import { op, table } from "arquero";
+// arquero 8 asks for @uwdata/flechette ^2; 2.7 needs a package the npm registry lacks, so the
+// module graph pins 2.6.0 (no deno.json needed: this holds for an importer in any folder).
+import "npm:@uwdata/flechette@2.6.0";
+import { op, table } from "npm:arquero@8.0.3";
 import { RecordsDB } from "../datasets/db.ts";
 import { exportRows } from "../datasets/export.ts";
 import { recordsTable, runTable } from "../datasets/tables.ts";

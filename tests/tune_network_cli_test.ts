@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
-import onnxProto from "onnx-proto";
+import onnxProto from "npm:onnx-proto@8.0.1";
 import { estimateCurve } from "../tuner/network_tuning.ts";
 
 const TINY = {

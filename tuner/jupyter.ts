@@ -31,7 +31,10 @@
  * ```
  * @module
  */
-import { ColumnTable } from "arquero";
+// arquero 8 asks for @uwdata/flechette ^2; 2.7 needs a package the npm registry lacks, so the
+// module graph pins 2.6.0 (no deno.json needed: this holds for an importer in any folder).
+import "npm:@uwdata/flechette@2.6.0";
+import { ColumnTable } from "npm:arquero@8.0.3";
 import type { CandidateRow } from "../datasets/db.ts";
 import { printTrace, type Trace } from "../ir/trace.ts";
 import { figureBundle } from "../plots/figure.ts";
