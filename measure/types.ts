@@ -29,6 +29,7 @@ export interface BufferSpec {
 
 /** The buffers a kernel takes, in `bufs[]` order. */
 export interface KernelSignature {
+  /** Every buffer, inputs first, then outputs. */
   buffers: BufferSpec[];
 }
 
@@ -79,11 +80,13 @@ export interface MeasureInput {
   symbol?: string;
   /** Shared object of the reference kernel of the same workload. */
   reference: string;
+  /** The buffers the kernel (and its reference) take. */
   signature: KernelSignature;
   /** Seed of the random inputs (same for reference and candidate). */
   seed: number;
   /** Tolerance of the output check: |out - ref| <= atol + rtol * |ref|. */
   atol: number;
+  /** Relative tolerance of the output check (see `atol`). */
   rtol: number;
   /**
    * Racing: when the first repeat's seconds per call exceed this, the
@@ -95,6 +98,7 @@ export interface MeasureInput {
 
 /** What the runner measured for one {@link MeasureInput}. */
 export interface RunResult {
+  /** `"none"` when the kernel ran and its output matched the reference; else why not. */
   errorKind: ErrorKind;
   /** Message for a failure (signal, timeout, largest error). */
   error?: string;
