@@ -8,6 +8,7 @@ import type { Candidate } from "../ir/candidate.ts";
 
 /** A measured candidate as a model sees it. */
 export interface Sample {
+  /** The candidate measured. */
   candidate: Candidate;
   /** Seconds per call; undefined when the candidate failed. */
   seconds?: number;

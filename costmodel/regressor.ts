@@ -7,8 +7,11 @@
 
 /** A dense row-major float32 matrix. */
 export interface Matrix {
+  /** Values, row-major: row r, column c at `r * cols + c`. */
   data: Float32Array;
+  /** Number of rows. */
   rows: number;
+  /** Number of columns. */
   cols: number;
 }
 

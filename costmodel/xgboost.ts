@@ -113,6 +113,7 @@ export class XGBoostRegressor implements Regressor {
   #disposed = false;
 
   /** @param options hyperparameters; see {@link XGBoostOptions} for defaults. */
+  /** Creates a booster with `options` (defaults as in {@link XGBoostOptions}); trained by `fit`. */
   constructor(options: XGBoostOptions = {}) {
     this.options = resolve(options);
     const r = this.options.rounds;

@@ -39,6 +39,7 @@ export function lazyCandidate(knobs: number[], candidateOf: CandidateOf): Candid
 
 /** What measuring a candidate gave. */
 export interface Observation {
+  /** The candidate measured. */
   candidate: Candidate;
   /** `"none"` when the kernel ran and was correct. */
   errorKind: ErrorKind;

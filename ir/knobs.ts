@@ -24,8 +24,11 @@ export type KnobKind = "split" | "reorder" | "annotate" | "other";
 
 /** One knob: a name and its options (any JSON value). */
 export interface Knob {
+  /** Knob name, unique in its space, e.g. `"tile_i"`. */
   name: string;
+  /** AutoTVM's kind of the knob. */
   kind: KnobKind;
+  /** The knob's options; a point holds an index into them. */
   options: readonly unknown[];
 }
 
@@ -132,6 +135,7 @@ export class KnobSpace {
     return this.knobs.map((k, i) => [k.name, code[k.kind], k.options[point[i]]]);
   }
 
+  /** Throws a RangeError naming the point when it does not fit the space. */
   private check(point: Point): void {
     if (
       point.length !== this.radix.length ||

@@ -35,6 +35,7 @@ import { computeStages, type Workload } from "./workloads.ts";
 
 /** A reference to the value an earlier instruction produced. */
 export interface RV {
+  /** Index of the instruction whose value this refers to. */
   $ref: number;
 }
 
@@ -43,8 +44,11 @@ export type Arg = string | number | (number | null | RV)[] | string[] | number[]
 
 /** One recorded instruction: an op, its arguments, and a sampler's decision. */
 export interface Inst {
+  /** Primitive name, e.g. `"split"` or `"sample_perfect_tile"`. */
   op: string;
+  /** Arguments by name; sampled values appear as {@link RV} references. */
   args: Record<string, Arg>;
+  /** The sampler's choice, for a sampling instruction (absent: sampled afresh on replay). */
   decision?: unknown;
 }
 
@@ -313,6 +317,7 @@ export class Schedule {
     return out.value;
   }
 
+  /** The value of an argument: a literal, or the value an {@link RV} refers to. */
   private resolve(v: Arg, op: string): unknown {
     // Split factors may each be a sampled value (e.g. a register tile size).
     if (Array.isArray(v)) {

@@ -52,9 +52,13 @@ export function median(xs: readonly number[]): number {
 
 /** Mean, median and quartiles of a list. */
 export interface Summary {
+  /** Arithmetic mean. */
   mean: number;
+  /** Median (linear interpolation, numpy's default). */
   median: number;
+  /** 25th percentile. */
   p25: number;
+  /** 75th percentile. */
   p75: number;
 }
 

@@ -110,8 +110,11 @@ export function select(cond: Expr, t: ExprLike, f: ExprLike): Expr {
 
 /** A reduction: the body summed over `axes`. Only at the top of a compute body. */
 export interface Reduce {
+  /** The reduction's kind (only sums so far). */
   kind: "sum";
+  /** The expression summed. */
   body: Expr;
+  /** The reduction axes it is summed over. */
   axes: IterVar[];
 }
 

@@ -30,8 +30,11 @@ export const TRACE_VERSION = 1;
 
 /** A schedule as data. */
 export interface Trace {
+  /** Format version of the trace (1). */
   version: number;
+  /** The workload the trace schedules: its registry name and shape. */
   workload: { name: string; shape: number[] };
+  /** The instructions, in order. */
   insts: Inst[];
 }
 

@@ -50,6 +50,7 @@ export interface EndToEnd {
   timesMs: number[];
   /** Kernels compiled, and how many of them replay a given trace. */
   kernels: number;
+  /** Kernels that replay a given (tuned) trace. */
   tuned: number;
   /** Kernel calls of a forward pass. */
   kernelCalls: number;

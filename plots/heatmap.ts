@@ -34,6 +34,7 @@ export interface KnobsOf {
 
 /** One measured configuration: its point (an option index per knob) and a value, higher is better. */
 export interface HeatSample {
+  /** The configuration: an option index per knob. */
   point: readonly number[];
   /** E.g. GFLOP/s or fraction of optimum; NaN or non-finite for an invalid configuration. */
   value: number;

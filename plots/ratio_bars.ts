@@ -19,12 +19,15 @@ import { plotFrame, withHeader } from "./tuning_curve.ts";
 
 /** One bar. */
 export interface RatioBar {
+  /** Label of the bar. */
   label: string;
+  /** The ratio drawn; 1 is parity. */
   ratio: number;
 }
 
 /** Options of {@link ratioBarsSVG}. */
 export interface RatioBarsOptions {
+  /** Title of the figure. */
   title: string;
   /** Label of the ratio axis. Default "ratio". */
   x?: string;

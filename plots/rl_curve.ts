@@ -21,7 +21,9 @@ export { svgToPNG };
 
 /** One series: a reward summary per episode (`EpisodeStats` of rl/train.ts fits). */
 export interface LearningCurve {
+  /** Legend label of the series. */
   label: string;
+  /** Mean and max reward per episode, in episode order. */
   episodes: readonly { episode: number; meanReward: number; maxReward: number }[];
 }
 

@@ -33,9 +33,11 @@ export interface AgentSpec {
 
 /** One step of experience. */
 export interface Transition {
+  /** The observation the action was chosen in. */
   observation: Float32Array;
   /** The choices taken (each in `[0, actionSizes[i])`). */
   action: readonly number[];
+  /** Reward received for the step. */
   reward: number;
   /** The observation after the step. */
   next: Float32Array;

@@ -106,6 +106,7 @@ const DEFAULTS: Required<DQNOptions> = {
 
 /** A DQN agent, with what a notebook may want to inspect. */
 export interface DQNAgent extends Agent {
+  /** The options in force, defaults filled in. */
   readonly options: Readonly<Required<DQNOptions>>;
   /** Exploration rate of the next action. */
   readonly epsilon: number;

@@ -89,13 +89,17 @@ export type EnvObservation = Float32Array;
  * action is `c + start`.
  */
 export interface ActionSpace {
+  /** Choices per action component. */
   sizes: readonly number[];
+  /** Value of choice 0 (component i of an action is `c + start`). */
   start: number;
 }
 
 /** A measurement of one configuration (what the cache holds). */
 export interface Measurement {
+  /** `"none"` when the configuration ran and was correct. */
   errorKind: ErrorKind;
+  /** Seconds per call, when `errorKind` is `"none"`. */
   seconds?: number;
 }
 
@@ -107,6 +111,7 @@ export interface StepInfo {
   index: number;
   /** Its measurement (`errorKind` `"instantiation_error"` when `isValid` rejects it). */
   errorKind: ErrorKind;
+  /** Its seconds per call, when valid. */
   seconds?: number;
   /** True when this step cost no new sample (a revisit, or a point `isValid` rejects). */
   cached: boolean;
@@ -120,15 +125,21 @@ export interface StepInfo {
 
 /** What {@link ScheduleEnv.step} returns. */
 export interface StepResult {
+  /** Observation after the step. */
   observation: EnvObservation;
+  /** Reward of the step. */
   reward: number;
+  /** True when the episode has ended. */
   done: boolean;
+  /** What the step reached and measured. */
   info: StepInfo;
 }
 
 /** A step between {@link ScheduleEnv.prepare} and {@link ScheduleEnv.commit}. */
 export interface PendingStep {
+  /** The configuration the step reaches. */
   point: Point;
+  /** Its flat index in the space. */
   index: number;
   /** The candidate to measure. */
   candidate: Candidate;
@@ -195,6 +206,7 @@ export class ScheduleEnv {
    * @param evaluate measures candidates (e.g. `(cs) => replay.measure(cs)`)
    * @param options see {@link ScheduleEnvOptions}
    */
+  /** An environment over `space`, measuring with `evaluate` (see {@link ScheduleEnvOptions}). */
   constructor(readonly space: KnobSpace, evaluate: Evaluator, options: ScheduleEnvOptions = {}) {
     this.formulation = options.formulation ?? "multi-step";
     if (this.formulation !== "multi-step" && this.formulation !== "one-step") {

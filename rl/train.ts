@@ -37,7 +37,9 @@ export interface EpisodeOptions {
 
 /** One episode's rewards and step infos. */
 export interface Episode {
+  /** Reward of each step. */
   rewards: number[];
+  /** Info of each step. */
   infos: StepInfo[];
 }
 
@@ -67,7 +69,9 @@ export async function runEpisode(
 export interface EpisodeStats {
   /** 0-based episode number. */
   episode: number;
+  /** Mean reward of the episode's steps. */
   meanReward: number;
+  /** Largest reward of the episode's steps. */
   maxReward: number;
   /** Distinct measurements after the episode. */
   samples: number;
@@ -77,7 +81,9 @@ export interface EpisodeStats {
 
 /** Best time after each distinct measurement (index i: after i + 1 samples). */
 export interface TuningTrace {
+  /** Distinct measurements made (index i: i + 1). */
   samples: number[];
+  /** Best valid seconds after each distinct measurement (Infinity before the first valid one). */
   best: number[];
 }
 

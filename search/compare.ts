@@ -35,13 +35,21 @@ export interface RunTrace {
 
 /** One row of a comparison. */
 export interface CompareRow {
+  /** Strategy name. */
   strategy: string;
+  /** Evaluations allowed. */
   budget: number;
+  /** Seeds (runs) summarized. */
   seeds: number;
+  /** Mean fraction of optimum over the seeds (best known time / best found; 0 when none valid). */
   mean_fraction: number;
+  /** Median fraction of optimum over the seeds. */
   median_fraction: number;
+  /** 25th percentile of the fraction of optimum. */
   p25: number;
+  /** 75th percentile of the fraction of optimum. */
   p75: number;
+  /** Mean evaluations used (below the budget when a strategy ran out). */
   mean_evals: number;
   /** Mean wall seconds to reach the budget (or the end of the run). */
   wall_seconds: number;
@@ -170,9 +178,13 @@ export function reachTable(rows: ReachRow[]): string {
 
 /** Median and quartiles of the fraction of optimum of a strategy's runs on a grid of x values. */
 export interface FractionBand {
+  /** The x values (evaluations). */
   x: number[];
+  /** Median fraction of optimum at each x. */
   median: number[];
+  /** 25th percentile at each x. */
   p25: number[];
+  /** 75th percentile at each x. */
   p75: number[];
 }
 

@@ -46,7 +46,9 @@ import type { Candidate } from "./strategy.ts";
 export interface TemplateSpace {
   /** Template name, e.g. `"matmul"`. */
   name: string;
+  /** The workload it schedules. */
   workload: Workload;
+  /** Its knob space. */
   space: KnobSpace;
   /** The candidate (knobs and trace) of a point. */
   candidateOf(point: Point): Candidate;

@@ -87,6 +87,7 @@ export interface Measured {
 
 /** Options of {@link tune}. */
 export interface TuneOptions {
+  /** The strategy that proposes candidates (ask/tell). */
   strategy: Strategy;
   /** Measures each round's new candidates (native CPU, CUDA, replay, ...). */
   measurer: Measurer;

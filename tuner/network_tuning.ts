@@ -141,7 +141,9 @@ export interface NetworkTuningOptions {
 export interface TaskOutcome {
   /** `name(shape)`. */
   key: string;
+  /** The task's workload. */
   workload: Workload;
+  /** How often the layer occurs in the network (the objective's weight). */
   weight: number;
   /** Strategy that tuned it (may differ from the one asked: see {@link taskStrategy}). */
   strategy: string;
@@ -172,6 +174,7 @@ export interface TaskOutcome {
 
 /** What {@link tuneNetwork} reports. */
 export interface NetworkTuningOutcome {
+  /** Every task at the end of the session. */
   tasks: TaskOutcome[];
   /** Every round: trials used so far and the estimate after it. */
   rounds: SchedulerRound[];

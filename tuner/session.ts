@@ -47,6 +47,10 @@ export interface SessionOptions {
   signal?: AbortSignal;
   /** Called with the run id once the run is opened or created. */
   onStart?: (runId: number) => void;
+  /**
+   * Workload to tune, by registry name and shape, e.g. `{ name: "matmul", shape: [512, 512, 512] }`
+   * (or give `space` or `traces`).
+   */
   workload?: { name: string; shape: number[] };
   /**
    * A Kernel Tuner cache (a name from data/kerneltuner or a path) replayed
@@ -54,20 +58,27 @@ export interface SessionOptions {
    * every record is a lookup (`target` "replay").
    */
   space?: string;
+  /** Strategy name (`tuner/strategies.ts`). Default `"random"`. */
   strategy?: string;
   /** Knob template for the knob strategies (grid, sa, ga, ...). */
   template?: string;
+  /** Seed of the search. Default 1. */
   seed?: number;
+  /** Distinct candidates to measure. Default 64 (the traces' count with `traces`). */
   trials?: number;
   /** Measure exactly these traces instead of searching. */
   traces?: Trace[];
+  /** `"cpu"` or `"cuda"`. Default `"cpu"`. */
   target?: string;
+  /** Candidates per round. Default 8. */
   batch?: number;
   /** Build round k+1 while round k is measured (see `TuneOptions.overlap` in loop.ts). Default false. */
   overlap?: boolean;
   /** Racing factor (see `TuneOptions.race` in loop.ts). Default: off. */
   race?: number;
+  /** Seconds a measurement may take before it is a `run_timeout`. Default 10. */
   timeoutSeconds?: number;
+  /** Timing of each candidate. Default number 1, repeat 3, minRepeatMs 40, warmup 1. */
   timing?: Partial<TimingOptions>;
   /** Target `cuda`: overwrite the L2 cache before each timed repeat (stored with the run). */
   flushL2?: boolean;
@@ -82,6 +93,7 @@ export interface SessionOptions {
    * template covers; stored with the run. Default true; false leaves them out.
    */
   configs?: boolean;
+  /** Called with the progress after each recorded result. */
   onProgress?: (p: Progress) => void;
   /** Stop after this many seconds (the run stays resumable). */
   timeLimitSeconds?: number;
@@ -122,17 +134,29 @@ export interface RemoteMeasurement {
 
 /** The one-line summary `tune` prints. */
 export interface Summary {
+  /** Workload name. */
   workload: string;
+  /** Workload shape. */
   shape: number[];
+  /** Target of the run. */
   target: string;
+  /** Strategy of the run. */
   strategy: string;
+  /** Candidates recorded. */
   trials: number;
+  /** Candidates that ran and were correct. */
   valid: number;
+  /** Candidates that failed. */
   errors: number;
+  /** GFLOP/s of the best record (median of its repeats); null when none is valid. */
   best_gflops: number | null;
+  /** Seconds per call of the best record; null when none is valid. */
   best_seconds: number | null;
+  /** Trial number of the best record; null when none is valid. */
   best_trace_id: number | null;
+  /** The records database. */
   db: string;
+  /** Id of the run in it. */
   run_id: number;
   /** True when `signal` stopped the run before its end (it is resumable). */
   interrupted?: boolean;

@@ -53,7 +53,9 @@ import { DEFAULTS } from "./defaults.ts";
 
 /** What every knob-space factory receives. */
 export interface StrategyContext {
+  /** Seed of the strategy. */
   seed: number;
+  /** Turns a knob point into a candidate (a template adds its trace). Default `{ knobs }`. */
   candidateOf?: CandidateOf;
   /** Cost model of `evolutionary`. Default: a random model with the same seed. */
   model?: CostModel;

@@ -38,8 +38,11 @@ import { type EpisodeStats, trainAgent, type TuningTrace } from "./train.ts";
 export interface Layer {
   /** Name in curves, e.g. `"1-64-56-56-64-64-3-3"`. */
   name: string;
+  /** The layer's knob space. */
   space: KnobSpace;
+  /** Measures a configuration of it. */
   evaluate: Evaluator;
+  /** Turns a knob point into a candidate. Default `{ knobs }`. */
   candidateOf?: CandidateOf;
   /** Best known seconds (replay), for fractions of optimum. */
   optimum?: number;
@@ -76,6 +79,7 @@ export interface TransferOptions {
 
 /** Curves of one layer. */
 export interface LayerCurve {
+  /** The layer's name. */
   name: string;
   /** Mean and max reward (and samples, best time) after each episode. */
   episodes: EpisodeStats[];
