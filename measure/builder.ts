@@ -22,6 +22,7 @@ import { GCC_FLAGS, kernelCompiler } from "./cpu.ts";
 import { HARNESS_C, HARNESS_VERSION, harnessFor } from "./harness.ts";
 import { DEFAULT_CACHE_BYTES, sweepCache, TMP_FOLDER, touch } from "./kernel_cache.ts";
 import { Semaphore } from "./semaphore.ts";
+import { LOADED_WALL_FACTOR } from "./worker_process.ts";
 import type { BuildInput, BuildResult } from "./types.ts";
 
 /**
@@ -168,7 +169,8 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
   const sweepIfDue = () => {
     if (!Number.isFinite(maxCacheBytes) || added < maxCacheBytes / 10) return sweeping;
     added = 0;
-    const tmpAgeSeconds = Math.max(600, 2 * timeoutSeconds * batch);
+    // A starved compile may run LOADED_WALL_FACTOR times its limit: its files are not stale.
+    const tmpAgeSeconds = Math.max(600, 2 * LOADED_WALL_FACTOR * timeoutSeconds * batch);
     sweeping = sweeping.then(() =>
       sweepCache(cacheDir, { maxBytes: maxCacheBytes, tmpAgeSeconds, keep: alone })
     );
