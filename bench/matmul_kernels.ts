@@ -15,7 +15,7 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { generateC } from "../ir/codegen_c.ts";
+import { generateC, type VectorLanes } from "../ir/codegen_c.ts";
 import { lower } from "../ir/lower.ts";
 import { pointOfValues } from "../ir/knobs.ts";
 import { createPrng } from "../ir/prng.ts";
@@ -46,17 +46,30 @@ export interface KernelFigure {
   error?: string;
 }
 
-const PEAK_C = `#include <stdio.h>
+/**
+ * C that times 12 independent FMA chains of `lanes`-float vectors (GNU
+ * vector types, as the kernels are written) and prints GFLOP/s: 2 x
+ * `lanes` flops per FMA. Its threads are its argument count (none: 1).
+ *
+ * @example
+ * ```ts
+ * import { peakSource } from "./matmul_kernels.ts";
+ * if (!peakSource(8).includes("vector_size(32)")) throw new Error("8 floats are 32 bytes");
+ * if (!peakSource(16).includes("* 12 * 32 *")) throw new Error("12 chains of 32 flops");
+ * ```
+ */
+export function peakSource(lanes: VectorLanes): string {
+  return `#include <stdio.h>
 #include <omp.h>
-typedef float v16 __attribute__((vector_size(64)));
+typedef float vec __attribute__((vector_size(${lanes * 4})));
 int main(int argc, char **argv) {
   int threads = argc > 1 ? argc : 1;
   double t0 = omp_get_wtime();
   float sink = 0;
   #pragma omp parallel num_threads(threads) reduction(+ : sink)
   {
-    v16 a[12], b = (v16){0} + 1.0000001f, c = (v16){0} + 1e-7f;
-    for (int j = 0; j < 12; j++) a[j] = (v16){0} + (float)j;
+    vec a[12], b = (vec){0} + 1.0000001f, c = (vec){0} + 1e-7f;
+    for (int j = 0; j < 12; j++) a[j] = (vec){0} + (float)j;
     for (long i = 0; i < 50000000; i++) {
       _Pragma("GCC unroll 12")
       for (int j = 0; j < 12; j++) a[j] = a[j] * b + c;
@@ -64,17 +77,23 @@ int main(int argc, char **argv) {
     for (int j = 0; j < 12; j++) sink += a[j][0];
   }
   double t = omp_get_wtime() - t0;
-  printf("%.1f %g\\n", 50000000.0 * 12 * 32 * threads / t / 1e9, sink);
+  printf("%.1f %g\\n", 50000000.0 * 12 * ${2 * lanes} * threads / t / 1e9, sink);
   return 0;
 }
 `;
+}
 
-/** AVX-512 FMA GFLOP/s available now on 1 and 2 threads (independent chains). */
-export async function fmaPeak(): Promise<[number, number]> {
+/**
+ * FMA GFLOP/s available now on 1 and 2 threads (independent chains), with
+ * the vectors of the kernels measured: `lanes` floats (default
+ * {@link vectorLanes}: 16 with AVX-512, 8 on AVX2, or `TUNEBOOK_LANES`).
+ * Timing 16-float vectors on AVX2 measured GCC's spills, not the FMA units.
+ */
+export async function fmaPeak(lanes: VectorLanes = vectorLanes()): Promise<[number, number]> {
   const dir = await Deno.makeTempDir({ prefix: "tb-peak-" });
   try {
     const c = join(dir, "peak.c"), exe = join(dir, "peak");
-    await Deno.writeTextFile(c, PEAK_C);
+    await Deno.writeTextFile(c, peakSource(lanes));
     const cc = await new Deno.Command("gcc", {
       args: ["-O2", "-march=native", "-fopenmp", c, "-o", exe],
     }).output();
@@ -165,8 +184,13 @@ if (import.meta.main) {
   const sizes = values.sizes.split(",").map(Number);
   const rounds = Number(values.rounds ?? 3);
   const threads = Number(values.threads ?? 2);
-  const peak = await fmaPeak();
-  console.log(`FMA throughput available now: ${peak[0]} GFLOP/s (1 thread), ${peak[1]} (2)`);
+  const lanes = vectorLanes();
+  const peak = await fmaPeak(lanes);
+  console.log(
+    `FMA throughput available now (${lanes}-float vectors): ${peak[0]} GFLOP/s (1 thread), ${
+      peak[1]
+    } (2)`,
+  );
   const figures: KernelFigure[] = [];
   for (const size of sizes) {
     for (const f of await measureSize(size, rounds, threads)) {
@@ -179,5 +203,5 @@ if (import.meta.main) {
       );
     }
   }
-  console.log(JSON.stringify({ threads, peak_1t: peak[0], peak_2t: peak[1], figures }));
+  console.log(JSON.stringify({ threads, lanes, peak_1t: peak[0], peak_2t: peak[1], figures }));
 }

@@ -77,8 +77,20 @@ export async function rlOverhead(o: OverheadOptions = {}): Promise<OverheadRow[]
   return rows;
 }
 
-/** The strategy with its propose and observe wall and CPU time added to `timer`. */
-function timed(s: Strategy, timer: { ms: number; cpu: number }): Strategy {
+/**
+ * The strategy with its propose and observe wall and CPU time (ms) added to
+ * `timer`; an asynchronous observe is timed until it settles.
+ *
+ * @example
+ * ```ts
+ * import { timed } from "./rl_overhead.ts";
+ * const timer = { ms: 0, cpu: 0 };
+ * const s = timed({ name: "none", propose: () => [], observe: () => {} }, timer);
+ * s.propose(1);
+ * if (!(timer.ms >= 0 && timer.cpu >= 0)) throw new Error();
+ * ```
+ */
+export function timed(s: Strategy, timer: { ms: number; cpu: number }): Strategy {
   const clock = () => {
     const c = process.cpuUsage();
     return { wall: performance.now(), cpu: (c.user + c.system) / 1000 };

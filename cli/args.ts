@@ -5,6 +5,7 @@
  */
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { DatabaseError } from "../datasets/db.ts";
+import { laneOverride, LanesError } from "../measure/cpu.ts";
 import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
 import { checkWorkloadMemory } from "../ir/limits.ts";
 import { ALL_MATH, type MathKind, parseMath } from "../ir/gemm_math.ts";
@@ -139,7 +140,8 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
   --db PATH           records database (default ${TUNE.db})
   --resume            continue the last unfinished run in --db with its stored options
                       (a flag that contradicts them is an error); a finished run has its
-                      transient results (worker_lost, run_timeout_transient) measured again
+                      transient results (worker_lost, run_timeout_transient,
+                      build_timeout_transient) measured again
   --run ID            with --resume: continue run ID instead
   --trace FILE        measure the trace(s) in FILE (one trace or a JSON list) instead of searching
   --space CACHE       replay a Kernel Tuner cache (a name from data/kerneltuner such as
@@ -474,8 +476,8 @@ export async function runJsonCommand(
 /**
  * Runs a command (of `import.meta.main`) on `Deno.args`. A
  * {@link HelpRequest} prints the usage on stdout and exits with status 0; a
- * {@link UsageError} or a `DatabaseError` (a bad flag, file or database)
- * prints `name: message` on stderr and exits with status 2; any other error
+ * {@link UsageError}, a `DatabaseError` or a `LanesError` (a bad flag, file,
+ * database or `TUNEBOOK_LANES`) prints `name: message` on stderr and exits with status 2; any other error
  * propagates.
  *
  * @param name command name for messages, e.g. `"scheduler_replay"`
@@ -486,13 +488,14 @@ export async function runCommand(
   command: (argv: string[]) => Promise<void>,
 ): Promise<void> {
   try {
+    laneOverride(); // a bad TUNEBOOK_LANES is refused before anything runs
     await command(Deno.args);
   } catch (e) {
     if (e instanceof HelpRequest) {
       console.log(e.message);
       Deno.exit(0);
     }
-    if (e instanceof UsageError || e instanceof DatabaseError) {
+    if (e instanceof UsageError || e instanceof DatabaseError || e instanceof LanesError) {
       console.error(`${name}: ${oneLine(e.message)}`);
       Deno.exit(2);
     }

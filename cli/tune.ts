@@ -13,6 +13,7 @@
  * @module
  */
 import { DatabaseError } from "../datasets/db.ts";
+import { laneOverride, LanesError } from "../measure/cpu.ts";
 import { KernelTunerError } from "../datasets/kerneltuner.ts";
 import { ScheduleError, TraceError } from "../ir/errors.ts";
 import { parseTrace, replayTrace, type Trace } from "../ir/trace.ts";
@@ -122,6 +123,7 @@ export async function main(argv: string[]): Promise<number> {
   let stop: ReturnType<typeof watchRuns> | undefined;
   try {
     const args = parseTuneArgs(argv);
+    laneOverride(); // a bad TUNEBOOK_LANES is refused before anything runs
     const traces = args.trace ? await readTraceFile(args.trace) : undefined;
     if (traces && args.workload) {
       const t = traces[0].workload;
@@ -252,7 +254,7 @@ export async function main(argv: string[]): Promise<number> {
     if (
       e instanceof UsageError || e instanceof TraceError || e instanceof DatabaseError ||
       e instanceof NothingToResumeError || e instanceof ResumeConflictError ||
-      e instanceof QueueUrlError || e instanceof NoWorkerError
+      e instanceof QueueUrlError || e instanceof NoWorkerError || e instanceof LanesError
     ) {
       console.error(`tune: ${oneLine(e.message)}`);
       return 2;

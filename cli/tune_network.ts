@@ -16,6 +16,7 @@ import { parseTrace, type Trace } from "../ir/trace.ts";
 import { measureEndToEnd } from "../network/end_to_end.ts";
 import { layoutName, parseLayout } from "../network/layout.ts";
 import { loadNetwork } from "../network/load.ts";
+import { checkNetworkMemory, checkTaskMemory } from "../network/memory.ts";
 import { type Network, NetworkError } from "../network/network.ts";
 import { extractTasks, type Task } from "../network/tasks.ts";
 import { randomWeights, type Weights } from "../network/weights.ts";
@@ -325,6 +326,8 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
   let loaded;
   try {
     loaded = await loadNetwork(a.network, { size: a.size });
+    // Every layer's tensors and weights are sized before any is allocated.
+    checkNetworkMemory(loaded.network);
   } catch (e) {
     if (e instanceof NetworkError) throw new UsageError(e.message);
     throw e;
@@ -335,9 +338,15 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
   if (!existsSync(dirname(resolve(plot)))) {
     throw new UsageError(`--plot "${plot}": no directory ${dirname(resolve(plot))}`);
   }
-  const weights = loaded.weights ?? randomWeights(net, a.seed);
   const tasks: Task[] = extractTasks(net, a.block);
   if (tasks.length === 0) throw new UsageError(`--network ${a.network} has no tunable layer`);
+  try {
+    for (const t of tasks) checkTaskMemory(t.layers[0], t.workload);
+  } catch (e) {
+    if (e instanceof NetworkError) throw new UsageError(e.message);
+    throw e;
+  }
+  const weights = loaded.weights ?? randomWeights(net, a.seed);
   // Every session starts from the records there before the first.
   const db = RecordsDB.open(a.db, { mode: "create" });
   let warm, recordsUpTo;

@@ -512,6 +512,7 @@ export const AUTOTVM_ERROR_NO: Readonly<Record<ErrorKind, number>> = Object.free
   unknown: 8, // UNKNOWN_ERROR
   worker_lost: 4, // RUNTIME_DEVICE (the worker was killed from outside)
   run_timeout_transient: 7, // RUN_TIMEOUT (while the machine was loaded)
+  build_timeout_transient: 6, // BUILD_TIMEOUT (while the machine was loaded)
 });
 
 /** An AutoTVM log record (`record.encode` in JSON form) with tunebook's extra field. */
@@ -711,6 +712,7 @@ export const KERNEL_TUNER_MARKERS: Readonly<Record<Exclude<ErrorKind, "none">, s
     unknown: "RuntimeFailedConfig",
     worker_lost: "RuntimeFailedConfig",
     run_timeout_transient: "RuntimeFailedConfig",
+    build_timeout_transient: "CompilationFailedConfig",
   });
 
 /**

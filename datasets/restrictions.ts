@@ -5,7 +5,10 @@
  * `+ - * / // % **`, comparisons (chained, as in Python, and `in` / `not in`),
  * `and`, `or`, `not`, parentheses, list literals and comprehensions, and the
  * functions `range list len min max abs int float sum`. Anything else is an
- * {@link ExpressionError}.
+ * {@link ExpressionError}, and so is an expression past the limits
+ * "expression nesting depth", "expression list items" or "expression
+ * evaluation steps" (`ir/limits.ts`): 100k nested parentheses or
+ * `sum([x for x in range(10**7)])` are refused, not evaluated.
  *
  * One file past 400 lines: the parser is one closure over the token stream
  * and its scopes, and the builtins share its error and type helpers;
@@ -26,6 +29,7 @@
  */
 
 import { describe, isScalar, KernelTunerError } from "./kerneltuner_json.ts";
+import { limitMessage, LIMITS } from "../ir/limits.ts";
 
 /** Error raised when an expression cannot be parsed or evaluated. */
 export class ExpressionError extends KernelTunerError {
@@ -43,7 +47,7 @@ export class ExpressionError extends KernelTunerError {
    */
   constructor(expression: string, detail: string, column?: number) {
     super(
-      `expression ${JSON.stringify(expression)}: ${detail}${
+      `expression ${shortSource(expression)}: ${detail}${
         column === undefined ? "" : ` at column ${column}`
       }`,
     );
@@ -51,6 +55,12 @@ export class ExpressionError extends KernelTunerError {
     this.expression = expression;
     this.column = column;
   }
+}
+
+/** The source in a message: quoted, cut after 120 characters (a refused one may be huge). */
+function shortSource(expression: string): string {
+  if (expression.length <= 120) return JSON.stringify(expression);
+  return `${JSON.stringify(expression.slice(0, 120))}... (${expression.length} characters)`;
 }
 
 /** A value an expression computes: a number, boolean, string or list. */
@@ -214,7 +224,10 @@ const BUILTINS: Record<string, (src: string, args: ExprValue[]) => ExprValue> = 
     const [start, stop, step] = ns.length === 1 ? [0, ns[0], 1] : [ns[0], ns[1], ns[2] ?? 1];
     if (step === 0) fnErr(src, "range() step must not be zero");
     const out: number[] = [];
-    if ((stop - start) / step > 1e7) fnErr(src, "range() is too long");
+    const n = Math.ceil((stop - start) / step);
+    if (n > LIMITS.expressionItems.value) {
+      fnErr(src, limitMessage(`range() of ${n} items`, LIMITS.expressionItems));
+    }
     for (let x = start; step > 0 ? x < stop : x > stop; x += step) out.push(x);
     return out;
   },
@@ -285,6 +298,12 @@ export function compileExpression(
 ): CompiledExpression {
   const toks = tokenize(source);
   let pos = 0;
+  // Limits: `nest` counts the parser's recursion, `depths` each node's depth
+  // (what the evaluator recurses through), `steps` one evaluation's work.
+  const DEPTH = LIMITS.expressionDepth, ITEMS = LIMITS.expressionItems;
+  const STEPS = LIMITS.expressionSteps;
+  let nest = 0, steps = 0;
+  const depths = new WeakMap<Fn, number>();
   const free: string[] = [];
   const scopes: Set<string>[] = [];
   const peek = () => toks[pos];
@@ -298,6 +317,33 @@ export function compileExpression(
     pos++;
   };
   const show = (t: Tok) => (t.kind === "end" ? "the end" : `"${t.text}"`);
+  const tooDeep = (): never => err(limitMessage(`it nests ${DEPTH.value + 1} levels deep`, DEPTH));
+  const enter = () => {
+    if (++nest > DEPTH.value) tooDeep();
+  };
+  /** `f`, one level above `kids`; refused past the depth limit. */
+  const node = (f: Fn, ...kids: Fn[]): Fn => {
+    const d = 1 + kids.reduce((m, k) => Math.max(m, depths.get(k) ?? 1), 0);
+    if (d > DEPTH.value) tooDeep();
+    depths.set(f, d);
+    return f;
+  };
+  const tick = (n: number) => {
+    steps += n;
+    if (steps > STEPS.value) {
+      throw new ExpressionError(
+        source,
+        limitMessage(`its evaluation takes more than ${STEPS.value} steps`, STEPS),
+      );
+    }
+  };
+  /** Counts a list of `n` items that `what` makes; refused past the items limit. */
+  const items = (n: number, what: string) => {
+    if (n > ITEMS.value) {
+      throw new ExpressionError(source, limitMessage(`${what} of ${n} items`, ITEMS));
+    }
+    tick(n);
+  };
   const num = (v: ExprValue, op: string): number => {
     if (typeof v === "number") return v;
     if (typeof v === "boolean") return v ? 1 : 0;
@@ -305,15 +351,21 @@ export function compileExpression(
   };
 
   const orExpr = (): Fn => {
+    enter();
     let left = andExpr();
     while (isKw("or")) {
       pos++;
       const a = left, b = andExpr();
-      left = (env) => {
-        const x = a(env);
-        return truthy(x) ? x : b(env);
-      };
+      left = node(
+        (env) => {
+          const x = a(env);
+          return truthy(x) ? x : b(env);
+        },
+        a,
+        b,
+      );
     }
+    nest--;
     return left;
   };
   const andExpr = (): Fn => {
@@ -321,18 +373,24 @@ export function compileExpression(
     while (isKw("and")) {
       pos++;
       const a = left, b = notExpr();
-      left = (env) => {
-        const x = a(env);
-        return truthy(x) ? b(env) : x;
-      };
+      left = node(
+        (env) => {
+          const x = a(env);
+          return truthy(x) ? b(env) : x;
+        },
+        a,
+        b,
+      );
     }
     return left;
   };
   const notExpr = (): Fn => {
     if (isKw("not")) {
       pos++;
+      enter();
       const a = notExpr();
-      return (env) => !truthy(a(env));
+      nest--;
+      return node((env) => !truthy(a(env)), a);
     }
     return comparison();
   };
@@ -345,8 +403,10 @@ export function compileExpression(
       case "in":
       case "not in": {
         let found: boolean;
-        if (Array.isArray(b)) found = b.some((x) => equal(a, x));
-        else if (typeof b === "string" && typeof a === "string") found = b.includes(a);
+        if (Array.isArray(b)) {
+          tick(b.length);
+          found = b.some((x) => equal(a, x));
+        } else if (typeof b === "string" && typeof a === "string") found = b.includes(a);
         else {
           throw new ExpressionError(
             source,
@@ -389,15 +449,19 @@ export function compileExpression(
       rest.push(arith());
     }
     if (ops.length === 0) return first;
-    return (env) => {
-      let a = first(env);
-      for (let i = 0; i < ops.length; i++) {
-        const b = rest[i](env);
-        if (!compare(ops[i], a, b)) return false;
-        a = b;
-      }
-      return true;
-    };
+    return node(
+      (env) => {
+        let a = first(env);
+        for (let i = 0; i < ops.length; i++) {
+          const b = rest[i](env);
+          if (!compare(ops[i], a, b)) return false;
+          a = b;
+        }
+        return true;
+      },
+      first,
+      ...rest,
+    );
   };
   const arith = (): Fn => {
     let left = term();
@@ -405,20 +469,27 @@ export function compileExpression(
       const op = peek().text;
       pos++;
       const a = left, b = term();
-      left = op === "-" ? (env) => num(a(env), "-") - num(b(env), "-") : (env) => {
-        const x = a(env), y = b(env);
-        if (Array.isArray(x) && Array.isArray(y)) return [...x, ...y];
-        if (typeof x === "string" && typeof y === "string") return x + y;
-        if (
-          Array.isArray(x) || Array.isArray(y) || typeof x === "string" || typeof y === "string"
-        ) {
-          throw new ExpressionError(
-            source,
-            `unsupported operand types for +: ${typeName(x)} and ${typeName(y)}`,
-          );
-        }
-        return num(x, "+") + num(y, "+");
-      };
+      left = node(
+        op === "-" ? (env) => num(a(env), "-") - num(b(env), "-") : (env) => {
+          const x = a(env), y = b(env);
+          if (Array.isArray(x) && Array.isArray(y)) {
+            items(x.length + y.length, "a list +");
+            return [...x, ...y];
+          }
+          if (typeof x === "string" && typeof y === "string") return x + y;
+          if (
+            Array.isArray(x) || Array.isArray(y) || typeof x === "string" || typeof y === "string"
+          ) {
+            throw new ExpressionError(
+              source,
+              `unsupported operand types for +: ${typeName(x)} and ${typeName(y)}`,
+            );
+          }
+          return num(x, "+") + num(y, "+");
+        },
+        a,
+        b,
+      );
     }
     return left;
   };
@@ -431,25 +502,27 @@ export function compileExpression(
       const zero = () => {
         throw new ExpressionError(source, `division by zero (${op})`);
       };
-      if (op === "*") left = (env) => num(a(env), op) * num(b(env), op);
+      let f: Fn;
+      if (op === "*") f = (env) => num(a(env), op) * num(b(env), op);
       else if (op === "/") {
-        left = (env) => {
+        f = (env) => {
           const x = num(a(env), op), y = num(b(env), op);
           return y === 0 ? zero() : x / y;
         };
       } else if (op === "//") {
-        left = (env) => {
+        f = (env) => {
           const x = num(a(env), op), y = num(b(env), op);
           return y === 0 ? zero() : Math.floor(x / y);
         };
       } else {
-        left = (env) => {
+        f = (env) => {
           const x = num(a(env), op), y = num(b(env), op);
           if (y === 0) return zero();
           const r = x % y;
           return r !== 0 && (r < 0) !== (y < 0) ? r + y : r;
         };
       }
+      left = node(f, a, b);
     }
     return left;
   };
@@ -457,8 +530,13 @@ export function compileExpression(
     if (isOp("-") || isOp("+")) {
       const op = peek().text;
       pos++;
+      enter();
       const a = unary();
-      return op === "-" ? (env) => -num(a(env), "unary -") : (env) => num(a(env), "unary +");
+      nest--;
+      return node(
+        op === "-" ? (env) => -num(a(env), "unary -") : (env) => num(a(env), "unary +"),
+        a,
+      );
     }
     return power();
   };
@@ -466,14 +544,20 @@ export function compileExpression(
     const base = atom();
     if (!isOp("**")) return base;
     pos++;
+    enter();
     const exp = unary();
-    return (env) => {
-      const x = num(base(env), "**"), y = num(exp(env), "**");
-      if (x === 0 && y < 0) {
-        throw new ExpressionError(source, "0 cannot be raised to a negative power");
-      }
-      return x ** y;
-    };
+    nest--;
+    return node(
+      (env) => {
+        const x = num(base(env), "**"), y = num(exp(env), "**");
+        if (x === 0 && y < 0) {
+          throw new ExpressionError(source, "0 cannot be raised to a negative power");
+        }
+        return x ** y;
+      },
+      base,
+      exp,
+    );
   };
   const atom = (): Fn => {
     const t = peek();
@@ -529,7 +613,13 @@ export function compileExpression(
       if (!isOp(")")) expect(",");
     }
     pos++;
-    return (env) => fn(source, args.map((a) => a(env)));
+    return node((env) => {
+      const values = args.map((a) => a(env));
+      tick(1 + values.reduce<number>((n, v) => n + (Array.isArray(v) ? v.length : 0), 0));
+      const r = fn(source, values);
+      if (Array.isArray(r)) items(r.length, `${nameTok.text}()`);
+      return r;
+    }, ...args);
   };
   const list = (): Fn => {
     expect("[");
@@ -574,35 +664,52 @@ export function compileExpression(
       if (isKw("for")) err("nested comprehensions are not supported");
       expect("]");
       const v = varName;
-      return (env) => {
-        const xs = iter(env);
-        if (!Array.isArray(xs)) {
-          throw new ExpressionError(source, `cannot iterate over a ${typeName(xs)}`);
-        }
-        const out: ExprValue[] = [];
-        const inner: Record<string, unknown> = Object.create(env);
-        for (const x of xs) {
-          inner[v] = x;
-          if (!cond || truthy(cond(inner))) out.push(elem(inner));
-        }
-        return out;
-      };
+      return node(
+        (env) => {
+          const xs = iter(env);
+          if (!Array.isArray(xs)) {
+            throw new ExpressionError(source, `cannot iterate over a ${typeName(xs)}`);
+          }
+          items(xs.length, "a comprehension");
+          const out: ExprValue[] = [];
+          const inner: Record<string, unknown> = Object.create(env);
+          for (const x of xs) {
+            tick(1);
+            inner[v] = x;
+            if (!cond || truthy(cond(inner))) out.push(elem(inner));
+          }
+          return out;
+        },
+        iter,
+        elem,
+        ...(cond ? [cond] : []),
+      );
     }
-    const items: Fn[] = [];
+    const elems: Fn[] = [];
     for (;;) {
-      items.push(orExpr());
+      elems.push(orExpr());
       if (isOp(",")) {
         pos++;
         if (isOp("]")) break;
       } else break;
     }
     expect("]");
-    return (env) => items.map((f) => f(env));
+    return node((env) => {
+      tick(elems.length);
+      return elems.map((f) => f(env));
+    }, ...elems);
   };
 
   const root = orExpr();
   if (peek().kind !== "end") err(`unexpected ${show(peek())}`);
-  return { source, names: free, evaluate: root };
+  return {
+    source,
+    names: free,
+    evaluate: (env) => {
+      steps = 0;
+      return root(env);
+    },
+  };
 }
 
 /**

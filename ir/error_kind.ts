@@ -8,12 +8,14 @@
  * Why a candidate failed, named after AutoTVM's `MeasureErrorNo` where one
  * exists. `"none"` means the candidate was measured and its output checked.
  *
- * Two kinds are transient ({@link TRANSIENT_ERROR_KINDS}): caused outside the
- * kernel, they say nothing about the candidate, which is measured again.
+ * Three kinds are transient ({@link TRANSIENT_ERROR_KINDS}): caused outside
+ * the kernel, they say nothing about the candidate, which is measured again.
  * `"worker_lost"`: the worker was killed by a signal a kernel does not raise
  * (SIGKILL, SIGTERM, SIGINT, SIGHUP: from another process, or the
  * out-of-memory killer). `"run_timeout_transient"`: the time limit passed
  * while the worker got less than half of a core (see `runner.ts`).
+ * `"build_timeout_transient"`: the compiler's time limit passed while it got
+ * less than half of a core (see `compile.ts`); a `"build_timeout"` had it.
  */
 export type ErrorKind =
   | "none"
@@ -27,7 +29,8 @@ export type ErrorKind =
   | "no_device"
   | "unknown"
   | "worker_lost"
-  | "run_timeout_transient";
+  | "run_timeout_transient"
+  | "build_timeout_transient";
 
 /** Every error kind, in a stable order (for tables and exports). */
 export const ERROR_KINDS: readonly ErrorKind[] = [
@@ -43,6 +46,7 @@ export const ERROR_KINDS: readonly ErrorKind[] = [
   "unknown",
   "worker_lost",
   "run_timeout_transient",
+  "build_timeout_transient",
 ];
 
 /**
@@ -50,7 +54,11 @@ export const ERROR_KINDS: readonly ErrorKind[] = [
  * again at once, and the tuning loop again on `--resume`; a result of one of
  * these kinds is never final.
  */
-export const TRANSIENT_ERROR_KINDS: readonly ErrorKind[] = ["worker_lost", "run_timeout_transient"];
+export const TRANSIENT_ERROR_KINDS: readonly ErrorKind[] = [
+  "worker_lost",
+  "run_timeout_transient",
+  "build_timeout_transient",
+];
 
 /**
  * True when `kind` is transient (see {@link TRANSIENT_ERROR_KINDS}).

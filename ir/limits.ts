@@ -96,6 +96,16 @@ export const LIMITS = {
   replayPoints: { name: "replayed space points", value: 2 ** 26, unit: "count" },
   /** `compare --seeds`. */
   seeds: { name: "seeds", value: 1000, unit: "count" },
+  /**
+   * How deep a Kernel Tuner restriction nests (parentheses, lists, calls,
+   * unary operators, and the operations of a chain such as `a + b + c`):
+   * bounds the parser's and the evaluator's recursion.
+   */
+  expressionDepth: { name: "expression nesting depth", value: 200, unit: "count" },
+  /** Items of one list an expression makes (`range`, a comprehension, `+` of lists). */
+  expressionItems: { name: "expression list items", value: 100_000, unit: "count" },
+  /** Steps of one evaluation of an expression (list items made, iterated or compared). */
+  expressionSteps: { name: "expression evaluation steps", value: 1_000_000, unit: "count" },
 } as const satisfies Record<string, Limit>;
 
 /**

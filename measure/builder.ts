@@ -17,11 +17,12 @@
  */
 
 import { join, resolve } from "node:path";
-import { compilerVersionLine, runCompiler } from "./compile.ts";
+import { type CompileOutcome, compilerVersionLine, runCompiler } from "./compile.ts";
 import { GCC_FLAGS, kernelCompiler } from "./cpu.ts";
 import { HARNESS_C, HARNESS_VERSION, harnessFor } from "./harness.ts";
 import { DEFAULT_CACHE_BYTES, sweepCache, TMP_FOLDER, touch } from "./kernel_cache.ts";
 import { Semaphore } from "./semaphore.ts";
+import { LOADED_WALL_FACTOR } from "./worker_process.ts";
 import type { BuildInput, BuildResult } from "./types.ts";
 
 /**
@@ -47,7 +48,14 @@ export interface BuilderOptions {
   flags?: string[];
   /** Most compiler processes at once. Default `navigator.hardwareConcurrency`. */
   parallel?: number;
-  /** Wall seconds one compile may take before it is killed (per kernel of a batch). Default 30. */
+  /**
+   * Wall seconds one compile may take before it is killed (per kernel of a
+   * batch). Default 30. A compiler that got less than half of that on a CPU
+   * (a loaded machine, a stopped process) goes on until it has, up to 4 times
+   * the limit (`runCompiler`); killed starved, it is compiled once more at
+   * once, and a second starved timeout is `build_timeout_transient`, which
+   * `--resume` builds again.
+   */
   timeoutSeconds?: number;
   /** Most kernels compiled together in one file (unity build). Default 1 (one file each). */
   batch?: number;
@@ -161,7 +169,8 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
   const sweepIfDue = () => {
     if (!Number.isFinite(maxCacheBytes) || added < maxCacheBytes / 10) return sweeping;
     added = 0;
-    const tmpAgeSeconds = Math.max(600, 2 * timeoutSeconds * batch);
+    // A starved compile may run LOADED_WALL_FACTOR times its limit: its files are not stale.
+    const tmpAgeSeconds = Math.max(600, 2 * LOADED_WALL_FACTOR * timeoutSeconds * batch);
     sweeping = sweeping.then(() =>
       sweepCache(cacheDir, { maxBytes: maxCacheBytes, tmpAgeSeconds, keep: alone })
     );
@@ -237,21 +246,35 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
     const artifact = join(cacheDir, `${hash}.so`);
     const cPath = join(cacheDir, `${hash}.c`);
     await writeAtomic(cPath, `${source}\n${HARNESS_C}`);
-    const tmp = `${artifact}.tmp-${crypto.randomUUID()}`;
-    const outcome = await compileIn([...flags, "-o", tmp, cPath], timeoutSeconds);
+    let tmp = `${artifact}.tmp-${crypto.randomUUID()}`;
+    let outcome = await compileIn([...flags, "-o", tmp, cPath], timeoutSeconds);
+    let starvedBefore: CompileOutcome | undefined;
+    if (outcome.starved) {
+      // Starved of CPU by a loaded machine: that says nothing of the source; once more at once.
+      await removeQuietly(tmp);
+      starvedBefore = outcome;
+      tmp = `${artifact}.tmp-${crypto.randomUUID()}`;
+      outcome = await compileIn([...flags, "-o", tmp, cPath], timeoutSeconds);
+    }
     if (!outcome.success) {
       await removeQuietly(tmp);
-      const seconds = outcome.seconds;
+      const seconds = outcome.seconds + (starvedBefore?.seconds ?? 0);
       if (outcome.timedOut) {
-        const error = `${cc} killed after ${timeoutSeconds} s\n${truncateMessage(outcome.output)}`;
-        return { errorKind: "build_timeout", error, buildSeconds: seconds, cached: false, hash };
+        const error = `${timeoutMessage(cc, timeoutSeconds, outcome)}${
+          starvedBefore
+            ? ` (built twice; first: ${timeoutMessage(cc, timeoutSeconds, starvedBefore)})`
+            : ""
+        }\n${truncateMessage(outcome.output)}`;
+        const errorKind = outcome.starved ? "build_timeout_transient" : "build_timeout";
+        return { errorKind, error, buildSeconds: seconds, cached: false, hash };
       }
       const error = truncateMessage(outcome.output);
       return { errorKind: "compile_host", error, buildSeconds: seconds, cached: false, hash };
     }
     await Deno.rename(tmp, artifact);
     await wrote(cPath, artifact);
-    return { errorKind: "none", artifact, buildSeconds: outcome.seconds, cached: false, hash };
+    const buildSeconds = outcome.seconds + (starvedBefore?.seconds ?? 0);
+    return { errorKind: "none", artifact, buildSeconds, cached: false, hash };
   }
 
   async function hashOf(source: string): Promise<string> {
@@ -383,4 +406,17 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
       return description;
     },
   };
+}
+
+/**
+ * `gcc killed after 30 s`, with the CPU time the compiler got when known:
+ * `(it ran 0.20 s on a CPU in 120.00 s: machine loaded)` when it was starved.
+ */
+function timeoutMessage(cc: string, timeoutSeconds: number, o: CompileOutcome): string {
+  const cpu = o.cpuSeconds === undefined
+    ? ""
+    : ` (it ran ${o.cpuSeconds.toFixed(2)} s on a CPU in ${o.seconds.toFixed(2)} s${
+      o.starved ? ": machine loaded" : ""
+    })`;
+  return `${cc} killed after ${timeoutSeconds} s${cpu}`;
 }

@@ -4,9 +4,19 @@
  * The compiler is started in its own process group (`detached`) so that a
  * timeout kills the driver and every child it spawned (`cc1`, `as`, `ld`).
  *
+ * Its limit counts CPU time when the machine is loaded, as the runner's
+ * does (`worker_process.ts`): a compiler past its limit that has used less
+ * than `LOADED_CPU_SHARE` (half) of it on a CPU (the driver and its
+ * children together, from `/proc`) goes on until it has, or until
+ * `LOADED_WALL_FACTOR` (4) times the limit; killed then, it was `starved`,
+ * and the builder tries it once more and else records a transient
+ * `build_timeout_transient`.
+ *
  * @module
  */
-import { howItEnded, outputWithin } from "./subprocess.ts";
+import { howItEnded } from "./subprocess.ts";
+import { readProcFile } from "./_proc.ts";
+import { LOADED_CPU_SHARE, LOADED_WALL_FACTOR } from "./worker_process.ts";
 
 /** Outcome of {@link runCompiler}. */
 export interface CompileOutcome {
@@ -18,6 +28,44 @@ export interface CompileOutcome {
   output: string;
   /** Wall seconds the process ran. */
   seconds: number;
+  /**
+   * CPU seconds the compiler and its children had used when it was killed
+   * ({@link processTreeCpuSeconds}); undefined when it was not, or `/proc`
+   * could not be read.
+   */
+  cpuSeconds?: number;
+  /**
+   * True when it was killed having used less than `LOADED_CPU_SHARE` of its
+   * limit in CPU time: the machine, not the source, made it slow.
+   */
+  starved?: boolean;
+}
+
+/**
+ * CPU seconds (user + system) used so far by process `pid` and every
+ * process below it: each live one's own time plus that of its children it
+ * has reaped, walking `/proc/PID/task/PID/children`. Undefined when `pid`'s
+ * `/proc/PID/stat` cannot be read (no FFI permission, not Linux, gone).
+ *
+ * @example
+ * ```ts ignore
+ * const seconds = processTreeCpuSeconds(child.pid);
+ * ```
+ */
+export function processTreeCpuSeconds(pid: number, depth = 0): number | undefined {
+  const stat = readProcFile(`/proc/${pid}/stat`);
+  if (stat === undefined) return undefined;
+  // Fields after the command name (which may hold spaces) start at field 3.
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number);
+  let ticks = f[11] + f[12] + f[13] + f[14]; // utime, stime, cutime, cstime: fields 14-17
+  if (!Number.isFinite(ticks)) return undefined;
+  if (depth < 8) {
+    const children = readProcFile(`/proc/${pid}/task/${pid}/children`) ?? "";
+    for (const child of children.split(/\s+/).filter(Boolean)) {
+      ticks += 100 * (processTreeCpuSeconds(Number(child), depth + 1) ?? 0);
+    }
+  }
+  return ticks / 100;
 }
 
 /** Message of the error thrown when the compiler executable does not exist. */
@@ -67,11 +115,30 @@ export async function runCompiler(
     if (e instanceof Deno.errors.NotFound) throw new Error(missingCompilerMessage(cc));
     throw e;
   }
-  const { output: result, timedOut } = await outputWithin(
-    child,
-    timeoutSeconds,
-    () => Deno.kill(-child.pid, "SIGKILL"),
-  );
+  let timedOut = false, starved = false, cpuSeconds: number | undefined;
+  const check = () => {
+    const wall = (performance.now() - start) / 1000;
+    const cpu = processTreeCpuSeconds(child.pid);
+    const short = cpu !== undefined && cpu < LOADED_CPU_SHARE * timeoutSeconds;
+    if (short && wall < LOADED_WALL_FACTOR * timeoutSeconds) {
+      // Starved by a loaded machine: wait for the CPU time the limit stands for.
+      timer = setTimeout(check, Math.min(1000, timeoutSeconds * 250));
+      return;
+    }
+    [timedOut, starved, cpuSeconds] = [true, short, cpu];
+    try {
+      Deno.kill(-child.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  };
+  let timer = setTimeout(check, timeoutSeconds * 1000);
+  let result: Deno.CommandOutput;
+  try {
+    result = await child.output();
+  } finally {
+    clearTimeout(timer);
+  }
   const decoder = new TextDecoder();
   let output = decoder.decode(result.stdout) + decoder.decode(result.stderr);
   if (!result.success && !timedOut && output.trim() === "") {
@@ -85,6 +152,8 @@ export async function runCompiler(
     timedOut,
     output,
     seconds: (performance.now() - start) / 1000,
+    ...(timedOut && cpuSeconds !== undefined ? { cpuSeconds } : {}),
+    ...(timedOut ? { starved } : {}),
   };
 }
 

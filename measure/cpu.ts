@@ -82,20 +82,79 @@ export function cpuInfo(procKey: string, lscpuKey: string): string | undefined {
 /**
  * Floats per vector of the kernels generated for this machine
  * (`generateC`'s `lanes`): 16 where the CPU has AVX-512 (`avx512f` among
- * `flags`, default {@link cpuFlags}), else 8, which GCC keeps in AVX
- * registers. On an AMD EPYC of family 25 (AVX2), gcc's code of seven
- * `conv2d-nchwc` tiles of ResNet-18's 64x56x56 3x3 layer ran 6.5-14x faster
- * with 8 lanes than with 16, on 2 threads (README, "CPUs without AVX-512").
+ * `flags`), else 8, which GCC keeps in AVX registers. On an AMD EPYC of
+ * family 25 (AVX2), gcc's code of seven `conv2d-nchwc` tiles of ResNet-18's
+ * 64x56x56 3x3 layer ran 6.5-14x faster with 8 lanes than with 16, on 2
+ * threads (README, "CPUs without AVX-512").
+ *
+ * Without `flags` it is this machine's width: {@link laneOverride}
+ * (`TUNEBOOK_LANES=8` runs an AVX-512 machine's lane-dependent code as on
+ * AVX2), else from {@link cpuFlags}. Given `flags`, the override is not read.
  *
  * @example
  * ```ts
  * import { vectorLanes } from "./cpu.ts";
  * if (vectorLanes(new Set(["avx2", "avx512f"])) !== 16) throw new Error();
  * if (vectorLanes(new Set(["avx2", "fma"])) !== 8) throw new Error();
+ * const here = vectorLanes();
+ * if (here !== 8 && here !== 16) throw new Error(String(here));
  * ```
  */
-export function vectorLanes(flags: Set<string> = cpuFlags()): VectorLanes {
+export function vectorLanes(flags?: Set<string>): VectorLanes {
+  if (flags === undefined) return laneOverride() ?? (cpuFlags().has("avx512f") ? 16 : 8);
   return flags.has("avx512f") ? 16 : 8;
+}
+
+/** `TUNEBOOK_LANES` is neither unset, `8` nor `16`. */
+export class LanesError extends RangeError {
+  /** Creates the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "LanesError";
+  }
+}
+
+/**
+ * The vector width `TUNEBOOK_LANES` asks for (read at each call): 8 or 16,
+ * or undefined where it is unset, empty or cannot be read (no
+ * `--allow-env`). Any other value is a {@link LanesError} naming it. With 8
+ * on an AVX-512 CPU, kernels are generated for 8-float vectors and 16
+ * registers (`registerFile`), as on an AVX2 CPU, and still compiled with
+ * `-march=native`; with 16 on an AVX2 CPU they are correct but slow (GCC
+ * keeps 16-float vectors in memory there).
+ *
+ * @example
+ * ```ts
+ * import { laneOverride, LanesError } from "./cpu.ts";
+ * const before = Deno.env.get("TUNEBOOK_LANES");
+ * try {
+ *   Deno.env.set("TUNEBOOK_LANES", "8");
+ *   if (laneOverride() !== 8) throw new Error();
+ *   Deno.env.set("TUNEBOOK_LANES", "4");
+ *   let refused = false;
+ *   try {
+ *     laneOverride();
+ *   } catch (e) {
+ *     refused = e instanceof LanesError;
+ *   }
+ *   if (!refused) throw new Error("4 lanes accepted");
+ * } finally {
+ *   if (before === undefined) Deno.env.delete("TUNEBOOK_LANES");
+ *   else Deno.env.set("TUNEBOOK_LANES", before);
+ * }
+ * ```
+ */
+export function laneOverride(): VectorLanes | undefined {
+  let text: string | undefined;
+  try {
+    text = Deno.env.get("TUNEBOOK_LANES");
+  } catch {
+    return undefined; // no --allow-env
+  }
+  if (text === undefined || text.trim() === "") return undefined;
+  if (text.trim() === "8") return 8;
+  if (text.trim() === "16") return 16;
+  throw new LanesError(`TUNEBOOK_LANES must be 8 or 16 (floats per vector), got "${text}"`);
 }
 
 /** The vector registers a kernel's register tile lives in. */
@@ -107,9 +166,11 @@ export interface RegisterFile {
 }
 
 /**
- * The register file of the kernels generated for this machine: 32 registers
- * of 16 floats where the CPU has AVX-512, else 16 of 8. Register rules of
- * the templates (`search/templates.ts`) count these.
+ * The register file of the kernels generated for this machine (or for
+ * `flags`): 32 registers of 16 floats where the CPU has AVX-512, else 16 of
+ * 8; without `flags`, {@link vectorLanes}' width decides (so
+ * `TUNEBOOK_LANES=8` gives 16 of 8). Register rules of the templates
+ * (`search/templates.ts`) count these.
  *
  * @example
  * ```ts
@@ -118,7 +179,7 @@ export interface RegisterFile {
  * if (avx2.lanes !== 8 || avx2.registers !== 16) throw new Error();
  * ```
  */
-export function registerFile(flags: Set<string> = cpuFlags()): RegisterFile {
+export function registerFile(flags?: Set<string>): RegisterFile {
   const lanes = vectorLanes(flags);
   return { lanes, registers: lanes === 16 ? 32 : 16 };
 }

@@ -41,7 +41,7 @@ export interface BuildInput {
 
 /** What the builder produced for one {@link BuildInput}. */
 export interface BuildResult {
-  /** `"none"`, `"compile_host"` or `"build_timeout"`. */
+  /** `"none"`, `"compile_host"`, `"build_timeout"` or `"build_timeout_transient"` (starved of CPU). */
   errorKind: ErrorKind;
   /** Path of the shared object when `errorKind` is `"none"`. */
   artifact?: string;

@@ -4,7 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { rlOverhead } from "../bench/rl_overhead.ts";
+import process from "node:process";
+import { rlOverhead, timed } from "../bench/rl_overhead.ts";
+import type { Strategy } from "../search/strategy.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -41,5 +43,35 @@ Deno.test("rlOverhead() counts the distinct trials of every seed", async () => {
   assert.equal(rows.length, 1);
   assert.equal(rows[0].trials, 12);
   assert.ok(rows[0].msPerTrial > 0 && rows[0].worstSeedMs >= rows[0].msPerTrial - 1e-9);
-  assert.ok(rows[0].cpuMsPerTrial >= 0);
+  // The agent's work is real CPU time (propose and observe run in this process).
+  assert.ok(rows[0].cpuMsPerTrial > 0, `${rows[0].cpuMsPerTrial}`);
+});
+
+Deno.test("timed() counts a busy propose as CPU and wall time, and a sleeping observe as wall only", async () => {
+  const cpuMs = () => {
+    const c = process.cpuUsage();
+    return (c.user + c.system) / 1000;
+  };
+  const busyMs = 30, sleepMs = 60;
+  const strategy: Strategy = {
+    name: "fake",
+    propose() {
+      // Spin until this process has used busyMs of CPU: however loaded the machine, that much.
+      const start = cpuMs();
+      while (cpuMs() - start < busyMs) { /* spin */ }
+      return [];
+    },
+    observe: () => new Promise<void>((done) => setTimeout(done, sleepMs)),
+  };
+  const timer = { ms: 0, cpu: 0 };
+  const s = timed(strategy, timer);
+  s.propose(1);
+  const afterPropose = { ...timer };
+  await s.observe([]);
+  assert.ok(afterPropose.cpu >= busyMs, `propose: ${afterPropose.cpu} ms of CPU`);
+  assert.ok(afterPropose.ms >= busyMs - 1, `propose: ${afterPropose.ms} ms of wall time`);
+  const observeMs = timer.ms - afterPropose.ms, observeCpu = timer.cpu - afterPropose.cpu;
+  assert.ok(observeMs >= sleepMs - 1, `observe: ${observeMs} ms of wall time`);
+  // Sleeping uses (almost) no CPU: far less than the sleep, even with the runtime's own threads.
+  assert.ok(observeCpu < sleepMs / 2, `observe: ${observeCpu} ms of CPU while asleep`);
 });
