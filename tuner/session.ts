@@ -19,7 +19,7 @@ import { priorCudaResults } from "../measure/cuda_prior.ts";
 import { type KernelSource, kernelSource } from "../measure/kernel_source.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
-import { basename } from "node:path";
+import { cacheName } from "../datasets/cache_names.ts";
 import { ALL_MATH, type MathKind } from "../ir/gemm_math.ts";
 import { gemmConfigs } from "../search/gemm_configs.ts";
 import { tune } from "./loop.ts";
@@ -198,7 +198,7 @@ export async function runSession(
       }
     } else {
       const w = o.space !== undefined
-        ? { name: basename(o.space).replace(/\.json(\.gz)?$/, ""), shape: [] }
+        ? { name: cacheName(o.space), shape: [] }
         : o.workload ?? o.traces?.[0]?.workload;
       if (!w) throw new RangeError("A session needs a workload, traces or a space");
       const target = o.space !== undefined ? "replay" : o.target ?? DEFAULTS.tune.target;
