@@ -37,6 +37,13 @@ export { exportRecords, exportRows, TRAINING_EXPORT } from "./tuner/export.ts";
 export { featureDescriber, PARQUET_FEATURE_COLUMNS } from "./costmodel/export.ts";
 export { tune, type TuneOptions, type TuneOutcome } from "./tuner/loop.ts";
 export { runSession, type SessionOptions, type Summary } from "./tuner/session.ts";
+export { type OpenedSpace, openSpace, type OpenSpaceOptions } from "./tuner/open_space.ts";
+export {
+  compareStrategies,
+  type CompareStrategiesOptions,
+  type Comparison,
+  type StrategyFactory,
+} from "./tuner/compare_strategies.ts";
 export { kernelSource, referenceSource, signatureOf } from "./measure/kernel_source.ts";
 export { type Progress, progressLine } from "./tuner/progress.ts";
 export * from "./search/knobs.ts";

@@ -38,12 +38,12 @@ import {
   resolveCachePath,
 } from "../datasets/cache_names.ts";
 import type { Sample } from "../costmodel/model.ts";
-import { replaySpaceFromFile } from "../search/replay.ts";
+import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
 import { expectedRandomFraction } from "../search/score.ts";
 import { type KnobSpace, pointOfValues } from "../search/knobs.ts";
 import type { CandidateOf } from "../search/strategy.ts";
 import { defaultTemplate, templateSpace } from "../search/templates.ts";
-import { DEFAULTS } from "./defaults.ts";
+import { DEFAULTS } from "../ir/defaults.ts";
 
 /** A space strategies are compared on ({@link openSpace}). */
 export interface OpenedSpace {
@@ -65,6 +65,10 @@ export interface OpenedSpace {
   remember?(knobs: number[], r: MeasureResult): void;
   /** Cache entries with time 0 ms, replayed as invalid (replay). */
   nonPositiveTimes?: number;
+  /** The replayed cache itself (replay: its valid count, optimum point, lookups). */
+  replay?: ReplaySpace;
+  /** Configurations the space allows (replay: those of the cache with `absent: "restricted"`). */
+  allowedCount?: number;
   /** Exact expected fraction of optimum of random search at budgets lo..hi (replay). */
   randomCurve?(lo: number, hi: number): number[];
 }
@@ -197,6 +201,8 @@ export async function openSpace(
     candidateOf: replay.candidateOf,
     optimum: replay.optimum,
     nonPositiveTimes: replay.nonPositiveTimes,
+    allowedCount: replay.allowedCount,
+    replay,
     measurer: replay.measurer,
     workload: { name: cacheName(spec), shape: [], flops: 0 },
     randomCurve: (lo, hi) => {
