@@ -38,7 +38,7 @@ import {
   strategyHelp,
   TRANSFER_STRATEGIES,
 } from "../tuner/strategies.ts";
-import { DEFAULTS } from "../tuner/defaults.ts";
+import { DEFAULTS } from "../ir/defaults.ts";
 import { ALL_SPACES } from "../search/replay.ts";
 import { rankAcrossSpaces, rankTable } from "../search/score.ts";
 import {

@@ -64,9 +64,9 @@ import type { ResultRow } from "../datasets/db.ts";
 import type { Measurer, MeasureResult } from "../measure/measurer.ts";
 import type { Strategy } from "../search/strategy.ts";
 import type { Progress } from "./progress.ts";
-import { DEFAULTS } from "./defaults.ts";
+import { DEFAULTS } from "../ir/defaults.ts";
 
-/** Defaults of {@link TuneOptions} (tune's, from tuner/defaults.ts). */
+/** Defaults of {@link TuneOptions} (tune's, from ir/defaults.ts). */
 export const LOOP_DEFAULTS: Readonly<{ batchSize: number; patience: number }> = Object.freeze({
   batchSize: DEFAULTS.tune.batch,
   patience: DEFAULTS.tune.patience,

@@ -26,7 +26,7 @@ import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import type { Progress } from "./progress.ts";
 import { strategyFor, strategyProblem } from "./tune_strategy.ts";
-import { DEFAULTS, inRange, type RANGES } from "./defaults.ts";
+import { DEFAULTS, inRange, type RANGES } from "../ir/defaults.ts";
 
 /** What a session needs; `resume` takes everything else from the stored run. */
 export interface SessionOptions {
@@ -416,7 +416,7 @@ function storedConfig(path: string, runId: number, config: unknown): RunConfig {
   if (typeof c.workload !== "string") bad("workload");
   if (!Array.isArray(c.shape) || !c.shape.every(Number.isInteger)) bad("shape");
   if (typeof c.strategy !== "string") bad("strategy");
-  // The ranges the command line enforces (tuner/defaults.ts) hold for a stored run too.
+  // The ranges the command line enforces (ir/defaults.ts) hold for a stored run too.
   const within = (field: string, range: keyof typeof RANGES, value: unknown) => {
     const why = inRange(range, value);
     if (why) bad(field, `${why}, got ${JSON.stringify(value) ?? "nothing"}`);

@@ -49,7 +49,7 @@ import { randomKnobSearch, randomSearch } from "../search/random.ts";
 import type { DesignSpace } from "../search/space.ts";
 import type { CandidateOf, Strategy } from "../search/strategy.ts";
 import { validityClassifier } from "../search/validity.ts";
-import { DEFAULTS } from "./defaults.ts";
+import { DEFAULTS } from "../ir/defaults.ts";
 
 /** What every knob-space factory receives. */
 export interface StrategyContext {
