@@ -31,6 +31,7 @@ import {
   WorkerProcess,
 } from "./worker_process.ts";
 import { DEFAULTS } from "../ir/defaults.ts";
+import { checkInteger, checkKnown, checkNumber, checkObject } from "../ir/check.ts";
 import type { WorkerLimits } from "./containment.ts";
 import { isTransient, type MeasureInput, type RunResult, type TimingOptions } from "./types.ts";
 
@@ -248,8 +249,38 @@ class Slot {
   }
 }
 
+/** The options {@link createRunner} knows (any other is a misspelling). */
+const RUNNER_OPTIONS: readonly string[] = [
+  "timing",
+  "timeoutSeconds",
+  "referenceTimeoutSeconds",
+  "workers",
+  "startSeconds",
+  "ompThreads",
+  "memoryBytes",
+  "cpuSecondsPerRequest",
+];
+
 /** Creates a {@link Runner}; see {@link RunnerOptions} for the defaults. */
 export function createRunner(options: RunnerOptions = {}): Runner {
+  checkObject(options, "runner options");
+  checkKnown(options as Record<string, unknown>, RUNNER_OPTIONS, "runner options");
+  checkNumber(options.timeoutSeconds, "timeoutSeconds", { min: 0, above: true, optional: true });
+  checkNumber(options.referenceTimeoutSeconds, "referenceTimeoutSeconds", {
+    min: 0,
+    above: true,
+    optional: true,
+  });
+  checkNumber(options.startSeconds, "startSeconds", { min: 0, above: true, optional: true });
+  checkInteger(options.workers, "workers", { min: 1, optional: true });
+  if (options.timing !== undefined) {
+    const t = checkObject(options.timing, "timing");
+    checkKnown(t, ["number", "repeat", "minRepeatMs", "warmup"], "timing");
+    checkInteger(t.number, "timing.number", { min: 1, optional: true });
+    checkInteger(t.repeat, "timing.repeat", { min: 1, optional: true });
+    checkNumber(t.minRepeatMs, "timing.minRepeatMs", { min: 0, optional: true });
+    checkInteger(t.warmup, "timing.warmup", { min: 0, optional: true });
+  }
   const timing: TimingOptions = { ...DEFAULT_TIMING, ...options.timing };
   const limits: RequestLimits = {
     timeoutSeconds: options.timeoutSeconds ?? DEFAULTS.tune.timeoutSeconds,

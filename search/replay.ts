@@ -34,6 +34,7 @@ import {
   readKernelTunerCache,
 } from "../datasets/kerneltuner.ts";
 import { ALL_CACHE_NAMES, RECORDED_DIR, resolveCachePath } from "../datasets/cache_names.ts";
+import { checkObject, described } from "../ir/check.ts";
 import { limitMessage, LIMITS } from "../ir/limits.ts";
 import type { ErrorKind } from "../measure/types.ts";
 import type { Measurer } from "../measure/measurer.ts";
@@ -140,6 +141,17 @@ const RESTRICTED: ReplayResult = Object.freeze({
  * @throws {ExpressionError} when a restriction cannot be parsed or names an unknown parameter
  */
 export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}): ReplaySpace {
+  if (
+    typeof cache !== "object" || cache === null || !Array.isArray(cache.tuneParamsKeys) ||
+    !(cache.cache instanceof Map)
+  ) {
+    throw new TypeError(
+      `cache must be a Kernel Tuner cache (readKernelTunerCache); for a name or path use replaySpaceFromFile, got ${
+        described(cache)
+      }`,
+    );
+  }
+  checkObject(options, "options");
   const absent = options.absent ?? "invalid";
   if (absent !== "invalid" && absent !== "restricted") {
     throw new RangeError(`absent must be "invalid" or "restricted", got "${absent}"`);

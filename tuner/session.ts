@@ -26,11 +26,29 @@ import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import type { Progress } from "./progress.ts";
 import { strategyFor, strategyProblem } from "./tune_strategy.ts";
-import { DEFAULTS, inRange, type RANGES } from "../ir/defaults.ts";
+import { DEFAULTS, inRange, RANGES } from "../ir/defaults.ts";
+import {
+  checkBoolean,
+  checkFunction,
+  checkInteger,
+  checkKnown,
+  checkNumber,
+  checkObject,
+  checkString,
+  described,
+} from "../ir/check.ts";
 
-/** What a session needs; `resume` takes everything else from the stored run. */
+/**
+ * What a session needs; `resume` takes everything else from the stored run.
+ * Only `db` and one of `workload`, `space` or `traces` are required; every
+ * other option has `tune`'s default (ir/defaults.ts `DEFAULTS.tune`), so a
+ * call and the command with the same flags record the same run.
+ */
 export interface SessionOptions {
-  /** Path of the records database (SQLite), or a `postgres://` URL (a shared PostgreSQL one). */
+  /**
+   * Path of the records database (SQLite), or a `postgres://` URL (a shared
+   * PostgreSQL one). Required (the command's default is `DEFAULTS.tune.db`, `runs.db`).
+   */
   db: string;
   /**
    * Continue the last unfinished run of the database (or run `runId`) with
@@ -41,12 +59,16 @@ export interface SessionOptions {
    * is finished again.
    */
   resume?: boolean;
-  /** With `resume`: the run to continue. */
+  /** With `resume`: the run to continue. Default: the last unfinished run. */
   runId?: number;
-  /** Stops the run after the round in flight; it stays unfinished, so resumable. */
+  /** Stops the run after the round in flight; it stays unfinished, so resumable. Default: none. */
   signal?: AbortSignal;
-  /** Called with the run id once the run is opened or created. */
+  /** Called with the run id once the run is opened or created. Default: nothing. */
   onStart?: (runId: number) => void;
+  /**
+   * The workload to tune, by library name and shape (`{ name: "matmul",
+   * shape: [64, 64, 64] }`, see `WORKLOADS`). Default: that of `traces`.
+   */
   workload?: { name: string; shape: number[] };
   /**
    * A Kernel Tuner cache (a name from data/kerneltuner or a path) replayed
@@ -54,22 +76,32 @@ export interface SessionOptions {
    * every record is a lookup (`target` "replay").
    */
   space?: string;
+  /** Strategy name (`STRATEGY_NAMES`, or `ansor`). Default `DEFAULTS.tune.strategy` (`"random"`). */
   strategy?: string;
-  /** Knob template for the knob strategies (grid, sa, ga, ...). */
+  /** Knob template for the knob strategies (grid, sa, ga, ...). Default: the workload's. */
   template?: string;
+  /** Seed of the strategy and of the inputs. Default `DEFAULTS.tune.seed` (1). */
   seed?: number;
+  /** Distinct candidates to measure. Default `DEFAULTS.tune.trials` (64), or the number of `traces`. */
   trials?: number;
-  /** Measure exactly these traces instead of searching. */
+  /** Measure exactly these traces instead of searching. Default: search. */
   traces?: Trace[];
+  /** `"cpu"`, `"cuda"` or `"opencl"` (`"replay"` with `space`). Default `DEFAULTS.tune.target` (`"cpu"`). */
   target?: string;
+  /** Candidates per round. Default `DEFAULTS.tune.batch` (8). */
   batch?: number;
   /** Build round k+1 while round k is measured (see `TuneOptions.overlap` in loop.ts). Default false. */
   overlap?: boolean;
   /** Racing factor (see `TuneOptions.race` in loop.ts). Default: off. */
   race?: number;
+  /** Seconds one measurement may take. Default `DEFAULTS.tune.timeoutSeconds` (10). */
   timeoutSeconds?: number;
+  /**
+   * How each kernel is timed; missing fields take the defaults. Default
+   * `DEFAULTS.tune.timing` (1 call per repeat, 3 repeats of at least 40 ms, 1 warmup call).
+   */
   timing?: Partial<TimingOptions>;
-  /** Target `cuda`: overwrite the L2 cache before each timed repeat (stored with the run). */
+  /** Target `cuda`: overwrite the L2 cache before each timed repeat (stored with the run). Default false. */
   flushL2?: boolean;
   /**
    * Target `cuda`: the arithmetic the kernels may use (`ir/gemm_math.ts`;
@@ -82,27 +114,95 @@ export interface SessionOptions {
    * template covers; stored with the run. Default true; false leaves them out.
    */
   configs?: boolean;
+  /** Called after every recorded result. Default: nothing. */
   onProgress?: (p: Progress) => void;
-  /** Stop after this many seconds (the run stays resumable). */
+  /** Stop after this many seconds (the run stays resumable). Default: no limit. */
   timeLimitSeconds?: number;
   /** Directory of the kernel cache. Default `$TUNEBOOK_CACHE`, else `.cache/kernels`. */
   cacheDir?: string;
   /**
    * Most candidates compiled together in one file by one compiler process (a
-   * unity build, see measure/builder.ts). Default 1.
+   * unity build, see measure/builder.ts). Default `DEFAULTS.tune.unity` (1).
    */
   unity?: number;
-  /** Replaces code generation (tests inject faulty kernels). */
+  /** Replaces code generation (tests inject faulty kernels). Default: `kernelSource`. */
   source?: (trace: Trace) => KernelSource;
-  /** Target `cuda`: called with one line per candidate built by nvcc (its ptxas resources). */
+  /** Target `cuda`: called with one line per candidate built by nvcc (its ptxas resources). Default: nothing. */
   onBuilt?: (line: string) => void;
   /**
    * Measures with this instead of the local builder and runner (target cpu):
    * called with the run's stored configuration, e.g. a remote queue of
    * workers (`tune --queue`). `machine` and `compiler` describe where it
-   * measures, for a new run's record.
+   * measures, for a new run's record. Default: the local builder and runner.
    */
   measurer?: (config: MeasurerConfig) => Promise<RemoteMeasurement>;
+}
+
+/** The options {@link runSession} knows (any other is refused, naming it). */
+const SESSION_OPTIONS: readonly string[] = [
+  "db",
+  "resume",
+  "runId",
+  "signal",
+  "onStart",
+  "workload",
+  "space",
+  "strategy",
+  "template",
+  "seed",
+  "trials",
+  "traces",
+  "target",
+  "batch",
+  "overlap",
+  "race",
+  "timeoutSeconds",
+  "timing",
+  "flushL2",
+  "math",
+  "configs",
+  "onProgress",
+  "timeLimitSeconds",
+  "cacheDir",
+  "unity",
+  "source",
+  "onBuilt",
+  "measurer",
+];
+
+/** Throws a TypeError/RangeError naming the first option of `o` that {@link runSession} cannot take. */
+function checkSessionOptions(o: unknown): void {
+  const x = checkObject(o, "session options");
+  checkKnown(x, SESSION_OPTIONS, "session options");
+  checkString(x.db, "db", { what: "a records database path or postgres:// URL" });
+  if (x.workload !== undefined) {
+    const w = checkObject(x.workload, "workload");
+    checkString(w.name, "workload.name", { what: 'a workload name such as "matmul"' });
+    if (!Array.isArray(w.shape) || !w.shape.every(Number.isInteger)) {
+      throw new TypeError(`workload.shape must be a list of integers, got ${described(w.shape)}`);
+    }
+  }
+  for (const k of ["space", "strategy", "template", "target", "cacheDir"]) {
+    checkString(x[k], k, { optional: true });
+  }
+  for (const k of ["resume", "overlap", "flushL2", "configs"]) {
+    checkBoolean(x[k], k, { optional: true });
+  }
+  checkInteger(x.runId, "runId", { min: 1, optional: true });
+  for (const k of ["seed", "trials", "batch", "unity"] as const) {
+    const r = RANGES[k];
+    if (r) checkInteger(x[k], k, { min: r.min, max: r.max, optional: true });
+    else checkInteger(x[k], k, { optional: true });
+  }
+  checkNumber(x.timeoutSeconds, "timeoutSeconds", { min: 0, above: true, optional: true });
+  checkNumber(x.timeLimitSeconds, "timeLimitSeconds", { min: 0, above: true, optional: true });
+  if (x.timing !== undefined) checkObject(x.timing, "timing");
+  if (x.traces !== undefined && !Array.isArray(x.traces)) {
+    throw new TypeError(`traces must be a list of traces, got ${described(x.traces)}`);
+  }
+  for (const k of ["onStart", "onProgress", "source", "onBuilt", "measurer"]) {
+    checkFunction(x[k], k, { optional: true });
+  }
 }
 
 /** What a {@link SessionOptions.measurer} factory is given: how the run measures. */
@@ -160,6 +260,7 @@ export class ResumeConflictError extends Error {
 export async function runSession(
   o: SessionOptions,
 ): Promise<Summary & { bestTrace?: string; noDevice?: string }> {
+  checkSessionOptions(o);
   // A PostgreSQL URL (a team's shared records) or a SQLite file.
   const db: RecordStore = isPostgresUrl(o.db)
     ? await (await loadPostgresStore()).openPostgresRecordStore(o.db)

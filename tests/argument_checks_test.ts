@@ -1,0 +1,114 @@
+/**
+ * Misuse of the library from a script gives a TypeError or RangeError that
+ * names the option and what it got (issue 40), not `Cannot read properties
+ * of undefined` from deep inside, and not silent acceptance.
+ */
+import assert from "node:assert/strict";
+import { tune } from "../tuner/loop.ts";
+import { replaySpace } from "../search/replay.ts";
+import { defaultSpace } from "../search/sketch.ts";
+import { runSession } from "../tuner/session.ts";
+import { createRunner } from "../measure/runner.ts";
+import { sqliteRecordStore } from "../datasets/record_store.ts";
+import { openSpace } from "../tuner/open_space.ts";
+import { compareStrategies } from "../tuner/compare_strategies.ts";
+import { createWorkload } from "../ir/workloads.ts";
+import type { KernelTunerCache } from "../datasets/kerneltuner.ts";
+import { checkInteger, checkNumber } from "../ir/check.ts";
+
+Deno.test("tune({}) names the strategy it lacks", async () => {
+  await assert.rejects(
+    () => tune({} as Parameters<typeof tune>[0]),
+    (e: Error) =>
+      e instanceof TypeError && /^strategy must be a strategy .*got undefined$/.test(e.message),
+  );
+  await assert.rejects(() => tune(undefined as unknown as Parameters<typeof tune>[0]), {
+    name: "TypeError",
+    message: "tune options must be an object, got undefined",
+  });
+});
+
+Deno.test('replaySpace("nope") says it takes a read cache and points to replaySpaceFromFile', () => {
+  assert.throws(
+    () => replaySpace("nope" as unknown as KernelTunerCache),
+    (e: Error) =>
+      e instanceof TypeError && /cache must be a Kernel Tuner cache/.test(e.message) &&
+      /replaySpaceFromFile/.test(e.message) && /got "nope"$/.test(e.message),
+  );
+});
+
+Deno.test("defaultSpace(undefined) names the workload", () => {
+  assert.throws(
+    () => defaultSpace(undefined as unknown as ReturnType<typeof createWorkload>),
+    (e: Error) =>
+      e instanceof TypeError && /^workload must be a workload .*got undefined$/.test(e.message),
+  );
+  const w = createWorkload("matmul", [8, 8, 8]);
+  assert.throws(() => defaultSpace(w, { maxVector: 0 }), {
+    name: "RangeError",
+    message: "maxVector must be an integer >= 1, got 0",
+  });
+  assert.ok(defaultSpace(w).sketches);
+});
+
+Deno.test('runSession({ shape: "64" }) names the unknown option, not the records database', async () => {
+  await assert.rejects(
+    () => runSession({ shape: "64" } as unknown as Parameters<typeof runSession>[0]),
+    (e: Error) => e instanceof TypeError && /unknown option "shape" \(got "64"\)/.test(e.message),
+  );
+  await assert.rejects(
+    () => runSession({ db: ":memory:", workload: { name: "matmul", shape: "64" } } as never),
+    { name: "TypeError", message: 'workload.shape must be a list of integers, got "64"' },
+  );
+  await assert.rejects(() => runSession({ db: ":memory:", trials: 0 } as never), {
+    name: "RangeError",
+    message: "trials must be an integer between 1 and 10000000, got 0",
+  });
+});
+
+Deno.test('createRunner({ timeoutSeconds: "x" }) is refused, and so are a bad timing and a misspelling', () => {
+  assert.throws(() => createRunner({ timeoutSeconds: "x" as unknown as number }), {
+    name: "TypeError",
+    message: 'timeoutSeconds must be a number above 0, got "x"',
+  });
+  assert.throws(() => createRunner({ timing: { repeat: 0 } }), {
+    name: "RangeError",
+    message: "timing.repeat must be an integer >= 1, got 0",
+  });
+  assert.throws(
+    () => createRunner({ timeout: 3 } as never),
+    (e: Error) => e instanceof TypeError && /unknown option "timeout"/.test(e.message),
+  );
+});
+
+Deno.test("sqliteRecordStore(123) is refused, naming what it got", () => {
+  assert.throws(() => sqliteRecordStore(123 as never), {
+    name: "TypeError",
+    message: "db must be a records database (RecordsDB.open(path)), got 123",
+  });
+});
+
+Deno.test("openSpace and compareStrategies name a bad argument", async () => {
+  await assert.rejects(() => openSpace(42 as unknown as string), TypeError);
+  const space = await openSpace("pnpoly_RTX_3090");
+  await assert.rejects(
+    () => compareStrategies(space, ["sa"], undefined as never),
+    /options must be an object with budgets and seeds/,
+  );
+  await assert.rejects(
+    () => compareStrategies(space, ["sa"], { budgets: 5 as never, seeds: 1 }),
+    /budgets must be a non-empty array of positive integers, got 5/,
+  );
+});
+
+Deno.test("the checks tell a wrong kind (TypeError) from a value out of range (RangeError)", () => {
+  assert.throws(() => checkInteger("3", "n", { min: 1 }), TypeError);
+  assert.throws(() => checkInteger(1.5, "n", { min: 1 }), RangeError);
+  assert.equal(checkInteger(undefined, "n", { optional: true }), undefined);
+  assert.throws(
+    () => checkNumber(0, "t", { min: 0, above: true }),
+    /t must be a number above 0, got 0/,
+  );
+  assert.throws(() => checkNumber(NaN, "t"), RangeError);
+  assert.equal(checkNumber(2.5, "t", { min: 0 }), 2.5);
+});
