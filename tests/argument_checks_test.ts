@@ -15,6 +15,14 @@ import { compareStrategies } from "../tuner/compare_strategies.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import type { KernelTunerCache } from "../datasets/kerneltuner.ts";
 import { checkInteger, checkNumber } from "../ir/check.ts";
+import { createStrategy } from "../tuner/strategies.ts";
+import { createNativeMeasurer } from "../measure/native.ts";
+import { runTable } from "../datasets/tables.ts";
+import { bandCurveSVG, tuningCurveSVG } from "../plots/tuning_curve.ts";
+import { extractTasks } from "../network/tasks.ts";
+import { htmlTable } from "../tuner/jupyter.ts";
+import { trialsUsed } from "../tuner/trials_used.ts";
+import { printTrace } from "../ir/trace.ts";
 
 Deno.test("tune({}) names the strategy it lacks", async () => {
   await assert.rejects(
@@ -111,4 +119,45 @@ Deno.test("the checks tell a wrong kind (TypeError) from a value out of range (R
   );
   assert.throws(() => checkNumber(NaN, "t"), RangeError);
   assert.equal(checkNumber(2.5, "t", { min: 0 }), 2.5);
+});
+
+Deno.test("the rest of the notebook surface names a missing argument", async () => {
+  const cases: [string, () => unknown, RegExp][] = [
+    [
+      "createStrategy",
+      () => createStrategy("sa", undefined as never, { seed: 1 }),
+      /^space must be a knob space/,
+    ],
+    [
+      "createNativeMeasurer",
+      () => createNativeMeasurer({} as never),
+      /^workload must be a workload/,
+    ],
+    ["runTable", () => runTable(1 as never, 2), /^db must be a records database .*got 1$/],
+    [
+      "tuningCurveSVG",
+      () => tuningCurveSVG(undefined as never),
+      /^series must be a list of \{ label, values \}/,
+    ],
+    [
+      "bandCurveSVG",
+      () => bandCurveSVG(5 as never),
+      /^series must be a list of \{ label, median \}/,
+    ],
+    ["extractTasks", () => extractTasks(undefined as never), /^net must be a network/],
+    [
+      "htmlTable",
+      () => htmlTable(5 as never),
+      /^source must be a list of rows or an arquero table, got 5$/,
+    ],
+    ["trialsUsed", () => trialsUsed(undefined as never, 0.95), /^curves must be an object/],
+    ["printTrace", () => printTrace(undefined as never), /^trace must be a trace/],
+  ];
+  for (const [name, f, message] of cases) {
+    await assert.rejects(async () => await f(), (e: Error) => {
+      assert.ok(e instanceof TypeError, `${name}: ${e}`);
+      assert.match(e.message, message, name);
+      return true;
+    });
+  }
 });

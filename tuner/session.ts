@@ -177,7 +177,10 @@ function checkSessionOptions(o: unknown): void {
   checkString(x.db, "db", { what: "a records database path or postgres:// URL" });
   if (x.workload !== undefined) {
     const w = checkObject(x.workload, "workload");
-    checkString(w.name, "workload.name", { what: 'a workload name such as "matmul"' });
+    checkString(w.name, "workload.name", {
+      what: 'a workload name such as "matmul"',
+      allowEmpty: true,
+    });
     if (!Array.isArray(w.shape) || !w.shape.every(Number.isInteger)) {
       throw new TypeError(`workload.shape must be a list of integers, got ${described(w.shape)}`);
     }
