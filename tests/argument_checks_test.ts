@@ -10,6 +10,7 @@ import { defaultSpace } from "../search/sketch.ts";
 import { runSession } from "../tuner/session.ts";
 import { createRunner } from "../measure/runner.ts";
 import { sqliteRecordStore } from "../datasets/record_store.ts";
+import { createMemoryRecordStore } from "../datasets/memory_store.ts";
 import { openSpace } from "../tuner/open_space.ts";
 import { compareStrategies } from "../tuner/compare_strategies.ts";
 import { createWorkload } from "../ir/workloads.ts";
@@ -30,6 +31,34 @@ Deno.test("tune({}) names the strategy it lacks", async () => {
     (e: Error) =>
       e instanceof TypeError && /^strategy must be a strategy .*got undefined$/.test(e.message),
   );
+  const fake = {
+    strategy: { name: "s", propose: () => [], observe: () => {} },
+    measurer: { name: "m", measure: () => Promise.resolve([]) },
+    store: createMemoryRecordStore(),
+    runId: 1,
+  };
+  await assert.rejects(() => tune({ ...fake, trials: -1 }), {
+    name: "RangeError",
+    message: "trials must be an integer >= 0, got -1",
+  });
+  await assert.rejects(() => tune({ ...fake, trials: 4, patience: 0 }), {
+    name: "RangeError",
+    message: "patience must be an integer >= 1, got 0",
+  });
+  // Infinity is no budget (trainAgent's runs end by episodes); the empty strategy ends the run at once.
+  const store = fake.store;
+  const runId = await store.startRun({
+    strategy: "s",
+    seed: 0,
+    trials: 0,
+    target: "m",
+    config: {},
+    machine: {},
+    compiler: "",
+    tunebookVersion: "",
+    workloadId: await store.upsertWorkload({ name: "w", shape: [], flops: 0 }),
+  });
+  await tune({ ...fake, runId, trials: Infinity, patience: Infinity });
   await assert.rejects(() => tune(undefined as unknown as Parameters<typeof tune>[0]), {
     name: "TypeError",
     message: "tune options must be an object, got undefined",

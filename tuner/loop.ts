@@ -96,10 +96,11 @@ function checkTuneOptions(o: unknown): void {
     );
   }
   checkInteger(x.runId, "runId", { min: 1 });
-  checkInteger(x.trials, "trials", { min: 1 });
+  // Infinity: no trial budget, or never exhausted (trainAgent's runs end with their episodes).
+  if (x.trials !== Infinity) checkInteger(x.trials, "trials", { min: 0 });
   checkInteger(x.firstTrial, "firstTrial", { min: 0, optional: true });
   checkInteger(x.batchSize, "batchSize", { min: 1, optional: true });
-  checkInteger(x.patience, "patience", { min: 1, optional: true });
+  if (x.patience !== Infinity) checkInteger(x.patience, "patience", { min: 1, optional: true });
   checkNumber(x.timeLimitSeconds, "timeLimitSeconds", { min: 0, above: true, optional: true });
   checkNumber(x.flops, "flops", { min: 0, optional: true });
   for (const f of ["keyOf", "onProgress", "onMeasured"]) checkFunction(x[f], f, { optional: true });
