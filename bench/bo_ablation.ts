@@ -15,13 +15,13 @@
 import { parseArgs } from "node:util";
 import { bootstrapMeanInterval } from "../search/bootstrap.ts";
 import { bayesianOptimization, type BayesOptOptions } from "../search/bo.ts";
-import { fractionAt, type RunTrace } from "../search/compare.ts";
-import { runStrategy } from "../tuner/run_strategy.ts";
+import { fractionAt } from "../search/compare.ts";
 import type { KnobSpace } from "../search/knobs.ts";
 import { createStrategy, STRATEGY_NAMES } from "../tuner/strategies.ts";
-import { ALL_SPACES, type CandidateOf, replaySpaceFromFile } from "../search/replay.ts";
+import { ALL_SPACES, type CandidateOf } from "../search/replay.ts";
 import type { Strategy } from "../search/strategy.ts";
-import { budgetScore, expectedRandomFraction, meanCurve } from "../search/score.ts";
+import { openSpace } from "../tuner/open_space.ts";
+import { compareStrategies } from "../tuner/compare_strategies.ts";
 
 if (import.meta.main) {
   const { values: v } = parseArgs({
@@ -81,22 +81,14 @@ if (import.meta.main) {
   for (const spec of specs) {
     let r;
     try {
-      r = await replaySpaceFromFile(spec, { absent: "invalid" });
+      r = await openSpace(spec, { absent: "invalid" });
     } catch (e) {
       console.error(`bo_ablation: --space ${spec}: ${(e as Error).message}`);
       Deno.exit(2);
     }
-    const times: number[] = [];
-    for (let i = 0; i < r.space.size; i++) {
-      const s = r.evaluateIndex(i).seconds;
-      if (s !== undefined && r.space.isValid(r.space.point(i))) times.push(s);
-    }
-    const bs = [...new Set(budgets.map((b) => Math.min(b, r.allowedCount)))];
+    const bs = [...new Set(budgets.map((b) => Math.min(b, r.allowedCount!)))];
     const lo = bs[0], hi = bs[bs.length - 1];
-    const random = Array.from(
-      { length: hi - lo + 1 },
-      (_, k) => expectedRandomFraction(times, r.allowedCount, lo + k),
-    );
+    const random = r.randomCurve!(lo, hi);
     console.log(`\n${spec} (${seeds} seeds)`);
     console.log(
       "variant".padEnd(14) + bs.map((b) => `${b}`.padStart(16)).join("") + "   score    s/seed",
@@ -107,18 +99,15 @@ if (import.meta.main) {
     );
     for (const [name, make] of variants) {
       const t0 = performance.now();
-      const runs: RunTrace[] = [];
-      for (let seed = 0; seed < seeds; seed++) {
-        const s = await make(r.space, seed, r.candidateOf);
-        runs.push(
-          await runStrategy(s, (cs) => cs.map((c) => ({ candidate: c, ...r.evaluate(c.knobs!) })), {
-            budget: hi,
-          }),
-        );
-      }
+      const c = await compareStrategies(r, [{
+        name,
+        create: (sp, { seed, candidateOf }) => make(sp, seed, candidateOf),
+      }], { budgets: bs, seeds });
+      const runs = c.traces.get(name)!;
+      const r0 = r.optimum!;
       const secs = (performance.now() - t0) / 1000 / seeds;
       const cells = bs.map((b) => {
-        const xs = runs.map((run) => fractionAt(run, b, r.optimum));
+        const xs = runs.map((run) => fractionAt(run, b, r0));
         const mean = xs.reduce((a, c) => a + c, 0) / xs.length;
         const [, up] = bootstrapMeanInterval(xs);
         const d = mean - random[b - lo];
@@ -126,7 +115,7 @@ if (import.meta.main) {
         if (flag === "!") beyond.set(name, (beyond.get(name) ?? 0) + 1);
         return `${mean.toFixed(3)}(${d >= 0 ? "+" : ""}${d.toFixed(3)})${flag}`.padStart(16);
       });
-      const score = budgetScore(meanCurve(runs, r.optimum, lo, hi), random);
+      const score = c.scoreOf[name]!;
       totals.set(name, [...(totals.get(name) ?? []), score]);
       console.log(
         name.padEnd(14) + cells.join("") + score.toFixed(3).padStart(8) +

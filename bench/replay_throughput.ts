@@ -10,7 +10,7 @@
  * ```
  * @module
  */
-import { basename } from "node:path";
+import { cacheName } from "../datasets/cache_names.ts";
 import { kernelTunerCaches } from "../datasets/kerneltuner.ts";
 import { createPrng } from "../ir/prng.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
@@ -48,7 +48,7 @@ if (import.meta.main) {
   let worst = Infinity;
   console.log("cache                  mode        proposals/s   best/optimum");
   for (const f of files) {
-    const label = basename(f).replace(/\.json(\.gz)?$/, "").padEnd(22);
+    const label = cacheName(f).padEnd(22);
     for (const absent of ["invalid", "restricted"] as const) {
       const r = await replaySpaceFromFile(f, { absent });
       const t = randomThroughput(r, seconds, absent === "restricted");

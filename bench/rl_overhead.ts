@@ -15,7 +15,8 @@
  */
 import process from "node:process";
 import { runStrategy } from "../tuner/run_strategy.ts";
-import { replaySpaceFromFile } from "../search/replay.ts";
+import { openSpace } from "../tuner/open_space.ts";
+import { compareStrategies } from "../tuner/compare_strategies.ts";
 import type { Strategy } from "../search/strategy.ts";
 import { RL_STRATEGY_NAMES, rlStrategy } from "../rl/presets.ts";
 
@@ -48,24 +49,32 @@ export interface OverheadOptions {
 
 /** Times the RL strategies' propose and observe per distinct trial. */
 export async function rlOverhead(o: OverheadOptions = {}): Promise<OverheadRow[]> {
-  const r = await replaySpaceFromFile(o.space ?? "gemm_RTX_3090");
-  const evaluate = (cs: Parameters<typeof r.measure>[0]) => r.measure(cs);
+  const r = await openSpace(o.space ?? "gemm_RTX_3090");
   const rows: OverheadRow[] = [];
+  const seeds = o.seeds ?? 3;
   for (const name of o.strategies ?? RL_STRATEGY_NAMES) {
     const warm = rlStrategy(name, r.space, { seed: 1000 });
-    await runStrategy(warm, evaluate, { budget: o.warmup ?? 20 });
+    await runStrategy(warm, r.measurer, { budget: o.warmup ?? 20 });
     warm.dispose();
+    // One timer per seed's run: the strategy is wrapped as it is made, and disposed after its run.
+    const timers = new Map<number, { ms: number; cpu: number }>();
+    const c = await compareStrategies(r, [{
+      name,
+      create: (space, { seed }) => {
+        const timer = { ms: 0, cpu: 0 };
+        timers.set(seed, timer);
+        const s = rlStrategy(name, space, { seed });
+        return { ...timed(s, timer), dispose: () => s.dispose() } as Strategy;
+      },
+    }], { budgets: [o.budget ?? 400], seeds });
     let trials = 0, ms = 0, worst = 0, cpu = 0;
-    for (let seed = 0; seed < (o.seeds ?? 3); seed++) {
-      const s = rlStrategy(name, r.space, { seed });
-      const timer = { ms: 0, cpu: 0 };
-      const run = await runStrategy(timed(s, timer), evaluate, { budget: o.budget ?? 400 });
-      s.dispose();
+    c.traces.get(name)!.forEach((run, seed) => {
+      const timer = timers.get(seed)!;
       trials += run.evals;
       ms += timer.ms;
       cpu += timer.cpu;
       worst = Math.max(worst, timer.ms / Math.max(1, run.evals));
-    }
+    });
     rows.push({
       strategy: name,
       trials,

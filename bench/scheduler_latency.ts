@@ -47,7 +47,7 @@ import { randomWeights } from "../network/weights.ts";
 import { fillUniform } from "../measure/prng.ts";
 import { FINALISTS_STRATEGY, retimeFinalists } from "../tuner/finalists.ts";
 import { median } from "../ir/stats.ts";
-import { DEFAULTS } from "../tuner/defaults.ts";
+import { DEFAULTS } from "../ir/defaults.ts";
 import { createBuilder } from "../measure/builder.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
 import { createRunner } from "../measure/runner.ts";

@@ -14,13 +14,14 @@
  */
 import type { CompareManyOutput, CompareOutput } from "../search/compare.ts";
 import { rankAcrossSpaces, rankTable } from "../search/score.ts";
+import { cacheName } from "../datasets/cache_names.ts";
 
 /** Markdown tables of compare outputs (several runs over the same spaces are merged by space). */
 export function studyTables(outputs: (CompareOutput | CompareManyOutput)[]): string {
   const bySpace = new Map<string, CompareOutput[]>();
   for (const o of outputs) {
     for (const s of "spaces" in o ? o.spaces : [o]) {
-      const key = (s.spec ?? s.space).replace(/^.*[\\/]/, "").replace(/\.json(\.gz)?$/, "");
+      const key = cacheName(s.spec ?? s.space);
       bySpace.set(key, [...(bySpace.get(key) ?? []), s]);
     }
   }

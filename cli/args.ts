@@ -12,7 +12,7 @@ import { ALL_MATH, type MathKind, parseMath } from "../ir/gemm_math.ts";
 import { TEMPLATE_NAMES } from "../search/templates.ts";
 import { GPU_TEMPLATE_NAMES } from "../search/templates_gpu.ts";
 import { STRATEGY_NAMES, strategyHelp } from "../tuner/strategies.ts";
-import { DEFAULTS, RANGES } from "../tuner/defaults.ts";
+import { DEFAULTS, RANGES } from "../ir/defaults.ts";
 
 const TUNE = DEFAULTS.tune;
 
@@ -117,7 +117,7 @@ export interface TuneArgs {
   quiet: boolean;
 }
 
-/** Default of `--unity`: candidates compiled together per compiler process (tuner/defaults.ts). */
+/** Default of `--unity`: candidates compiled together per compiler process (ir/defaults.ts). */
 export const UNITY_DEFAULT: number = TUNE.unity;
 
 /** Usage text of `tune`. */

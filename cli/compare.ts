@@ -15,54 +15,49 @@
  * back, an unfinished one continues, missing ones start).
  * @module
  */
-import { basename, join } from "node:path";
-import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
-import { checkWorkloadMemory, limitMessage, LIMITS } from "../ir/limits.ts";
-import { createBuilder } from "../measure/builder.ts";
-import { createRunner } from "../measure/runner.ts";
+import { join } from "node:path";
+import { limitMessage, LIMITS } from "../ir/limits.ts";
 import { RecordsDB } from "../datasets/db.ts";
 import { createMemoryRecordStore } from "../datasets/memory_store.ts";
 import { type RecordStore, sqliteRecordStore } from "../datasets/record_store.ts";
-import type { Measurer, MeasureResult } from "../measure/measurer.ts";
-import { memoMeasurer } from "../measure/memo.ts";
-import { createNativeMeasurer } from "../measure/native.ts";
+import type { Measurer } from "../measure/measurer.ts";
 import {
   type CompareManyOutput,
   type CompareOutput,
-  compareRows,
   compareTable,
   fractionBand,
   fractionOverWall,
-  reachRows,
   reachTable,
   type RunTrace,
 } from "../search/compare.ts";
-import { knobKey, runStrategy, runTrace } from "../tuner/run_strategy.ts";
+import { runTrace } from "../tuner/run_strategy.ts";
 import {
-  createStrategy,
   KNOB_STRATEGY_NAMES,
   STRATEGIES,
   STRATEGY_NAMES,
   strategyHelp,
   TRANSFER_STRATEGIES,
 } from "../tuner/strategies.ts";
-import { DEFAULTS } from "../tuner/defaults.ts";
-import type { Sample } from "../costmodel/model.ts";
-import { ALL_SPACES, replaySpaceFromFile } from "../search/replay.ts";
+import { DEFAULTS } from "../ir/defaults.ts";
+import { ALL_SPACES } from "../search/replay.ts";
+import { rankAcrossSpaces, rankTable } from "../search/score.ts";
 import {
-  budgetScore,
-  expectedRandomFraction,
-  meanCurve,
-  rankAcrossSpaces,
-  rankTable,
-} from "../search/score.ts";
-import { type KnobSpace, pointOfValues } from "../search/knobs.ts";
-import type { CandidateOf } from "../search/strategy.ts";
-import { defaultTemplate, templateSpace } from "../search/templates.ts";
+  isWorkloadSpec,
+  type OpenedSpace,
+  openSpace,
+  OpenSpaceError,
+  transferSamples,
+} from "../tuner/open_space.ts";
+import {
+  compareStrategies,
+  type Comparison,
+  type RunJobRequest,
+} from "../tuner/compare_strategies.ts";
+import { cacheName } from "../datasets/cache_names.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { bandCurveSVG, svgToPNG } from "../plots/tuning_curve.ts";
 import { bandCurveSpec } from "../plots/vegalite.ts";
-import { parseFlags, parseShape, runJsonCommand, UsageError } from "./args.ts";
+import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
 
 export type { CompareManyOutput, CompareOutput };
 import { checkOutputDir } from "./output.ts";
@@ -102,26 +97,6 @@ export const COMPARE_USAGE = `usage: deno task compare --space SPACE [options]
 Strategies (tuner/strategies.ts; tune takes the same names, and ansor):
 ${strategyHelp(2, KNOB_STRATEGY_NAMES)}`;
 
-/** A space to compare on. */
-interface CompareSpace {
-  name: string;
-  space: KnobSpace;
-  candidateOf: CandidateOf;
-  /** Measures candidates: the replay's lookup, or the native measurer (each knob point once). */
-  measurer: Measurer;
-  /** How a run's workload is recorded. */
-  workload: { name: string; shape: number[]; flops: number };
-  /** Best known seconds (replay); undefined for live spaces: the best measured in the runs. */
-  optimum?: number;
-  close(): Promise<void>;
-  /** Live spaces: takes a configuration's recorded result, so that it is not measured again. */
-  remember?(knobs: number[], r: MeasureResult): void;
-  /** Cache entries with time 0 ms, replayed as invalid (replay). */
-  nonPositiveTimes?: number;
-  /** Exact expected fraction of optimum of random search at budgets lo..hi (replay). */
-  randomCurve?(lo: number, hi: number): number[];
-}
-
 /** A comma-separated list of positive integers; a bad value is named with its flag. */
 function list(text: string, flag: string): number[] {
   return text.split(",").map((raw, i) => {
@@ -135,122 +110,50 @@ function list(text: string, flag: string): number[] {
   });
 }
 
-async function openSpace(
+/** The flag of each input `openSpace` and `transferSamples` may blame. */
+const FLAG_OF = { space: "--space", template: "--template", transferFrom: "--transfer-from" };
+
+/** `f()`, with an {@link OpenSpaceError} as a usage error naming its flag. */
+async function flagged<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof OpenSpaceError) {
+      throw new UsageError(`${FLAG_OF[e.option]} ${e.value}: ${e.detail}`);
+    }
+    throw e;
+  }
+}
+
+/** Opens `--space` (tuner/open_space.ts), with the command's checks of `--queue`. */
+function openCompareSpace(
   spec: string,
   absent: "invalid" | "restricted",
   template?: string,
   queue?: string,
-): Promise<CompareSpace> {
-  const colon = spec.indexOf(":");
-  if (colon > 0 && Object.hasOwn(WORKLOADS, spec.slice(0, colon))) {
-    let w;
-    try {
-      w = createWorkload(spec.slice(0, colon), parseShape(spec.slice(colon + 1)));
-      checkWorkloadMemory(w);
-    } catch (e) {
-      throw new UsageError(`--space ${spec}: ${(e as Error).message}`);
-    }
-    let t;
-    try {
-      t = templateSpace(template ?? defaultTemplate(w), w);
-    } catch (e) {
-      throw new UsageError(`--template ${template}: ${(e as Error).message}`);
-    }
-    return await nativeSpace(spec, t, queue);
-  }
-  if (queue !== undefined && !/^[A-Za-z0-9_.-]+$/.test(spec)) {
+): Promise<OpenedSpace> {
+  if (!isWorkloadSpec(spec) && queue !== undefined && !/^[A-Za-z0-9_.-]+$/.test(spec)) {
     throw new UsageError(
       `--space ${spec}: with --queue, a cache is named (from data/kerneltuner), never a path`,
     );
   }
-  if (template !== undefined) {
-    throw new UsageError(
-      `--template ${template}: ${spec} is a recorded space; --template applies to a live workload space (e.g. matmul:256,256,256)`,
-    );
-  }
-  const stem = basename(spec).replace(/\.json(\.gz)?$/, "");
-  try {
-    const r = await replaySpaceFromFile(spec, { absent });
-    return {
-      name: r.name,
-      space: r.space,
-      candidateOf: r.candidateOf,
-      optimum: r.optimum,
-      nonPositiveTimes: r.nonPositiveTimes,
-      measurer: r.measurer,
-      workload: { name: stem, shape: [], flops: 0 },
-      randomCurve: (lo, hi) => {
-        const times: number[] = [];
-        for (let i = 0; i < r.space.size; i++) {
-          const s = r.evaluateIndex(i).seconds;
-          if (s !== undefined && r.space.isValid(r.space.point(i))) times.push(s);
+  return flagged(() =>
+    openSpace(spec, {
+      absent,
+      template,
+      ...(queue !== undefined
+        ? {
+          liveMeasurer: (_w, timing) =>
+            queued(() =>
+              createRemoteMeasurer({
+                url: queue,
+                options: { timing, timeoutSeconds: 10, inputSeed: 0 },
+              })
+            ),
         }
-        return Array.from(
-          { length: hi - lo + 1 },
-          (_, k) => expectedRandomFraction(times, r.allowedCount, lo + k),
-        );
-      },
-      close: () => Promise.resolve(),
-    };
-  } catch (e) {
-    throw new UsageError(`--space ${spec}: ${(e as Error).message}`);
-  }
-}
-
-async function nativeSpace(
-  name: string,
-  t: ReturnType<typeof templateSpace>,
-  queue?: string,
-): Promise<CompareSpace> {
-  const timing = C.liveTiming;
-  const native = queue !== undefined
-    ? await queued(() =>
-      createRemoteMeasurer({ url: queue, options: { timing, timeoutSeconds: 10, inputSeed: 0 } })
-    )
-    : createNativeMeasurer({
-      workload: t.workload,
-      builder: createBuilder({ cacheDir: Deno.env.get("TUNEBOOK_CACHE") }),
-      runner: createRunner({ timing }),
-    });
-  // Each configuration is measured once, whichever strategy and seed proposes it.
-  const measurer = memoMeasurer(native, (c) => String(t.space.index(c.knobs!)));
-  return {
-    name: `${name} (template ${t.name})`,
-    space: t.space,
-    candidateOf: t.candidateOf,
-    measurer,
-    workload: { name: t.workload.name, shape: t.workload.shape, flops: t.workload.flops },
-    close: () => measurer.close(),
-    remember: (knobs, r) => measurer.remember(String(t.space.index(knobs)), r),
-  };
-}
-
-/**
- * Records of another cache of the same kernel (another device) as samples in
- * the target space: configurations are matched by knob values; those the
- * target space lacks are dropped.
- */
-async function transferSamples(spec: string, target: KnobSpace): Promise<Sample[]> {
-  let source;
-  try {
-    source = await replaySpaceFromFile(spec);
-  } catch (e) {
-    throw new UsageError(`--transfer-from ${spec}: ${(e as Error).message}`);
-  }
-  const names = target.knobs.map((k) => k.name);
-  if (source.space.knobs.map((k) => k.name).join() !== names.join()) {
-    throw new UsageError(`--transfer-from ${spec}: its knobs differ from the space's`);
-  }
-  const out: Sample[] = [];
-  for (let i = 0; i < source.space.size; i++) {
-    const r = source.evaluateIndex(i);
-    if (r.errorKind === "instantiation_error") continue;
-    const knobs = pointOfValues(target.knobs, source.space.values(source.space.point(i)));
-    if (!knobs) continue;
-    out.push({ candidate: { knobs }, seconds: r.seconds });
-  }
-  if (out.length === 0) throw new UsageError(`--transfer-from ${spec}: no configuration matches`);
-  return out;
+        : {}),
+    })
+  );
 }
 
 /** Runs the comparison; returns the JSON summary. */
@@ -395,7 +298,7 @@ export async function compare(
   }
   const ranking = rankAcrossSpaces(Object.fromEntries(
     outputs.map((o, k) => [
-      basename(specs[k]).replace(/\.json(\.gz)?$/, ""),
+      cacheName(specs[k]),
       Object.fromEntries(Object.entries(o.scores).filter(([, x]) => x !== null)) as Record<
         string,
         number
@@ -456,13 +359,13 @@ async function queued<T>(f: () => Promise<T>): Promise<T> {
 async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> {
   const { strategies, planSize, seeds } = v;
   let budgets = v.budgets;
-  const stem = basename(spec).replace(/[^A-Za-z0-9_.-]/g, "_").replace(/\.json(\.gz)?$/, "");
+  const stem = cacheName(spec).replace(/[^A-Za-z0-9_.-]/g, "_");
   checkOutputDir(
     v.out!,
     [".svg", ".png", ".vl.json", "_wall.svg", "_wall.png"].map((x) => stem + x),
     { flag: "--out" },
   );
-  const space = await openSpace(spec, v.absent, v.template, v.queue);
+  const space = await openCompareSpace(spec, v.absent, v.template, v.queue);
   const size = space.space.size;
   if (budgets[budgets.length - 1] > size && v.several) {
     // Several spaces: a small one is searched to its size (or until the strategy is done).
@@ -484,12 +387,10 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
     );
   }
   const pretrain = v["transfer-from"]
-    ? await transferSamples(v["transfer-from"], space.space)
+    ? await flagged(() => transferSamples(v["transfer-from"]!, space.space))
     : undefined;
   const maxBudget = budgets[budgets.length - 1];
-  const runs = new Map<string, RunTrace[]>();
   const progress = v.quiet ? undefined : stderrProgress();
-  const total = strategies.length * seeds;
   const started = performance.now();
   const check = v.checkStop ?? (() => Promise.resolve());
   // A stop asked for is seen before the next batch is measured (the run stays resumable).
@@ -500,139 +401,68 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
       return await space.measurer.measure(batch, options);
     },
   };
-  const recorded = v.resume ? await v.store.runs() : [];
-  if (space.remember) {
-    // A resumed live comparison measures no configuration its records already hold.
-    for (const run of recorded.filter((r) => r.config.compare === spec)) {
-      for (const c of await v.store.candidates(run.id)) {
-        if (!c.knobs || !c.result) continue;
-        const { errorKind, times, buildSeconds, runSeconds } = c.result;
-        space.remember(c.knobs, { errorKind, times, buildSeconds, runSeconds });
-      }
-    }
-  }
   const runQueue = v.queue !== undefined && space.optimum !== undefined
     ? await queued(() => createRunQueue({ url: v.queue! }))
     : undefined;
+  // Whole runs on the workers (all sent at once); their records are written here in order.
+  const execute = runQueue &&
+    (async (job: RunJobRequest): Promise<RunTrace> => {
+      const result = runQueue.run({
+        space: spec,
+        absent: v.absent,
+        strategy: job.strategy,
+        seed: job.seed,
+        budget: job.budget,
+        ...(planSize !== undefined ? { planSize } : {}),
+      });
+      const { runId, wallOf } = await recordRun(v.store, {
+        strategy: job.strategy,
+        seed: job.seed,
+        trials: job.budget,
+        target: space.measurer.name,
+        config: job.config,
+        machine: { queue: v.queue },
+        compiler: "",
+        tunebookVersion: await tunebookVersion(),
+        workload: space.workload,
+      }, await queued(() => result));
+      return await runTrace(v.store, runId, wallOf);
+    });
+  let c: Comparison;
   try {
-    if (runQueue) {
-      // Whole runs on the workers, all sent at once; records written here in order.
-      const config = {
+    c = await compareStrategies(space, strategies, {
+      budgets,
+      seeds,
+      db: v.store,
+      measurer,
+      resume: v.resume,
+      pretrain,
+      planSize,
+      config: {
         compare: spec,
         absent: v.absent,
         ...(v.template ? { template: v.template } : {}),
+        ...(v["transfer-from"] && !runQueue ? { transferFrom: v["transfer-from"] } : {}),
         ...(planSize !== undefined ? { planSize } : {}),
-        budget: maxBudget,
-      };
-      let done = 0;
-      const sent = strategies.map((name) =>
-        Array.from({ length: seeds }, (_, seed) => {
-          const same = recorded.findLast((r) =>
-            r.strategy === name && r.seed === seed &&
-            JSON.stringify(r.config) === JSON.stringify(config)
-          );
-          const result = same?.status === "finished" ? undefined : runQueue.run({
-            space: spec,
-            absent: v.absent,
-            strategy: name,
-            seed,
-            budget: maxBudget,
-            ...(planSize !== undefined ? { planSize } : {}),
-          });
-          result?.catch(() => {}); // Awaited in order below.
-          return { same, result };
-        })
-      );
-      for (const [k, name] of strategies.entries()) {
-        const list: RunTrace[] = [];
-        for (const [seed, { same, result }] of sent[k].entries()) {
-          if (!result) list.push(await runTrace(v.store, same!.id));
-          else {
-            const { runId, wallOf } = await recordRun(v.store, {
-              strategy: name,
-              seed,
-              trials: maxBudget,
-              target: space.measurer.name,
-              config,
-              machine: { queue: v.queue },
-              compiler: "",
-              tunebookVersion: await tunebookVersion(),
-              workload: space.workload,
-            }, await queued(() => result));
-            list.push(await runTrace(v.store, runId, wallOf));
-          }
-          progress?.update({
-            done: ++done,
-            total,
-            unit: "runs (strategy x seed)",
-            elapsed: (performance.now() - started) / 1000,
-          });
-        }
-        runs.set(name, list);
-      }
-    }
-    for (const name of runQueue ? [] : strategies) {
-      const list: RunTrace[] = [];
-      for (let seed = 0; seed < seeds; seed++) {
-        const config = {
-          compare: spec,
-          absent: v.absent,
-          ...(v.template ? { template: v.template } : {}),
-          ...(v["transfer-from"] ? { transferFrom: v["transfer-from"] } : {}),
-          ...(planSize !== undefined ? { planSize } : {}),
-          budget: maxBudget,
-        };
-        const same = recorded.findLast((r) =>
-          r.strategy === name && r.seed === seed &&
-          JSON.stringify(r.config) === JSON.stringify(config)
-        );
-        if (same?.status === "finished") {
-          list.push(await runTrace(v.store, same.id));
-        } else {
-          const strategy = await createStrategy(name, space.space, {
-            seed,
-            candidateOf: space.candidateOf,
-            pretrain,
-            planSize,
-          });
-          list.push(
-            await runStrategy(strategy, measurer, {
-              budget: maxBudget,
-              store: v.store,
-              keyOf: knobKey,
-              ...(same ? { runId: same.id } : {}),
-              run: {
-                strategy: name,
-                seed,
-                trials: maxBudget,
-                target: space.measurer.name,
-                config,
-                workload: space.workload,
-              },
-            }),
-          );
-        }
+      },
+      ...(execute ? { execute } : {}),
+      onRun: ({ done, total }) =>
         progress?.update({
-          done: runs.size * seeds + seed + 1,
+          done,
           total,
           unit: "runs (strategy x seed)",
           elapsed: (performance.now() - started) / 1000,
-        });
-      }
-      runs.set(name, list);
-    }
+        }),
+    });
   } finally {
     progress?.done();
     await space.close();
     await runQueue?.close();
   }
-  // Live: the best measured in any run (every measurement is some run's evaluation).
-  const optimum = space.optimum ??
-    Math.min(...[...runs.values()].flat().map((r) => r.best.at(-1) ?? Infinity));
-  const rows = compareRows(runs, budgets, optimum);
+  const { optimum, rows, traces: runs } = c;
+  const reach = c.reachRows;
   console.error(`\n${space.name}: optimum ${(optimum * 1e3).toPrecision(4)} ms, ${seeds} seeds\n`);
   console.error(compareTable(rows));
-  const reach = reachRows(runs, optimum, 0.95);
   console.error(`\nSamples to reach 95% of the optimum (within ${maxBudget} evaluations):\n`);
   console.error(reachTable(reach));
   // The band reads the same statistics as the table (fractionBand), so they agree at each budget.
@@ -666,17 +496,10 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
     `\ntuning curves: ${base}.svg, ${base}.png, ${base}.vl.json (Vega-Lite); against wall seconds: ${base}_wall.png`,
   );
   const lo = budgets[0];
-  const random = space.randomCurve?.(lo, maxBudget) ??
-    (runs.has("random") ? meanCurve(runs.get("random")!, optimum, lo, maxBudget) : undefined);
-  const scores: Record<string, number | null> = {};
-  for (const [name, rs] of runs) {
-    scores[name] = random ? budgetScore(meanCurve(rs, optimum, lo, maxBudget), random) : null;
-  }
+  const scores = c.scoreOf;
   console.error(
     `\nBudget-aggregated score (area under the mean fraction curve, budgets ${lo}..${maxBudget}; ` +
-      `0 = random search${
-        space.randomCurve ? " (exact expectation)" : ""
-      }, 1 = optimum at once):\n`,
+      `0 = random search${c.exactRandom ? " (exact expectation)" : ""}, 1 = optimum at once):\n`,
   );
   console.error(
     [

@@ -15,7 +15,7 @@ import { median } from "../ir/stats.ts";
 import { referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { runSession } from "../tuner/session.ts";
-import { DEFAULTS } from "../tuner/defaults.ts";
+import { DEFAULTS } from "../ir/defaults.ts";
 import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
 import { watchRuns } from "./stop.ts";
 import { RecordsDB } from "../datasets/db.ts";

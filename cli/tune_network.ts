@@ -38,7 +38,7 @@ import type { MeasureResult } from "../measure/measurer.ts";
 import { TEMPLATE_NAMES } from "../search/templates.ts";
 import { nonNegativeInt, parseFlags, positiveInt, runJsonCommand, UsageError } from "./args.ts";
 import { STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../tuner/strategies.ts";
-import { DEFAULTS } from "../tuner/defaults.ts";
+import { DEFAULTS } from "../ir/defaults.ts";
 
 /** Strategies a network's tasks can be tuned with: the table's, but those that need records to pretrain on. */
 const STRATEGIES = STRATEGY_NAMES.filter((s) => !TRANSFER_STRATEGIES.includes(s));

@@ -12,8 +12,7 @@
  * @module
  */
 
-import { basename, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { cacheFile, cacheName, KERNELTUNER_CACHE_NAMES, KERNELTUNER_DIR } from "./cache_names.ts";
 import {
   describe,
   isRecord,
@@ -63,24 +62,7 @@ export interface KernelTunerStats {
   invalid: number;
 }
 
-/**
- * The repository's folder of Kernel Tuner data (`data/kerneltuner/`: six
- * caches of real GPUs and their space files, MIT licence), as a path ending
- * in a separator.
- */
-export const KERNELTUNER_DIR: string = fileURLToPath(
-  new URL("../data/kerneltuner/", import.meta.url),
-);
-
-/** Names (without `.json.gz`) of the six cache files of {@link KERNELTUNER_DIR}. */
-export const KERNELTUNER_CACHE_NAMES: readonly string[] = [
-  "convolution_A100",
-  "convolution_A4000",
-  "convolution_MI250X",
-  "dedispersion_A100",
-  "gemm_RTX_3090",
-  "pnpoly_RTX_3090",
-];
+export { KERNELTUNER_CACHE_NAMES, KERNELTUNER_DIR } from "./cache_names.ts";
 
 /**
  * Paths of the six cache files of {@link KERNELTUNER_DIR} (not checked for existence).
@@ -88,7 +70,7 @@ export const KERNELTUNER_CACHE_NAMES: readonly string[] = [
  * @param dir the folder (default {@link KERNELTUNER_DIR})
  */
 export function kernelTunerCaches(dir: string = KERNELTUNER_DIR): string[] {
-  return KERNELTUNER_CACHE_NAMES.map((n) => join(dir, `${n}.json.gz`));
+  return KERNELTUNER_CACHE_NAMES.map((n) => cacheFile(n, dir));
 }
 
 /**
@@ -218,7 +200,7 @@ export function cacheStats(cache: KernelTunerCache): KernelTunerStats {
  */
 export function deviceOf(cache: KernelTunerCache): string {
   if (cache.deviceName !== "") return cache.deviceName;
-  const base = basename(cache.file).replace(/\.json(\.gz)?$/, "");
+  const base = cacheName(cache.file);
   const us = base.indexOf("_");
   return us > 0 ? base.slice(us + 1) : "unknown device";
 }

@@ -26,3 +26,7 @@ export * from "./export.ts";
 export * from "./import.ts";
 export * from "./kerneltuner.ts";
 export * from "./tables.ts";
+export { type RecordStore, sqliteRecordStore } from "./record_store.ts";
+export { createMemoryRecordStore } from "./memory_store.ts";
+export { KERNELTUNER_CACHE_NAMES } from "./kerneltuner.ts";
+export * from "./cache_names.ts";

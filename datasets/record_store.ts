@@ -32,10 +32,11 @@
  * ```
  * @module
  */
+import { checkBoolean, checkObject, described } from "../ir/check.ts";
+import { RecordsDB } from "./db.ts";
 import type {
   CandidateInput,
   CandidateRow,
-  RecordsDB,
   ResultInput,
   ResultRow,
   RunCounts,
@@ -90,6 +91,13 @@ export function sqliteRecordStore(
   db: RecordsDB,
   options: { close?: boolean } = {},
 ): RecordStore {
+  if (!(db instanceof RecordsDB)) {
+    throw new TypeError(
+      `db must be a records database (RecordsDB.open(path)), got ${described(db)}`,
+    );
+  }
+  checkObject(options, "options");
+  checkBoolean(options.close, "close", { optional: true });
   // Promise.resolve().then: a throwing call becomes a rejected promise, never a synchronous throw.
   const later = <T>(f: () => T): Promise<T> => Promise.resolve().then(f);
   return {

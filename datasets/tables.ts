@@ -31,7 +31,8 @@
 // module graph pins 2.6.0 (no deno.json needed: this holds for an importer in any folder).
 import "npm:@uwdata/flechette@2.6.0";
 import { type ColumnTable, from, table } from "npm:arquero@8.0.3";
-import type { RecordsDB } from "./db.ts";
+import { RecordsDB } from "./db.ts";
+import { checkInteger, described } from "../ir/check.ts";
 import { type ExportOptions, exportRows } from "./export.ts";
 
 /**
@@ -44,6 +45,12 @@ import { type ExportOptions, exportRows } from "./export.ts";
  * @throws {RangeError} when the database holds no run `runId`
  */
 export function runTable(db: RecordsDB, runId: number): ColumnTable {
+  if (!(db instanceof RecordsDB)) {
+    throw new TypeError(
+      `db must be a records database (RecordsDB.open(path)), got ${described(db)}`,
+    );
+  }
+  checkInteger(runId, "runId", { min: 1 });
   if (!db.run(runId)) throw new RangeError(`No run ${runId} in records database "${db.path}"`);
   const rows = db.candidates(runId).filter((c) => c.result).sort((a, b) => a.trial - b.trial);
   let best: number | null = null;

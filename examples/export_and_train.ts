@@ -8,16 +8,9 @@
  * `<clone>/mod.ts` by path or file URL instead of "../mod.ts"). Needs libxgboost (Debian
  * libxgboost0). Writes `OUT_DIR/pnpoly.db` and `OUT_DIR/pnpoly.jsonl`.
  */
-import {
-  createPrng,
-  exportRecords,
-  importKernelTunerCache,
-  kendallTau,
-  KERNELTUNER_DIR,
-  RecordsDB,
-  topKRecall,
-  XGBoostRegressor,
-} from "../mod.ts";
+import { createPrng, exportRecords, RecordsDB, XGBoostRegressor } from "../mod.ts";
+import { kendallTau, topKRecall } from "../costmodel/mod.ts";
+import { importKernelTunerCache, KERNELTUNER_DIR } from "../datasets/mod.ts";
 
 const out = Deno.args[0] ?? ".";
 const db = RecordsDB.open(`${out}/pnpoly.db`);

@@ -8,17 +8,15 @@
  * path or file URL instead of "../mod.ts").
  */
 import {
-  type Candidate,
   compareFrame,
   createPrng,
   createStrategy,
-  type KnobSpace,
-  type Observation,
   replaySpaceFromFile,
-  runStrategy,
   type RunTrace,
   type Strategy,
 } from "../mod.ts";
+import { type Candidate, type KnobSpace, type Observation } from "../search/mod.ts";
+import { runStrategy } from "../tuner/mod.ts";
 
 /** Random start, then the untried neighbours of the best point so far; a random point when none. */
 function hillClimber(space: KnobSpace, seed: number): Strategy {

@@ -10,22 +10,9 @@
  * Run: `deno run -A examples/own_workload.ts [OUT_DIR]` (outside this repository, import
  * `<clone>/mod.ts` by path or file URL instead of "../mod.ts"). Needs gcc.
  */
-import {
-  compute,
-  createPrng,
-  evaluate,
-  generateC,
-  lower,
-  max,
-  placeholder,
-  printTrace,
-  reduceAxis,
-  Schedule,
-  sketchesOf,
-  sum,
-  traceOf,
-  type Workload,
-} from "../mod.ts";
+import { createPrng, lower, printTrace, Schedule, traceOf, type Workload } from "../mod.ts";
+import { compute, evaluate, generateC, max, placeholder, reduceAxis, sum } from "../ir/mod.ts";
+import { sketchesOf } from "../search/mod.ts";
 
 const out = Deno.args[0] ?? ".";
 const M = 64, K = 128;

@@ -20,6 +20,7 @@
  * @module
  */
 import { ScheduleError, TraceError } from "./errors.ts";
+import { described } from "./check.ts";
 import { C_INT_MAX, limitMessage, LIMITS } from "./limits.ts";
 import type { Prng } from "./prng.ts";
 import { type Arg, type Inst, type RV, Schedule } from "./schedule.ts";
@@ -340,6 +341,9 @@ function onlyKeys(obj: Record<string, unknown>, keys: string[], where: string): 
  * Python traces; sampled values are named `v<index>` and decisions shown.
  */
 export function printTrace(trace: Trace): string {
+  if (typeof trace !== "object" || trace === null || !Array.isArray(trace.insts)) {
+    throw new TypeError(`trace must be a trace (traceOf, parseTrace), got ${described(trace)}`);
+  }
   const lines = [
     `# ${trace.workload.name}(${trace.workload.shape.join(", ")})`,
     `sch = Schedule(${trace.workload.name}(${trace.workload.shape.join(", ")}))`,

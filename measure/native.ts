@@ -36,6 +36,7 @@
  * @module
  */
 import type { Candidate } from "../ir/candidate.ts";
+import { checkObject, checkWorkload, described } from "../ir/check.ts";
 import type { Trace } from "../ir/trace.ts";
 import type { Workload } from "../ir/workloads.ts";
 import type { Builder } from "./builder.ts";
@@ -88,6 +89,15 @@ export interface NativeMeasurer extends Measurer {
 
 /** Creates the native measurer; see the module documentation. */
 export function createNativeMeasurer(o: NativeMeasurerOptions): NativeMeasurer {
+  const x = checkObject(o, "native measurer options");
+  checkWorkload(x.workload, "workload");
+  for (const k of ["builder", "runner"]) {
+    if (typeof x[k] !== "object" || x[k] === null) {
+      throw new TypeError(
+        `${k} must be a ${k} (create${k[0].toUpperCase()}${k.slice(1)}()), got ${described(x[k])}`,
+      );
+    }
+  }
   const source = o.source ?? kernelSource;
   const signature = signatureOf(o.workload);
   const tolerance = toleranceOf(o.workload);

@@ -30,6 +30,8 @@ import {
   type RequestLimits,
   WorkerProcess,
 } from "./worker_process.ts";
+import { DEFAULTS } from "../ir/defaults.ts";
+import { checkInteger, checkKnown, checkNumber, checkObject } from "../ir/check.ts";
 import type { WorkerLimits } from "./containment.ts";
 import { isTransient, type MeasureInput, type RunResult, type TimingOptions } from "./types.ts";
 
@@ -39,13 +41,12 @@ export const OUTSIDE_SIGNALS: readonly Deno.Signal[] = ["SIGKILL", "SIGTERM", "S
 /** Address space a worker may map beyond its start when the machine's memory is unknown: 8 GiB. */
 export const DEFAULT_MEMORY_BYTES = 8 * 2 ** 30;
 
-/** Default timing: 1 call per repeat, 3 repeats, no minimum repeat time, 1 warmup call. */
-export const DEFAULT_TIMING: Readonly<TimingOptions> = {
-  number: 1,
-  repeat: 3,
-  minRepeatMs: 0,
-  warmup: 1,
-};
+/**
+ * Default timing, `tune`'s (ir/defaults.ts `DEFAULTS.tune.timing`): 1 call
+ * per repeat, 3 repeats of at least 40 ms each (calls grow until a repeat
+ * lasts that), 1 warmup call.
+ */
+export const DEFAULT_TIMING: Readonly<TimingOptions> = DEFAULTS.tune.timing;
 
 /** Options of {@link createRunner}. */
 export interface RunnerOptions {
@@ -53,7 +54,8 @@ export interface RunnerOptions {
   timing?: Partial<TimingOptions>;
   /**
    * Wall seconds the candidate part of a request (check + timing) may take,
-   * counted from the worker reporting the reference output ready. Default 10.
+   * counted from the worker reporting the reference output ready. Default
+   * `DEFAULTS.tune.timeoutSeconds` (10), `tune --timeout`'s.
    */
   timeoutSeconds?: number;
   /**
@@ -247,11 +249,41 @@ class Slot {
   }
 }
 
+/** The options {@link createRunner} knows (any other is a misspelling). */
+const RUNNER_OPTIONS: readonly string[] = [
+  "timing",
+  "timeoutSeconds",
+  "referenceTimeoutSeconds",
+  "workers",
+  "startSeconds",
+  "ompThreads",
+  "memoryBytes",
+  "cpuSecondsPerRequest",
+];
+
 /** Creates a {@link Runner}; see {@link RunnerOptions} for the defaults. */
 export function createRunner(options: RunnerOptions = {}): Runner {
+  checkObject(options, "runner options");
+  checkKnown(options as Record<string, unknown>, RUNNER_OPTIONS, "runner options");
+  checkNumber(options.timeoutSeconds, "timeoutSeconds", { min: 0, above: true, optional: true });
+  checkNumber(options.referenceTimeoutSeconds, "referenceTimeoutSeconds", {
+    min: 0,
+    above: true,
+    optional: true,
+  });
+  checkNumber(options.startSeconds, "startSeconds", { min: 0, above: true, optional: true });
+  checkInteger(options.workers, "workers", { min: 1, optional: true });
+  if (options.timing !== undefined) {
+    const t = checkObject(options.timing, "timing");
+    checkKnown(t, ["number", "repeat", "minRepeatMs", "warmup"], "timing");
+    checkInteger(t.number, "timing.number", { min: 1, optional: true });
+    checkInteger(t.repeat, "timing.repeat", { min: 1, optional: true });
+    checkNumber(t.minRepeatMs, "timing.minRepeatMs", { min: 0, optional: true });
+    checkInteger(t.warmup, "timing.warmup", { min: 0, optional: true });
+  }
   const timing: TimingOptions = { ...DEFAULT_TIMING, ...options.timing };
   const limits: RequestLimits = {
-    timeoutSeconds: options.timeoutSeconds ?? 10,
+    timeoutSeconds: options.timeoutSeconds ?? DEFAULTS.tune.timeoutSeconds,
     referenceTimeoutSeconds: options.referenceTimeoutSeconds ?? 600,
   };
   const startSeconds = options.startSeconds ?? 60;

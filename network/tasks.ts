@@ -13,6 +13,7 @@
  * ```
  * @module
  */
+import { checkInteger, described } from "../ir/check.ts";
 import { batchMatmul, depthwiseConv2d, groupConv2d, paddedChannels } from "../ir/nn.ts";
 import { conv2d, conv2dNCHWc, matmul, type Workload } from "../ir/workloads.ts";
 import { inferShapes, type Layer, type Network, windowOf } from "./network.ts";
@@ -133,6 +134,12 @@ export const taskKey = (w: Workload): string => `${w.name}(${w.shape.join(",")})
  * convolutions are blocked ({@link layerWorkload}).
  */
 export function extractTasks(net: Network, block = 1): Task[] {
+  if (typeof net !== "object" || net === null || !Array.isArray(net.layers)) {
+    throw new TypeError(
+      `net must be a network (builtinNetwork("resnet18")), got ${described(net)}`,
+    );
+  }
+  checkInteger(block, "block", { min: 1 });
   const shapes = inferShapes(net), tasks = new Map<string, Task>();
   for (const l of net.layers) {
     const w = layerWorkload(l, l.inputs.map((n) => shapes.get(n)!), block);

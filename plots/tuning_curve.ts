@@ -47,6 +47,7 @@ export interface CurveOptions {
 
 /** An SVG tuning curve (best so far against trial number). */
 export function tuningCurveSVG(series: CurveSeries[], options: CurveOptions = {}): string {
+  checkSeries(series, "values");
   const rows = series.flatMap((s) =>
     s.values.flatMap((v, i) => Number.isNaN(v) ? [] : [{ series: s.label, trial: i + 1, value: v }])
   );
@@ -101,10 +102,21 @@ export interface BandSeries {
 }
 
 /** An SVG tuning curve with the median line and the p25-p75 band of each series. */
+/** Throws a TypeError naming `series` unless it is a list of `{ label, <field> }` objects. */
+function checkSeries(series: unknown, field: string): void {
+  const ok = Array.isArray(series) &&
+    series.every((s) => typeof s === "object" && s !== null && Array.isArray(s[field]));
+  if (!ok) {
+    const got = Array.isArray(series) ? "a list with an entry lacking it" : typeof series;
+    throw new TypeError(`series must be a list of { label, ${field} } objects, got ${got}`);
+  }
+}
+
 export function bandCurveSVG(
   series: BandSeries[],
   options: CurveOptions & { x?: string } = {},
 ): string {
+  checkSeries(series, "median");
   const rows = series.flatMap((s) =>
     s.x.map((x, i) => ({ series: s.label, x, median: s.median[i], p25: s.p25[i], p75: s.p75[i] }))
   );

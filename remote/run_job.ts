@@ -23,9 +23,8 @@
 import type { CandidateRow, RunInfo, WorkloadInput } from "../datasets/db.ts";
 import { createMemoryRecordStore } from "../datasets/memory_store.ts";
 import type { RecordStore } from "../datasets/record_store.ts";
-import { replaySpaceFromFile } from "../search/replay.ts";
-import { createStrategy } from "../tuner/strategies.ts";
-import { knobKey, runStrategy } from "../tuner/run_strategy.ts";
+import { openSpace } from "../tuner/open_space.ts";
+import { compareStrategies } from "../tuner/compare_strategies.ts";
 import { JobError } from "./job.ts";
 
 /** One strategy run of a comparison. */
@@ -96,17 +95,17 @@ export function parseRunJob(data: unknown): RunJob {
 
 /** Runs a run job (in the worker's subprocess). */
 export async function executeRunJob(spec: RunSpec): Promise<RunJobResult> {
-  const r = await replaySpaceFromFile(spec.space, { absent: spec.absent });
-  const strategy = await createStrategy(spec.strategy, r.space, {
-    seed: spec.seed,
-    candidateOf: r.candidateOf,
-    ...(spec.planSize !== undefined ? { planSize: spec.planSize } : {}),
-  });
+  const space = await openSpace(spec.space, { absent: spec.absent });
   const store = createMemoryRecordStore();
-  const trace = await runStrategy(strategy, r.measurer, {
-    budget: spec.budget,
-    store,
-    keyOf: knobKey,
+  // One strategy x seed of the comparison, through the same call as `compare` (no run config:
+  // the tuner records the run itself, with recordRun).
+  const c = await compareStrategies(space, [spec.strategy], {
+    budgets: [spec.budget],
+    seeds: [spec.seed],
+    db: store,
+    config: {},
+    clip: true,
+    ...(spec.planSize !== undefined ? { planSize: spec.planSize } : {}),
   });
   const runId = (await store.runs())[0].id;
   const candidates = (await store.candidates(runId)).map((
@@ -118,7 +117,7 @@ export async function executeRunJob(spec: RunSpec): Promise<RunJobResult> {
     knobs,
     result,
   }));
-  return { candidates, wall: trace.wall };
+  return { candidates, wall: c.traces.get(spec.strategy)![0].wall };
 }
 
 /**

@@ -25,19 +25,16 @@
  * ```
  * @module
  */
-import { existsSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   compileRestrictions,
   deviceOf,
-  KERNELTUNER_CACHE_NAMES,
-  KERNELTUNER_DIR,
   type KernelTunerCache,
   KernelTunerError,
   type ParamValue,
   readKernelTunerCache,
 } from "../datasets/kerneltuner.ts";
+import { ALL_CACHE_NAMES, RECORDED_DIR, resolveCachePath } from "../datasets/cache_names.ts";
+import { checkObject, described } from "../ir/check.ts";
 import { limitMessage, LIMITS } from "../ir/limits.ts";
 import type { ErrorKind } from "../measure/types.ts";
 import type { Measurer } from "../measure/measurer.ts";
@@ -144,6 +141,17 @@ const RESTRICTED: ReplayResult = Object.freeze({
  * @throws {ExpressionError} when a restriction cannot be parsed or names an unknown parameter
  */
 export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}): ReplaySpace {
+  if (
+    typeof cache !== "object" || cache === null || !Array.isArray(cache.tuneParamsKeys) ||
+    !(cache.cache instanceof Map)
+  ) {
+    throw new TypeError(
+      `cache must be a Kernel Tuner cache (readKernelTunerCache); for a name or path use replaySpaceFromFile, got ${
+        described(cache)
+      }`,
+    );
+  }
+  checkObject(options, "options");
   const absent = options.absent ?? "invalid";
   if (absent !== "invalid" && absent !== "restricted") {
     throw new RangeError(`absent must be "invalid" or "restricted", got "${absent}"`);
@@ -318,15 +326,9 @@ export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}
 }
 
 /**
- * The recorded CPU data set of this repository (`data/conv2d_cpu/`: ResNet-18
- * conv layers measured exhaustively, e.g. `resnet18_conv2_cpu`), as a path
- * ending in a separator.
- */
-export const RECORDED_DIR: string = fileURLToPath(new URL("../data/conv2d_cpu/", import.meta.url));
-
-/**
  * `--space all` of `compare` and the benches: every Kernel Tuner cache of
- * `data/kerneltuner/` and the recorded CPU layers of {@link RECORDED_DIR}.
+ * `data/kerneltuner/` and the recorded CPU layers of {@link RECORDED_DIR}
+ * (datasets/cache_names.ts `ALL_CACHE_NAMES`).
  *
  * @example
  * ```ts
@@ -334,28 +336,10 @@ export const RECORDED_DIR: string = fileURLToPath(new URL("../data/conv2d_cpu/",
  * if (!ALL_SPACES.includes("resnet18_conv4_cpu")) throw new Error();
  * ```
  */
-export const ALL_SPACES: readonly string[] = [
-  ...KERNELTUNER_CACHE_NAMES,
-  ...[1, 2, 3, 4].map((i) => `resnet18_conv${i}_cpu`),
-];
+export const ALL_SPACES: readonly string[] = ALL_CACHE_NAMES;
 
-/**
- * Where a cache name or path points: a bare name such as `"gemm_RTX_3090"`
- * or `"resnet18_conv2_cpu"` (no folder, no `.json` suffix) is a file of the
- * folder `data/kerneltuner/` or, when not there, of {@link RECORDED_DIR}; anything else is
- * a path.
- *
- * @param pathOrName a path, or the name of a Kernel Tuner or recorded cache
- * @param dir the Kernel Tuner folder (default {@link KERNELTUNER_DIR})
- */
-export function resolveCachePath(pathOrName: string, dir: string = KERNELTUNER_DIR): string {
-  const bare = !isAbsolute(pathOrName) && !/[\\/]/.test(pathOrName) &&
-    !/\.json(\.gz)?$/.test(pathOrName);
-  if (!bare) return pathOrName;
-  const kt = join(dir, `${pathOrName}.json.gz`);
-  const recorded = join(RECORDED_DIR, `${pathOrName}.json.gz`);
-  return !existsSync(kt) && existsSync(recorded) ? recorded : kt;
-}
+/** Where a cache name or path points (the one rule: datasets/cache_names.ts). */
+export { RECORDED_DIR, resolveCachePath };
 
 /**
  * Reads a cache and replays it.

@@ -21,6 +21,7 @@
 import { readsOf, type Schedule } from "../ir/schedule.ts";
 import { Expr } from "../ir/te.ts";
 import { computeStages, type Workload } from "../ir/workloads.ts";
+import { checkInteger, checkObject, checkWorkload, described } from "../ir/check.ts";
 import { packPanelsA, packPanelsB } from "./packing.ts";
 import { type DesignSpace, type Sketch, traceSpace } from "./space.ts";
 
@@ -38,6 +39,18 @@ const DEFAULTS: SketchOptions = { maxVector: 64, maxInner: 8, unrollSteps: [0, 1
 
 /** The default CPU design space of a workload. */
 export function defaultSpace(w: Workload, options: Partial<SketchOptions> = {}): DesignSpace {
+  checkWorkload(w, "workload");
+  checkObject(options, "options");
+  checkInteger(options.maxVector, "maxVector", { min: 1, optional: true });
+  checkInteger(options.maxInner, "maxInner", { min: 1, optional: true });
+  if (
+    options.unrollSteps !== undefined &&
+    !(Array.isArray(options.unrollSteps) && options.unrollSteps.every(Number.isInteger))
+  ) {
+    throw new TypeError(
+      `unrollSteps must be a list of integers, got ${described(options.unrollSteps)}`,
+    );
+  }
   const o = { ...DEFAULTS, ...options };
   return traceSpace(w, sketchesOf(w, o));
 }

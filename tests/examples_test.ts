@@ -1,8 +1,8 @@
 /**
  * Every script of examples/ runs as a user outside the repository runs it: copied into a temporary
- * folder outside the clone, its `"../mod.ts"` import replaced by the clone's `mod.ts` as a file
- * URL (the "import by path" the examples' headers describe), and run there with `--no-config`, so
- * that our deno.json plays no part. Each must exit 0 and leave what it says it writes.
+ * folder outside the clone, its `"../mod.ts"` (and `"../<folder>/mod.ts"`) imports replaced by the
+ * clone's modules as file URLs (the "import by path" the examples' headers describe), and run there
+ * with `--no-config`, so that our deno.json plays no part. Each must exit 0 and leave what it says it writes.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const EXAMPLES = join(ROOT, "examples");
-const MOD_URL = pathToFileURL(join(ROOT, "mod.ts")).href;
+const ROOT_URL = pathToFileURL(join(ROOT, "/")).href;
 
 /** Copies an example outside the clone and runs it there; returns its stdout. */
 async function runOutside(name: string, env: Record<string, string> = {}): Promise<{
@@ -22,7 +22,12 @@ async function runOutside(name: string, env: Record<string, string> = {}): Promi
   const source = await Deno.readTextFile(join(EXAMPLES, name));
   assert.ok(source.includes(`from "../mod.ts"`), `${name} imports ../mod.ts`);
   const script = join(dir, name);
-  await Deno.writeTextFile(script, source.replaceAll(`from "../mod.ts"`, `from "${MOD_URL}"`));
+  const byUrl = source.replace(
+    /from "\.\.\/((?:[a-z]+\/)?mod\.ts)"/g,
+    (_, path) => `from "${ROOT_URL}${path}"`,
+  );
+  assert.ok(!byUrl.includes(`from "../`), `${name} imports only mod.ts files of the clone`);
+  await Deno.writeTextFile(script, byUrl);
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--no-config", "-A", script, dir],
     cwd: dir,

@@ -165,8 +165,12 @@ for (const name of notebooks) {
     assert.match(text(code[0]), /TUNEBOOK_BUDGET/);
     assert.match(text(code[0]), /const seed = /);
     for (const c of code) {
-      for (const [, spec] of text(c).matchAll(/from\s+"([^"]+)"/g)) {
-        assert.equal(spec, "../mod.ts", "notebooks import only the public mod.ts");
+      for (const [, spec] of text(c).matchAll(/(?:from\s+|import\s+)"([^"]+)"/g)) {
+        // The public mod.ts, or a third-party package by its pinned npm: specifier (arquero).
+        assert.ok(
+          spec === "../mod.ts" || /^npm:(@[\w.-]+\/)?[\w.-]+@\d+\.\d+\.\d+$/.test(spec),
+          `notebooks import only the public mod.ts and pinned npm: packages, got ${spec}`,
+        );
       }
       assert.deepEqual(c.outputs, [], "outputs stripped");
       assert.equal(c.execution_count, null, "execution counts stripped");

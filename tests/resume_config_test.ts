@@ -1,13 +1,13 @@
 /**
  * `tune --resume` checks the stored run configuration against the same
- * ranges and table as the command line (tuner/defaults.ts,
+ * ranges and table as the command line (ir/defaults.ts,
  * tuner/strategies.ts): a stored value the flags would refuse exits 2 with
  * one line naming the field, and nothing is built or written.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { RecordsDB } from "../datasets/db.ts";
-import { DEFAULTS } from "../tuner/defaults.ts";
+import { DEFAULTS } from "../ir/defaults.ts";
 import { runScript } from "./_cli.ts";
 
 const GOOD = {
@@ -90,7 +90,7 @@ Deno.test("a stored configuration within the ranges resumes (the check refuses o
   }
 });
 
-Deno.test("--trials gets its default from tuner/defaults.ts alone", async () => {
+Deno.test("--trials gets its default from ir/defaults.ts alone", async () => {
   const r = await runScript("cli/tune.ts", ["--help"], Deno.cwd());
   assert.match(
     r.stdout,

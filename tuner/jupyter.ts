@@ -36,6 +36,7 @@
 import "npm:@uwdata/flechette@2.6.0";
 import { ColumnTable } from "npm:arquero@8.0.3";
 import type { CandidateRow } from "../datasets/db.ts";
+import { checkInteger, described } from "../ir/check.ts";
 import { printTrace, type Trace } from "../ir/trace.ts";
 import { figureBundle } from "../plots/figure.ts";
 import { progressCardSVG, progressHTML } from "../plots/progress_card.ts";
@@ -310,6 +311,12 @@ export function htmlTable(
   source: readonly object[] | ColumnTable,
   options: TableOptions = {},
 ): Displayable & { html: string; text: string } {
+  if (!(source instanceof ColumnTable) && !Array.isArray(source)) {
+    throw new TypeError(
+      `source must be a list of rows or an arquero table, got ${described(source)}`,
+    );
+  }
+  if (options.digits !== undefined) checkInteger(options.digits, "digits", { min: 1, max: 17 });
   const rows = source instanceof ColumnTable ? source.objects() : source;
   const digits = options.digits ?? 4;
   const cols = source instanceof ColumnTable

@@ -64,9 +64,50 @@ import type { ResultRow } from "../datasets/db.ts";
 import type { Measurer, MeasureResult } from "../measure/measurer.ts";
 import type { Strategy } from "../search/strategy.ts";
 import type { Progress } from "./progress.ts";
-import { DEFAULTS } from "./defaults.ts";
+import { DEFAULTS } from "../ir/defaults.ts";
+import {
+  checkBoolean,
+  checkFunction,
+  checkInteger,
+  checkNumber,
+  checkObject,
+  described,
+} from "../ir/check.ts";
 
-/** Defaults of {@link TuneOptions} (tune's, from tuner/defaults.ts). */
+/** Throws a TypeError/RangeError naming the first option of `o` that {@link tune} cannot take. */
+function checkTuneOptions(o: unknown): void {
+  const x = checkObject(o, "tune options");
+  const s = x.strategy as Record<string, unknown> | undefined;
+  if (typeof s !== "object" || s === null || typeof s.propose !== "function") {
+    throw new TypeError(
+      `strategy must be a strategy (propose, observe; e.g. createStrategy), got ${described(s)}`,
+    );
+  }
+  const m = x.measurer as Record<string, unknown> | undefined;
+  if (typeof m !== "object" || m === null || typeof m.measure !== "function") {
+    throw new TypeError(`measurer must be a measurer (measure), got ${described(m)}`);
+  }
+  const st = x.store as Record<string, unknown> | undefined;
+  if (typeof st !== "object" || st === null || typeof st.addCandidate !== "function") {
+    throw new TypeError(
+      `store must be a record store (createMemoryRecordStore, sqliteRecordStore), got ${
+        described(st)
+      }`,
+    );
+  }
+  checkInteger(x.runId, "runId", { min: 1 });
+  // Infinity: no trial budget, or never exhausted (trainAgent's runs end with their episodes).
+  if (x.trials !== Infinity) checkInteger(x.trials, "trials", { min: 0 });
+  checkInteger(x.firstTrial, "firstTrial", { min: 0, optional: true });
+  checkInteger(x.batchSize, "batchSize", { min: 1, optional: true });
+  if (x.patience !== Infinity) checkInteger(x.patience, "patience", { min: 1, optional: true });
+  checkNumber(x.timeLimitSeconds, "timeLimitSeconds", { min: 0, above: true, optional: true });
+  checkNumber(x.flops, "flops", { min: 0, optional: true });
+  for (const f of ["keyOf", "onProgress", "onMeasured"]) checkFunction(x[f], f, { optional: true });
+  checkBoolean(x.overlap, "overlap", { optional: true });
+}
+
+/** Defaults of {@link TuneOptions} (tune's, from ir/defaults.ts). */
 export const LOOP_DEFAULTS: Readonly<{ batchSize: number; patience: number }> = Object.freeze({
   batchSize: DEFAULTS.tune.batch,
   patience: DEFAULTS.tune.patience,
@@ -188,6 +229,7 @@ export async function candidateKey(c: Candidate): Promise<string> {
 
 /** Runs the tuning loop; see the module documentation. */
 export async function tune(o: TuneOptions): Promise<TuneOutcome> {
+  checkTuneOptions(o);
   const batchSize = o.batchSize ?? LOOP_DEFAULTS.batchSize;
   if (o.race !== undefined && !(o.race >= 1)) {
     throw new RangeError(`race must be a factor >= 1, got ${o.race}`);

@@ -45,7 +45,7 @@ import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import { createStrategy, createTraceStrategy, STRATEGIES } from "./strategies.ts";
 import { finalistsOf, recordFinalists, retimeFinalists } from "./finalists.ts";
-import { DEFAULTS } from "./defaults.ts";
+import { DEFAULTS } from "../ir/defaults.ts";
 import {
   type RecordedStart,
   type SchedulerRound,

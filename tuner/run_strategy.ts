@@ -31,11 +31,11 @@ import type { Measurer } from "../measure/measurer.ts";
 import type { Evaluator, RunTrace } from "../search/compare.ts";
 import type { Strategy } from "../search/strategy.ts";
 import { candidateKey, type Measured, tune } from "./loop.ts";
-import { DEFAULTS } from "./defaults.ts";
+import { DEFAULTS } from "../ir/defaults.ts";
 
 export type { Evaluator, RunTrace };
 
-/** Defaults of {@link RunOptions} (a comparison's, from tuner/defaults.ts). */
+/** Defaults of {@link RunOptions} (a comparison's, from ir/defaults.ts). */
 export const RUN_DEFAULTS: Readonly<{ batch: number; patience: number }> = Object.freeze({
   batch: DEFAULTS.compare.batch,
   patience: DEFAULTS.compare.patience,

@@ -19,18 +19,36 @@ import { priorCudaResults } from "../measure/cuda_prior.ts";
 import { type KernelSource, kernelSource } from "../measure/kernel_source.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
-import { basename } from "node:path";
+import { cacheName } from "../datasets/cache_names.ts";
 import { ALL_MATH, type MathKind } from "../ir/gemm_math.ts";
 import { gemmConfigs } from "../search/gemm_configs.ts";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import type { Progress } from "./progress.ts";
 import { strategyFor, strategyProblem } from "./tune_strategy.ts";
-import { DEFAULTS, inRange, type RANGES } from "./defaults.ts";
+import { DEFAULTS, inRange, RANGES } from "../ir/defaults.ts";
+import {
+  checkBoolean,
+  checkFunction,
+  checkInteger,
+  checkKnown,
+  checkNumber,
+  checkObject,
+  checkString,
+  described,
+} from "../ir/check.ts";
 
-/** What a session needs; `resume` takes everything else from the stored run. */
+/**
+ * What a session needs; `resume` takes everything else from the stored run.
+ * Only `db` and one of `workload`, `space` or `traces` are required; every
+ * other option has `tune`'s default (ir/defaults.ts `DEFAULTS.tune`), so a
+ * call and the command with the same flags record the same run.
+ */
 export interface SessionOptions {
-  /** Path of the records database (SQLite), or a `postgres://` URL (a shared PostgreSQL one). */
+  /**
+   * Path of the records database (SQLite), or a `postgres://` URL (a shared
+   * PostgreSQL one). Required (the command's default is `DEFAULTS.tune.db`, `runs.db`).
+   */
   db: string;
   /**
    * Continue the last unfinished run of the database (or run `runId`) with
@@ -41,15 +59,15 @@ export interface SessionOptions {
    * is finished again.
    */
   resume?: boolean;
-  /** With `resume`: the run to continue. */
+  /** With `resume`: the run to continue. Default: the last unfinished run. */
   runId?: number;
-  /** Stops the run after the round in flight; it stays unfinished, so resumable. */
+  /** Stops the run after the round in flight; it stays unfinished, so resumable. Default: none. */
   signal?: AbortSignal;
-  /** Called with the run id once the run is opened or created. */
+  /** Called with the run id once the run is opened or created. Default: nothing. */
   onStart?: (runId: number) => void;
   /**
-   * Workload to tune, by registry name and shape, e.g. `{ name: "matmul", shape: [512, 512, 512] }`
-   * (or give `space` or `traces`).
+   * The workload to tune, by library name and shape (`{ name: "matmul",
+   * shape: [64, 64, 64] }`, see `WORKLOADS`). Default: that of `traces`.
    */
   workload?: { name: string; shape: number[] };
   /**
@@ -58,29 +76,32 @@ export interface SessionOptions {
    * every record is a lookup (`target` "replay").
    */
   space?: string;
-  /** Strategy name (`tuner/strategies.ts`). Default `"random"`. */
+  /** Strategy name (`STRATEGY_NAMES`, or `ansor`). Default `DEFAULTS.tune.strategy` (`"random"`). */
   strategy?: string;
-  /** Knob template for the knob strategies (grid, sa, ga, ...). */
+  /** Knob template for the knob strategies (grid, sa, ga, ...). Default: the workload's. */
   template?: string;
-  /** Seed of the search. Default 1. */
+  /** Seed of the strategy and of the inputs. Default `DEFAULTS.tune.seed` (1). */
   seed?: number;
-  /** Distinct candidates to measure. Default 64 (the traces' count with `traces`). */
+  /** Distinct candidates to measure. Default `DEFAULTS.tune.trials` (64), or the number of `traces`. */
   trials?: number;
-  /** Measure exactly these traces instead of searching. */
+  /** Measure exactly these traces instead of searching. Default: search. */
   traces?: Trace[];
-  /** `"cpu"` or `"cuda"`. Default `"cpu"`. */
+  /** `"cpu"`, `"cuda"` or `"opencl"` (`"replay"` with `space`). Default `DEFAULTS.tune.target` (`"cpu"`). */
   target?: string;
-  /** Candidates per round. Default 8. */
+  /** Candidates per round. Default `DEFAULTS.tune.batch` (8). */
   batch?: number;
   /** Build round k+1 while round k is measured (see `TuneOptions.overlap` in loop.ts). Default false. */
   overlap?: boolean;
   /** Racing factor (see `TuneOptions.race` in loop.ts). Default: off. */
   race?: number;
-  /** Seconds a measurement may take before it is a `run_timeout`. Default 10. */
+  /** Seconds one measurement may take. Default `DEFAULTS.tune.timeoutSeconds` (10). */
   timeoutSeconds?: number;
-  /** Timing of each candidate. Default number 1, repeat 3, minRepeatMs 40, warmup 1. */
+  /**
+   * How each kernel is timed; missing fields take the defaults. Default
+   * `DEFAULTS.tune.timing` (1 call per repeat, 3 repeats of at least 40 ms, 1 warmup call).
+   */
   timing?: Partial<TimingOptions>;
-  /** Target `cuda`: overwrite the L2 cache before each timed repeat (stored with the run). */
+  /** Target `cuda`: overwrite the L2 cache before each timed repeat (stored with the run). Default false. */
   flushL2?: boolean;
   /**
    * Target `cuda`: the arithmetic the kernels may use (`ir/gemm_math.ts`;
@@ -93,28 +114,98 @@ export interface SessionOptions {
    * template covers; stored with the run. Default true; false leaves them out.
    */
   configs?: boolean;
-  /** Called with the progress after each recorded result. */
+  /** Called after every recorded result. Default: nothing. */
   onProgress?: (p: Progress) => void;
-  /** Stop after this many seconds (the run stays resumable). */
+  /** Stop after this many seconds (the run stays resumable). Default: no limit. */
   timeLimitSeconds?: number;
   /** Directory of the kernel cache. Default `$TUNEBOOK_CACHE`, else `.cache/kernels`. */
   cacheDir?: string;
   /**
    * Most candidates compiled together in one file by one compiler process (a
-   * unity build, see measure/builder.ts). Default 1.
+   * unity build, see measure/builder.ts). Default `DEFAULTS.tune.unity` (1).
    */
   unity?: number;
-  /** Replaces code generation (tests inject faulty kernels). */
+  /** Replaces code generation (tests inject faulty kernels). Default: `kernelSource`. */
   source?: (trace: Trace) => KernelSource;
-  /** Target `cuda`: called with one line per candidate built by nvcc (its ptxas resources). */
+  /** Target `cuda`: called with one line per candidate built by nvcc (its ptxas resources). Default: nothing. */
   onBuilt?: (line: string) => void;
   /**
    * Measures with this instead of the local builder and runner (target cpu):
    * called with the run's stored configuration, e.g. a remote queue of
    * workers (`tune --queue`). `machine` and `compiler` describe where it
-   * measures, for a new run's record.
+   * measures, for a new run's record. Default: the local builder and runner.
    */
   measurer?: (config: MeasurerConfig) => Promise<RemoteMeasurement>;
+}
+
+/** The options {@link runSession} knows (any other is refused, naming it). */
+const SESSION_OPTIONS: readonly string[] = [
+  "db",
+  "resume",
+  "runId",
+  "signal",
+  "onStart",
+  "workload",
+  "space",
+  "strategy",
+  "template",
+  "seed",
+  "trials",
+  "traces",
+  "target",
+  "batch",
+  "overlap",
+  "race",
+  "timeoutSeconds",
+  "timing",
+  "flushL2",
+  "math",
+  "configs",
+  "onProgress",
+  "timeLimitSeconds",
+  "cacheDir",
+  "unity",
+  "source",
+  "onBuilt",
+  "measurer",
+];
+
+/** Throws a TypeError/RangeError naming the first option of `o` that {@link runSession} cannot take. */
+function checkSessionOptions(o: unknown): void {
+  const x = checkObject(o, "session options");
+  checkKnown(x, SESSION_OPTIONS, "session options");
+  checkString(x.db, "db", { what: "a records database path or postgres:// URL" });
+  if (x.workload !== undefined) {
+    const w = checkObject(x.workload, "workload");
+    checkString(w.name, "workload.name", {
+      what: 'a workload name such as "matmul"',
+      allowEmpty: true,
+    });
+    if (!Array.isArray(w.shape) || !w.shape.every(Number.isInteger)) {
+      throw new TypeError(`workload.shape must be a list of integers, got ${described(w.shape)}`);
+    }
+  }
+  for (const k of ["space", "strategy", "template", "target", "cacheDir"]) {
+    checkString(x[k], k, { optional: true });
+  }
+  for (const k of ["resume", "overlap", "flushL2", "configs"]) {
+    checkBoolean(x[k], k, { optional: true });
+  }
+  checkInteger(x.runId, "runId", { min: 1, optional: true });
+  for (const k of ["seed", "trials", "batch", "unity"] as const) {
+    const r = RANGES[k];
+    if (r) checkInteger(x[k], k, { min: r.min, max: r.max, optional: true });
+    else checkInteger(x[k], k, { optional: true });
+  }
+  checkNumber(x.timeoutSeconds, "timeoutSeconds", { min: 0, above: true, optional: true });
+  checkNumber(x.timeLimitSeconds, "timeLimitSeconds", { min: 0, above: true, optional: true });
+  if (x.timing !== undefined) checkObject(x.timing, "timing");
+  if (x.traces !== undefined && !Array.isArray(x.traces)) {
+    throw new TypeError(`traces must be a list of traces, got ${described(x.traces)}`);
+  }
+  for (const k of ["onStart", "onProgress", "source", "onBuilt", "measurer"]) {
+    checkFunction(x[k], k, { optional: true });
+  }
 }
 
 /** What a {@link SessionOptions.measurer} factory is given: how the run measures. */
@@ -184,6 +275,7 @@ export class ResumeConflictError extends Error {
 export async function runSession(
   o: SessionOptions,
 ): Promise<Summary & { bestTrace?: string; noDevice?: string }> {
+  checkSessionOptions(o);
   // A PostgreSQL URL (a team's shared records) or a SQLite file.
   const db: RecordStore = isPostgresUrl(o.db)
     ? await (await loadPostgresStore()).openPostgresRecordStore(o.db)
@@ -222,7 +314,7 @@ export async function runSession(
       }
     } else {
       const w = o.space !== undefined
-        ? { name: basename(o.space).replace(/\.json(\.gz)?$/, ""), shape: [] }
+        ? { name: cacheName(o.space), shape: [] }
         : o.workload ?? o.traces?.[0]?.workload;
       if (!w) throw new RangeError("A session needs a workload, traces or a space");
       const target = o.space !== undefined ? "replay" : o.target ?? DEFAULTS.tune.target;
@@ -440,7 +532,7 @@ function storedConfig(path: string, runId: number, config: unknown): RunConfig {
   if (typeof c.workload !== "string") bad("workload");
   if (!Array.isArray(c.shape) || !c.shape.every(Number.isInteger)) bad("shape");
   if (typeof c.strategy !== "string") bad("strategy");
-  // The ranges the command line enforces (tuner/defaults.ts) hold for a stored run too.
+  // The ranges the command line enforces (ir/defaults.ts) hold for a stored run too.
   const within = (field: string, range: keyof typeof RANGES, value: unknown) => {
     const why = inRange(range, value);
     if (why) bad(field, `${why}, got ${JSON.stringify(value) ?? "nothing"}`);

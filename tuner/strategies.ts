@@ -32,6 +32,7 @@ import { type Featurizer, learnedModel } from "../costmodel/learned.ts";
 import { XGBoostRegressor } from "../costmodel/xgboost.ts";
 import { randomModel } from "../costmodel/random_model.ts";
 import type { KnobSpace } from "../ir/knobs.ts";
+import { described } from "../ir/check.ts";
 import { aucBandit } from "../search/auto.ts";
 import { simulatedAnnealing } from "../search/annealing.ts";
 import { basinHopping } from "../search/basin_hopping.ts";
@@ -49,7 +50,7 @@ import { randomKnobSearch, randomSearch } from "../search/random.ts";
 import type { DesignSpace } from "../search/space.ts";
 import type { CandidateOf, Strategy } from "../search/strategy.ts";
 import { validityClassifier } from "../search/validity.ts";
-import { DEFAULTS } from "./defaults.ts";
+import { DEFAULTS } from "../ir/defaults.ts";
 
 /** What every knob-space factory receives. */
 export interface StrategyContext {
@@ -301,6 +302,19 @@ export async function createStrategy(
   c: StrategyContext,
 ): Promise<Strategy> {
   const e = strategyEntry(name);
+  if (
+    typeof space !== "object" || space === null || typeof space.size !== "number" ||
+    typeof space.point !== "function"
+  ) {
+    throw new TypeError(
+      `space must be a knob space (openSpace(...).space, templateSpace(...).space), got ${
+        described(space)
+      }`,
+    );
+  }
+  if (typeof c !== "object" || c === null || !Number.isInteger(c.seed)) {
+    throw new TypeError(`context must be { seed: integer, ... }, got ${described(c)}`);
+  }
   if (!e.knobs) {
     throw new RangeError(
       `Strategy "${name}" searches sketches (traces), not a knob space; knob strategies: ${

@@ -13,6 +13,7 @@
  * ```
  * @module
  */
+import { checkNumber, described } from "../ir/check.ts";
 
 /**
  * Trials a curve needed to reach `target`: the first trial (from 1) after
@@ -45,6 +46,10 @@ export function trialsUsed(
   curves: Record<string, number[]>,
   within: number,
 ): { target: number; used: Record<string, number | undefined> } {
+  if (typeof curves !== "object" || curves === null || Array.isArray(curves)) {
+    throw new TypeError(`curves must be an object of curves by name, got ${described(curves)}`);
+  }
+  checkNumber(within, "within", { min: 0 });
   const finals = Object.values(curves).map((c) => c.at(-1) ?? NaN).filter((v) => !isNaN(v));
   // Rounded so that 1.05 x 4 is 4.2, not 4.2000000000000002.
   const target = +((1 + within) * Math.min(...finals)).toPrecision(12);

@@ -9,9 +9,12 @@
  * stop between, patience 20); `compare` runs many seeds on replayed data or
  * on a live space where every configuration is measured once (rounds of 16,
  * 20 ms per repeat), and waits longer (patience 50) for a strategy that
- * re-proposes what it has seen. The loop (tuner/loop.ts `LOOP_DEFAULTS`) and
- * a comparison's runs (tuner/run_strategy.ts `RUN_DEFAULTS`) read theirs
- * from here.
+ * re-proposes what it has seen. The loop (tuner/loop.ts `LOOP_DEFAULTS`),
+ * a comparison's runs (tuner/run_strategy.ts `RUN_DEFAULTS`), `openSpace`
+ * and `compareStrategies` (tuner/) and the runner (measure/runner.ts
+ * `DEFAULT_TIMING`, `timeoutSeconds`) read theirs from here, so a library
+ * call and the command it stands for measure alike. It sits in `ir/`, the
+ * bottom layer, so that every layer can read it.
  *
  * @example
  * ```ts

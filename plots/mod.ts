@@ -1,0 +1,25 @@
+/**
+ * Figures as SVG (and PNG): tuning curves and bands, scatter plots, ratio
+ * bars, heat maps, learning curves, Vega-Lite specs and figure bundles.
+ *
+ * @example
+ * ```ts
+ * import { tuningCurveSVG } from "./mod.ts";
+ * const svg = tuningCurveSVG([{ label: "a", values: [2, 1] }]);
+ * if (!svg.startsWith("<svg")) throw new Error();
+ * ```
+ * @module
+ */
+export { bandCurveSVG, bestSoFar, svgToPNG, tuningCurveSVG } from "./tuning_curve.ts";
+export { scatterSVG } from "./scatter.ts";
+export { type RatioBar, type RatioBarsOptions, ratioBarsSVG } from "./ratio_bars.ts";
+export { bandCurveSpec, vegaLiteBundle, type VegaLiteSpec, vegaLiteSVG } from "./vegalite.ts";
+export { figureBundle, type FigureOptions } from "./figure.ts";
+export {
+  type HeatCell,
+  heatmapCells,
+  type HeatmapOptions,
+  heatmapSVG,
+  type HeatSample,
+} from "./heatmap.ts";
+export { type LearningCurve, learningCurveSVG } from "./rl_curve.ts";

@@ -1,0 +1,192 @@
+/**
+ * Misuse of the library from a script gives a TypeError or RangeError that
+ * names the option and what it got (issue 40), not `Cannot read properties
+ * of undefined` from deep inside, and not silent acceptance.
+ */
+import assert from "node:assert/strict";
+import { tune } from "../tuner/loop.ts";
+import { replaySpace } from "../search/replay.ts";
+import { defaultSpace } from "../search/sketch.ts";
+import { runSession } from "../tuner/session.ts";
+import { createRunner } from "../measure/runner.ts";
+import { sqliteRecordStore } from "../datasets/record_store.ts";
+import { createMemoryRecordStore } from "../datasets/memory_store.ts";
+import { openSpace } from "../tuner/open_space.ts";
+import { compareStrategies } from "../tuner/compare_strategies.ts";
+import { createWorkload } from "../ir/workloads.ts";
+import type { KernelTunerCache } from "../datasets/kerneltuner.ts";
+import { checkInteger, checkNumber } from "../ir/check.ts";
+import { createStrategy } from "../tuner/strategies.ts";
+import { createNativeMeasurer } from "../measure/native.ts";
+import { runTable } from "../datasets/tables.ts";
+import { bandCurveSVG, tuningCurveSVG } from "../plots/tuning_curve.ts";
+import { extractTasks } from "../network/tasks.ts";
+import { htmlTable } from "../tuner/jupyter.ts";
+import { trialsUsed } from "../tuner/trials_used.ts";
+import { printTrace } from "../ir/trace.ts";
+
+Deno.test("tune({}) names the strategy it lacks", async () => {
+  await assert.rejects(
+    () => tune({} as Parameters<typeof tune>[0]),
+    (e: Error) =>
+      e instanceof TypeError && /^strategy must be a strategy .*got undefined$/.test(e.message),
+  );
+  const fake = {
+    strategy: { name: "s", propose: () => [], observe: () => {} },
+    measurer: { name: "m", measure: () => Promise.resolve([]) },
+    store: createMemoryRecordStore(),
+    runId: 1,
+  };
+  await assert.rejects(() => tune({ ...fake, trials: -1 }), {
+    name: "RangeError",
+    message: "trials must be an integer >= 0, got -1",
+  });
+  await assert.rejects(() => tune({ ...fake, trials: 4, patience: 0 }), {
+    name: "RangeError",
+    message: "patience must be an integer >= 1, got 0",
+  });
+  // Infinity is no budget (trainAgent's runs end by episodes); the empty strategy ends the run at once.
+  const store = fake.store;
+  const runId = await store.startRun({
+    strategy: "s",
+    seed: 0,
+    trials: 0,
+    target: "m",
+    config: {},
+    machine: {},
+    compiler: "",
+    tunebookVersion: "",
+    workloadId: await store.upsertWorkload({ name: "w", shape: [], flops: 0 }),
+  });
+  await tune({ ...fake, runId, trials: Infinity, patience: Infinity });
+  await assert.rejects(() => tune(undefined as unknown as Parameters<typeof tune>[0]), {
+    name: "TypeError",
+    message: "tune options must be an object, got undefined",
+  });
+});
+
+Deno.test('replaySpace("nope") says it takes a read cache and points to replaySpaceFromFile', () => {
+  assert.throws(
+    () => replaySpace("nope" as unknown as KernelTunerCache),
+    (e: Error) =>
+      e instanceof TypeError && /cache must be a Kernel Tuner cache/.test(e.message) &&
+      /replaySpaceFromFile/.test(e.message) && /got "nope"$/.test(e.message),
+  );
+});
+
+Deno.test("defaultSpace(undefined) names the workload", () => {
+  assert.throws(
+    () => defaultSpace(undefined as unknown as ReturnType<typeof createWorkload>),
+    (e: Error) =>
+      e instanceof TypeError && /^workload must be a workload .*got undefined$/.test(e.message),
+  );
+  const w = createWorkload("matmul", [8, 8, 8]);
+  assert.throws(() => defaultSpace(w, { maxVector: 0 }), {
+    name: "RangeError",
+    message: "maxVector must be an integer >= 1, got 0",
+  });
+  assert.ok(defaultSpace(w).sketches);
+});
+
+Deno.test('runSession({ shape: "64" }) names the unknown option, not the records database', async () => {
+  await assert.rejects(
+    () => runSession({ shape: "64" } as unknown as Parameters<typeof runSession>[0]),
+    (e: Error) => e instanceof TypeError && /unknown option "shape" \(got "64"\)/.test(e.message),
+  );
+  await assert.rejects(
+    () => runSession({ db: ":memory:", workload: { name: "matmul", shape: "64" } } as never),
+    { name: "TypeError", message: 'workload.shape must be a list of integers, got "64"' },
+  );
+  await assert.rejects(() => runSession({ db: ":memory:", trials: 0 } as never), {
+    name: "RangeError",
+    message: "trials must be an integer between 1 and 10000000, got 0",
+  });
+});
+
+Deno.test('createRunner({ timeoutSeconds: "x" }) is refused, and so are a bad timing and a misspelling', () => {
+  assert.throws(() => createRunner({ timeoutSeconds: "x" as unknown as number }), {
+    name: "TypeError",
+    message: 'timeoutSeconds must be a number above 0, got "x"',
+  });
+  assert.throws(() => createRunner({ timing: { repeat: 0 } }), {
+    name: "RangeError",
+    message: "timing.repeat must be an integer >= 1, got 0",
+  });
+  assert.throws(
+    () => createRunner({ timeout: 3 } as never),
+    (e: Error) => e instanceof TypeError && /unknown option "timeout"/.test(e.message),
+  );
+});
+
+Deno.test("sqliteRecordStore(123) is refused, naming what it got", () => {
+  assert.throws(() => sqliteRecordStore(123 as never), {
+    name: "TypeError",
+    message: "db must be a records database (RecordsDB.open(path)), got 123",
+  });
+});
+
+Deno.test("openSpace and compareStrategies name a bad argument", async () => {
+  await assert.rejects(() => openSpace(42 as unknown as string), TypeError);
+  const space = await openSpace("pnpoly_RTX_3090");
+  await assert.rejects(
+    () => compareStrategies(space, ["sa"], undefined as never),
+    /options must be an object with budgets and seeds/,
+  );
+  await assert.rejects(
+    () => compareStrategies(space, ["sa"], { budgets: 5 as never, seeds: 1 }),
+    /budgets must be a non-empty array of positive integers, got 5/,
+  );
+});
+
+Deno.test("the checks tell a wrong kind (TypeError) from a value out of range (RangeError)", () => {
+  assert.throws(() => checkInteger("3", "n", { min: 1 }), TypeError);
+  assert.throws(() => checkInteger(1.5, "n", { min: 1 }), RangeError);
+  assert.equal(checkInteger(undefined, "n", { optional: true }), undefined);
+  assert.throws(
+    () => checkNumber(0, "t", { min: 0, above: true }),
+    /t must be a number above 0, got 0/,
+  );
+  assert.throws(() => checkNumber(NaN, "t"), RangeError);
+  assert.equal(checkNumber(2.5, "t", { min: 0 }), 2.5);
+});
+
+Deno.test("the rest of the notebook surface names a missing argument", async () => {
+  const cases: [string, () => unknown, RegExp][] = [
+    [
+      "createStrategy",
+      () => createStrategy("sa", undefined as never, { seed: 1 }),
+      /^space must be a knob space/,
+    ],
+    [
+      "createNativeMeasurer",
+      () => createNativeMeasurer({} as never),
+      /^workload must be a workload/,
+    ],
+    ["runTable", () => runTable(1 as never, 2), /^db must be a records database .*got 1$/],
+    [
+      "tuningCurveSVG",
+      () => tuningCurveSVG(undefined as never),
+      /^series must be a list of \{ label, values \}/,
+    ],
+    [
+      "bandCurveSVG",
+      () => bandCurveSVG(5 as never),
+      /^series must be a list of \{ label, median \}/,
+    ],
+    ["extractTasks", () => extractTasks(undefined as never), /^net must be a network/],
+    [
+      "htmlTable",
+      () => htmlTable(5 as never),
+      /^source must be a list of rows or an arquero table, got 5$/,
+    ],
+    ["trialsUsed", () => trialsUsed(undefined as never, 0.95), /^curves must be an object/],
+    ["printTrace", () => printTrace(undefined as never), /^trace must be a trace/],
+  ];
+  for (const [name, f, message] of cases) {
+    await assert.rejects(async () => await f(), (e: Error) => {
+      assert.ok(e instanceof TypeError, `${name}: ${e}`);
+      assert.match(e.message, message, name);
+      return true;
+    });
+  }
+});
