@@ -93,6 +93,31 @@ const CPU_CASES: CpuCase[] = [
     lanes: 16,
   },
   {
+    name: "conv2d_rich_l16",
+    template: "conv2d-rich",
+    workload: conv2d(1, 16, 14, 14, 32, 3, 3, 1, 1),
+    lanes: 16,
+    set: { cache_write: 1 },
+  },
+  {
+    name: "conv2d_packed_l16",
+    template: "conv2d-packed",
+    workload: conv2d(1, 16, 14, 14, 32, 3, 3, 1, 1),
+    lanes: 16,
+  },
+  {
+    name: "conv2d_nchwc_l16",
+    template: "conv2d-nchwc",
+    workload: conv2d(1, 16, 14, 14, 32, 3, 3, 1, 1),
+    lanes: 16,
+  },
+  {
+    name: "conv2d_nchwxc_l16",
+    template: "conv2d-nchwxc",
+    workload: conv2d(1, 16, 14, 14, 32, 3, 3, 1, 1),
+    lanes: 16,
+  },
+  {
     name: "conv2d_blocked_l16",
     template: "conv2d-blocked",
     workload: createWorkload("conv2d_nchwc", [1, 32, 14, 14, 32, 3, 3, 1, 1, 16, 16]),
@@ -119,6 +144,14 @@ const GPU_CASES: GpuCase[] = [
   {
     name: "gemm_tf32_first",
     trace: () => gemmConfigs(matmul(1024, 1024, 1024), { math: ["tf32"] })[0].candidate.trace!,
+  },
+  {
+    name: "gemm_gpu_template_dense_point",
+    trace: () => fixedPoint(gpuTemplateSpace("gemm-gpu", denseBiasRelu(128, 256, 256))),
+  },
+  {
+    name: "conv2d_gpu_point",
+    trace: () => fixedPoint(gpuTemplateSpace("conv2d-gpu", conv2d(1, 16, 14, 14, 32, 3, 3, 1, 1))),
   },
   {
     name: "matmul_gpu_point",
