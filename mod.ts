@@ -45,7 +45,7 @@ export {
   TEMPLATE_NAMES,
   type TemplateSpace,
   templateSpace,
-} from "./search/templates.ts";
+} from "./search/templates/registry.ts";
 export { mutate, verify } from "./search/mutators.ts";
 export { evolutionaryTraceSearch } from "./search/evolutionary_traces.ts";
 export {

@@ -24,7 +24,7 @@ import { replayTrace } from "../ir/trace.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { createBuilder, createRunner } from "../measure/mod.ts";
 import { vectorLanes } from "../measure/cpu.ts";
-import { templateSpace } from "../search/templates.ts";
+import { templateSpace } from "../search/templates/registry.ts";
 
 /** The template points measured (knob values by name). */
 export const POINTS: Record<string, unknown>[] = [

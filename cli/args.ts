@@ -8,8 +8,8 @@ import { DatabaseError } from "../datasets/db.ts";
 import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
 import { checkWorkloadMemory } from "../ir/limits.ts";
 import { ALL_MATH, type MathKind, parseMath } from "../ir/gemm_math.ts";
-import { TEMPLATE_NAMES } from "../search/templates.ts";
-import { GPU_TEMPLATE_NAMES } from "../search/templates_gpu.ts";
+import { TEMPLATE_NAMES } from "../search/templates/registry.ts";
+import { GPU_TEMPLATE_NAMES } from "../search/templates/registry_gpu.ts";
 import { STRATEGY_NAMES, strategyHelp } from "../tuner/strategies.ts";
 import { DEFAULTS, RANGES } from "../tuner/defaults.ts";
 

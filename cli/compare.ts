@@ -58,7 +58,7 @@ import {
 } from "../search/score.ts";
 import { type KnobSpace, pointOfValues } from "../search/knobs.ts";
 import type { CandidateOf } from "../search/strategy.ts";
-import { defaultTemplate, templateSpace } from "../search/templates.ts";
+import { defaultTemplate, templateSpace } from "../search/templates/registry.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { bandCurveSVG, svgToPNG } from "../plots/tuning_curve.ts";
 import { bandCurveSpec } from "../plots/vegalite.ts";

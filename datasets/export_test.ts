@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { DuckDBInstance } from "npm:@duckdb/node-api@1.5.5-r.5";
 import { FEATURE_VERSION, FIXED_FEATURE_NAMES } from "../costmodel/features.ts";
 import { createWorkload } from "../ir/workloads.ts";
-import { templateSpace } from "../search/templates.ts";
+import { templateSpace } from "../search/templates/registry.ts";
 import { replaySpace } from "../search/replay.ts";
 import { main as exportMain, parseExportArgs, parseHoldout } from "../cli/export.ts";
 import { UsageError } from "../cli/args.ts";

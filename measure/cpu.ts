@@ -109,7 +109,7 @@ export interface RegisterFile {
 /**
  * The register file of the kernels generated for this machine: 32 registers
  * of 16 floats where the CPU has AVX-512, else 16 of 8. Register rules of
- * the templates (`search/templates.ts`) count these.
+ * the templates (`search/templates/registry.ts`) count these.
  *
  * @example
  * ```ts

@@ -27,7 +27,7 @@ import { createPrng } from "../ir/prng.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { assertTraceRoundTrip, newRandomScheduleStats, randomSchedule } from "../ir/testing.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
-import { templateSpace } from "../search/templates.ts";
+import { templateSpace } from "../search/templates/registry.ts";
 import { alignedFloat32, pointerTable } from "../measure/buffers.ts";
 import { createBuilder, createRunner, type KernelSignature } from "../measure/mod.ts";
 import { fillUniform } from "../measure/prng.ts";

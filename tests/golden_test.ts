@@ -32,9 +32,9 @@ import { verifyGpu } from "../ir/target_gpu.ts";
 import { canonicalJSON, replayTrace, type Trace } from "../ir/trace.ts";
 import { conv2d, createWorkload, denseBiasRelu, matmul, type Workload } from "../ir/workloads.ts";
 import { gemmConfigs } from "../search/gemm_configs.ts";
-import { templateSpace } from "../search/templates.ts";
-import { gpuTemplateSpace } from "../search/templates_gpu.ts";
-import type { TemplateSpace } from "../search/templates.ts";
+import { templateSpace } from "../search/templates/registry.ts";
+import { gpuTemplateSpace } from "../search/templates/registry_gpu.ts";
+import type { TemplateSpace } from "../search/templates/registry.ts";
 
 const DIR = new URL("./golden/", import.meta.url).pathname;
 const UPDATE = Deno.env.get("TUNEBOOK_GOLDEN") === "update";

@@ -2,7 +2,7 @@
  * Every shape compiles: property test of the default CPU design spaces (the
  * sketch space of `search/sketch.ts`, with a mutant of each sample as
  * evolutionary search makes them, and every knob template of
- * `search/templates.ts` that schedules the workload) on shapes no tile
+ * `search/templates/registry.ts` that schedules the workload) on shapes no tile
  * divides: extents of 1, primes, a tiny extent beside a large one, for
  * matmul, dense and conv2d (stride 2, odd padding).
  *
@@ -40,7 +40,7 @@ import { fillUniform } from "../measure/prng.ts";
 import { pinOpenMP } from "../measure/worker.ts";
 import { mutate } from "../search/mutators.ts";
 import { defaultSpace } from "../search/sketch.ts";
-import { templatesOf, templateSpace } from "../search/templates.ts";
+import { templatesOf, templateSpace } from "../search/templates/registry.ts";
 import { kernelSource, referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
 
 const SEED = Number(Deno.env.get("TB_SHAPES_SEED") ?? 20261124);

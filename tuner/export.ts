@@ -2,7 +2,7 @@
  * Export of a records database as training data, wired from every layer: the
  * rows and formats of `datasets/export.ts`, the fixed features of
  * `costmodel/export.ts` and the knob spaces of the knob templates
- * (`search/templates.ts`) for runs that store only a template name. This is
+ * (`search/templates/registry.ts`) for runs that store only a template name. This is
  * what `deno task export` writes and what mod.ts exports as `exportRecords`.
  *
  * @example
@@ -34,7 +34,7 @@ import type { RecordsReader } from "../datasets/records_reader.ts";
 import type { KnobSpace } from "../ir/knobs.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { featureDescriber } from "../costmodel/export.ts";
-import { defaultTemplate, templateSpace } from "../search/templates.ts";
+import { defaultTemplate, templateSpace } from "../search/templates/registry.ts";
 
 /** The knob space of a run's knob template (its config's `template`, else its workload's default). */
 export function templateSpaceOfRun(run: RunRow, w: WorkloadRow): KnobSpace | undefined {

@@ -40,7 +40,7 @@ import { defaultSpace } from "../search/sketch.ts";
 import type { Candidate, Strategy } from "../search/strategy.ts";
 import type { Sample } from "../costmodel/model.ts";
 import { pointOfValues } from "../ir/knobs.ts";
-import { defaultTemplate, templatesOf, templateSpace } from "../search/templates.ts";
+import { defaultTemplate, templatesOf, templateSpace } from "../search/templates/registry.ts";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import { createStrategy, createTraceStrategy, STRATEGIES } from "./strategies.ts";

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { createPrng } from "../ir/prng.ts";
-import { lower } from "../ir/lower.ts";
-import { parseTrace, replayTrace } from "../ir/trace.ts";
-import { createWorkload } from "../ir/workloads.ts";
-import { templateSpace } from "./templates.ts";
+import { createPrng } from "../../ir/prng.ts";
+import { lower } from "../../ir/lower.ts";
+import { parseTrace, replayTrace } from "../../ir/trace.ts";
+import { createWorkload } from "../../ir/workloads.ts";
+import { templateSpace } from "./registry.ts";
 
 const CASES: [string, string, number[]][] = [
   ["matmul", "matmul", [512, 512, 512]],

@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
-import { createPrng } from "../ir/prng.ts";
-import { verifyGpu } from "../ir/target_gpu.ts";
-import { replayTrace } from "../ir/trace.ts";
-import { conv2d, denseBiasRelu, matmul } from "../ir/workloads.ts";
-import type { GemmKernel } from "../ir/gemm_gpu.ts";
+import { createPrng } from "../../ir/prng.ts";
+import { verifyGpu } from "../../ir/target_gpu.ts";
+import { replayTrace } from "../../ir/trace.ts";
+import { conv2d, denseBiasRelu, matmul } from "../../ir/workloads.ts";
+import type { GemmKernel } from "../../ir/gemm_gpu.ts";
 import {
   defaultGpuTemplate,
   GPU_TEMPLATE_NAMES,
   gpuTemplateSpace,
   MAX_REGISTER_TILE,
   pointShape,
-} from "./templates_gpu.ts";
+} from "./registry_gpu.ts";
 
 Deno.test("GPU templates: knobs, valid points within the thread limit, traces that verify", () => {
   assert.deepEqual(GPU_TEMPLATE_NAMES, ["matmul-gpu", "conv2d-gpu", "gemm-gpu"]);
