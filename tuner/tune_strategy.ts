@@ -41,8 +41,16 @@ import { defaultSpace } from "../search/sketch.ts";
 import { gpuSpace } from "../search/sketch_gpu.ts";
 import type { GemmConfigCandidate } from "../search/gemm_configs.ts";
 import type { Candidate, CandidateOf, Strategy } from "../search/strategy.ts";
-import { defaultTemplate, type TemplateSpace, templateSpace } from "../search/templates/registry.ts";
-import { defaultGpuTemplate, gemmPointOf, gpuTemplateSpace } from "../search/templates/registry_gpu.ts";
+import {
+  defaultTemplate,
+  type TemplateSpace,
+  templateSpace,
+} from "../search/templates/registry.ts";
+import {
+  defaultGpuTemplate,
+  gemmPointOf,
+  gpuTemplateSpace,
+} from "../search/templates/registry_gpu.ts";
 import { createStrategy, createTraceStrategy, STRATEGIES, STRATEGY_NAMES } from "./strategies.ts";
 
 /** What picks a run's strategy. */
