@@ -32,7 +32,7 @@
 import "npm:@uwdata/flechette@2.6.0";
 import { type ColumnTable, from, table } from "npm:arquero@8.0.3";
 import type { RecordsDB } from "./db.ts";
-import { type ExportOptions, exportRows } from "./export.ts";
+import { type ExportOptions, exportRows } from "./export_rows.ts";
 
 /**
  * One run's measured candidates as a table: `trial`, `trace_hash`, `knobs`

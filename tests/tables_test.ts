@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import "npm:@uwdata/flechette@2.6.0";
 import { op, table } from "npm:arquero@8.0.3";
 import { RecordsDB } from "../datasets/db.ts";
-import { exportRows } from "../datasets/export.ts";
+import { exportRows } from "../datasets/export_rows.ts";
 import { recordsTable, runTable } from "../datasets/tables.ts";
 import { median } from "../ir/stats.ts";
 import { compareRows, type RunTrace } from "../search/compare.ts";

@@ -1,6 +1,6 @@
 /**
  * Export of a records database as training data, wired from every layer: the
- * rows and formats of `datasets/export.ts`, the fixed features of
+ * rows of `datasets/export_rows.ts` and formats of `datasets/formats/`, the fixed features of
  * `costmodel/export.ts` and the knob spaces of the knob templates
  * (`search/templates/registry.ts`) for runs that store only a template name. This is
  * what `deno task export` writes and what mod.ts exports as `exportRecords`.
@@ -20,15 +20,14 @@
  * ```
  * @module
  */
+import { exportRecords as exportPlain, type ExportSummary } from "../datasets/export.ts";
 import {
-  type ExportFormat,
   type ExportOptions,
-  exportRecords as exportPlain,
   type ExportRow,
   exportRows as exportPlainRows,
-  type ExportSummary,
   type RowDescriber,
-} from "../datasets/export.ts";
+} from "../datasets/export_rows.ts";
+import type { ExportFormat } from "../datasets/formats/registry.ts";
 import type { RunRow, WorkloadRow } from "../datasets/db.ts";
 import type { RecordsReader } from "../datasets/records_reader.ts";
 import type { KnobSpace } from "../ir/knobs.ts";
@@ -48,7 +47,7 @@ export function templateSpaceOfRun(run: RunRow, w: WorkloadRow): KnobSpace | und
 /** The describer of a training export: fixed features and template knob spaces. */
 export const TRAINING_EXPORT: RowDescriber = featureDescriber(templateSpaceOfRun);
 
-/** `datasets/export.ts`'s `exportRows`, with features and template knob spaces by default. */
+/** `datasets/export_rows.ts`'s `exportRows`, with features and template knob spaces by default. */
 export function exportRows(db: RecordsReader, options: ExportOptions = {}): ExportRow[] {
   return exportPlainRows(db, { describe: TRAINING_EXPORT, ...options });
 }
