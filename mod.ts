@@ -39,7 +39,7 @@ export { tune, type TuneOptions, type TuneOutcome } from "./tuner/loop.ts";
 export { runSession, type SessionOptions, type Summary } from "./tuner/session.ts";
 export { kernelSource, referenceSource, signatureOf } from "./measure/kernel_source.ts";
 export { type Progress, progressLine } from "./tuner/progress.ts";
-export * from "./search/knobs.ts";
+export * from "./ir/knobs.ts";
 export {
   defaultTemplate,
   TEMPLATE_NAMES,

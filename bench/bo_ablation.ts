@@ -17,7 +17,7 @@ import { bootstrapMeanInterval } from "../search/bootstrap.ts";
 import { bayesianOptimization, type BayesOptOptions } from "../search/bo.ts";
 import { fractionAt, type RunTrace } from "../search/compare.ts";
 import { runStrategy } from "../tuner/run_strategy.ts";
-import type { KnobSpace } from "../search/knobs.ts";
+import type { KnobSpace } from "../ir/knobs.ts";
 import { createStrategy, STRATEGY_NAMES } from "../tuner/strategies.ts";
 import { ALL_SPACES, type CandidateOf, replaySpaceFromFile } from "../search/replay.ts";
 import type { Strategy } from "../search/strategy.ts";

@@ -25,7 +25,7 @@ import { pointOfValues } from "../ir/knobs.ts";
 import { type Summary, summary } from "../ir/stats.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
-import { kernelSource, signatureOf } from "../tuner/kernel.ts";
+import { kernelSource, signatureOf } from "../measure/kernel_source.ts";
 import { TEMPLATE_NAMES, templateSpace } from "../search/templates/registry.ts";
 import { DEFAULT_CACHE, PeerHarnesses } from "./peers.ts";
 

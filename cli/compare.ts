@@ -56,7 +56,7 @@ import {
   rankAcrossSpaces,
   rankTable,
 } from "../search/score.ts";
-import { type KnobSpace, pointOfValues } from "../search/knobs.ts";
+import { type KnobSpace, pointOfValues } from "../ir/knobs.ts";
 import type { CandidateOf } from "../search/strategy.ts";
 import { defaultTemplate, templateSpace } from "../search/templates/registry.ts";
 import { stderrProgress } from "../tuner/progress.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ScheduleEnv } from "./env.ts";
-import { KnobSpace } from "../search/knobs.ts";
+import { KnobSpace } from "../ir/knobs.ts";
 import type { Candidate, Observation } from "../search/strategy.ts";
 import { FIXED_FEATURE_NAMES } from "../costmodel/features.ts";
 import { templateSpace } from "../search/templates/registry.ts";

@@ -12,7 +12,7 @@
  * (0 when nothing valid was found), as in Kernel Tuner's strategy studies.
  * @module
  */
-import type { KnobSpace, Point } from "./knobs.ts";
+import type { KnobSpace, Point } from "../ir/knobs.ts";
 import type { Candidate, Observation } from "./strategy.ts";
 import type { RankRow } from "./score.ts";
 import { mean, summary } from "../ir/stats.ts";

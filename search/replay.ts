@@ -42,7 +42,7 @@ import { limitMessage, LIMITS } from "../ir/limits.ts";
 import type { ErrorKind } from "../measure/types.ts";
 import type { Measurer } from "../measure/measurer.ts";
 import { createReplayMeasurer } from "../measure/replay.ts";
-import { KnobSpace, type Point } from "./knobs.ts";
+import { KnobSpace, type Point } from "../ir/knobs.ts";
 import type { Candidate, CandidateOf, Observation } from "./strategy.ts";
 
 export type { Candidate, CandidateOf, ErrorKind, KnobSpace, Observation, Point };

@@ -10,7 +10,7 @@
  * `tune --unity` does) and matches the reference kernel on random inputs,
  * or is rejected before the build with a reason (a point outside a
  * template's restrictions, or a ScheduleError from replay or lowering, as
- * `tuner/kernel.ts` records it). A compile error is a failure of the test:
+ * `measure/kernel_source.ts` records it). A compile error is a failure of the test:
  * the generator is wrong, not the candidate. Each reference kernel is itself
  * checked against the interpreter `ir/evaluate.ts`. The runner's check puts
  * every buffer against an inaccessible guard page (`measure/buffers.ts`): a
@@ -41,7 +41,12 @@ import { pinOpenMP } from "../measure/worker.ts";
 import { mutate } from "../search/mutators.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import { templatesOf, templateSpace } from "../search/templates/registry.ts";
-import { kernelSource, referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
+import {
+  kernelSource,
+  referenceSource,
+  signatureOf,
+  toleranceOf,
+} from "../measure/kernel_source.ts";
 
 const SEED = Number(Deno.env.get("TB_SHAPES_SEED") ?? 20261124);
 const PER_SPACE = Number(Deno.env.get("TB_SHAPES_COUNT") ?? 4);

@@ -3,7 +3,7 @@
  * tile_oc, tile_ow, unroll_kw; AutoTVM's x86 conv2d), padding inlined.
  * @module
  */
-import { splitOptions } from "../knobs.ts";
+import { splitOptions } from "../../ir/knobs.ts";
 import { outWidth, type Template } from "./template.ts";
 
 /**

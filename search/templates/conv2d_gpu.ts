@@ -4,7 +4,7 @@
  * two, unrolls, padding inlined.
  * @module
  */
-import { splitOptions } from "../knobs.ts";
+import { splitOptions } from "../../ir/knobs.ts";
 import { fp32Only, type GpuTemplate, UNROLL_STEPS } from "./gpu_template.ts";
 
 /**

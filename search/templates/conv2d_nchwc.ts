@@ -6,7 +6,7 @@
  */
 import type { Schedule } from "../../ir/schedule.ts";
 import type { Workload } from "../../ir/workloads.ts";
-import type { Knob } from "../knobs.ts";
+import type { Knob } from "../../ir/knobs.ts";
 import { CONV_REDUCE_ORDERS, vectorizePadding } from "./_conv.ts";
 import { channelTileBody, channelTileFits, channelTileLoops } from "./_channel_tile.ts";
 import type { Template } from "./template.ts";

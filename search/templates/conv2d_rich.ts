@@ -3,7 +3,7 @@
  * register tile (cache write) and padding placement.
  * @module
  */
-import { splitOptions } from "../knobs.ts";
+import { splitOptions } from "../../ir/knobs.ts";
 import { outHeight, outWidth, type Template } from "./template.ts";
 
 /**

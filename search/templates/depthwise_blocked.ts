@@ -6,7 +6,7 @@
 import { pooledExtent } from "../../ir/nn.ts";
 import type { Schedule } from "../../ir/schedule.ts";
 import type { Workload } from "../../ir/workloads.ts";
-import type { Knob } from "../knobs.ts";
+import type { Knob } from "../../ir/knobs.ts";
 import { vectorizeBlockedPadding } from "./_conv.ts";
 import type { Template } from "./template.ts";
 

@@ -13,7 +13,7 @@
 import type { MathKind } from "../../ir/gemm_math.ts";
 import type { Schedule } from "../../ir/schedule.ts";
 import type { Workload } from "../../ir/workloads.ts";
-import type { Knob } from "../knobs.ts";
+import type { Knob } from "../../ir/knobs.ts";
 
 /** Steps of the `auto_unroll` knob of the loop-nest GPU templates. */
 export const UNROLL_STEPS = [0, 16, 64, 512, 1500];

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Workload } from "../../ir/workloads.ts";
-import { type Knob, splitOptions } from "../knobs.ts";
+import { type Knob, splitOptions } from "../../ir/knobs.ts";
 import type { Apply, Template } from "./template.ts";
 
 const UNROLL_STEPS = [0, 16, 64];

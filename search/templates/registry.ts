@@ -30,7 +30,7 @@ import { Schedule } from "../../ir/schedule.ts";
 import { traceOf } from "../../ir/trace.ts";
 import type { Workload } from "../../ir/workloads.ts";
 import { type RegisterFile, registerFile } from "../../measure/cpu.ts";
-import { KnobSpace, type Point, pointOfValues, withDefaults } from "../knobs.ts";
+import { KnobSpace, type Point, pointOfValues, withDefaults } from "../../ir/knobs.ts";
 import type { Candidate } from "../strategy.ts";
 import { CONV2D } from "./conv2d.ts";
 import { CONV2D_BLOCKED } from "./conv2d_blocked.ts";

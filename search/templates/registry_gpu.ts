@@ -42,7 +42,7 @@ import { Schedule } from "../../ir/schedule.ts";
 import { H100 } from "../../ir/target_gpu.ts";
 import { traceOf } from "../../ir/trace.ts";
 import type { Workload } from "../../ir/workloads.ts";
-import { KnobSpace, type Point, pointOfValues } from "../knobs.ts";
+import { KnobSpace, type Point, pointOfValues } from "../../ir/knobs.ts";
 import type { Candidate } from "../strategy.ts";
 import { CONV2D_GPU } from "./conv2d_gpu.ts";
 import { GEMM_GPU } from "./gemm_gpu.ts";
