@@ -60,7 +60,7 @@ export {
   TRACE_STRATEGY_NAMES,
 } from "./tuner/strategies.ts";
 export { type ReplaySpace, replaySpace, replaySpaceFromFile } from "./search/replay.ts";
-export { type CompareRow, compareRows, compareTable } from "./search/compare.ts";
+export { type CompareRow, compareRows, compareTable } from "./search/comparison.ts";
 export {
   evaluatorMeasurer,
   type RunOptions,
@@ -72,9 +72,9 @@ export { createReplayMeasurer, recordTable, type ReplayTable } from "./measure/r
 export type { Measurer, MeasureResult } from "./measure/measurer.ts";
 export { type RecordStore, sqliteRecordStore } from "./datasets/record_store.ts";
 export { createMemoryRecordStore } from "./datasets/memory_store.ts";
-export { type FractionBand, fractionBand } from "./search/compare.ts";
+export { type FractionBand, fractionBand } from "./search/comparison.ts";
 export { mean, median, quantile, type Summary as StatsSummary, summary } from "./ir/stats.ts";
-export { compareFrame, runsFrame } from "./search/compare_frame.ts";
+export { compareFrame, runsFrame } from "./search/comparison_frame.ts";
 /** Arquero, the data-frame library of tunebook's tables (`aq.from`, `aq.op`, `aq.desc`, ...). */
 export * as aq from "npm:arquero@8.0.3";
 export { modelBasedTuner } from "./search/model_based.ts";

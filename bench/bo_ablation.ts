@@ -15,7 +15,7 @@
 import { parseArgs } from "node:util";
 import { bootstrapMeanInterval } from "../search/bootstrap.ts";
 import { bayesianOptimization, type BayesOptOptions } from "../search/bo.ts";
-import { fractionAt, type RunTrace } from "../search/compare.ts";
+import { fractionAt, type RunTrace } from "../search/comparison.ts";
 import { runStrategy } from "../tuner/run_strategy.ts";
 import type { KnobSpace } from "../ir/knobs.ts";
 import { createStrategy, STRATEGY_NAMES } from "../tuner/strategies.ts";

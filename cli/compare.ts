@@ -36,7 +36,7 @@ import {
   reachRows,
   reachTable,
   type RunTrace,
-} from "../search/compare.ts";
+} from "../search/comparison.ts";
 import { knobKey, runStrategy, runTrace } from "../tuner/run_strategy.ts";
 import {
   createStrategy,

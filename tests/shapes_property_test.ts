@@ -37,7 +37,7 @@ import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { alignedFloat32, pointerTable } from "../measure/buffers.ts";
 import { createBuilder, createRunner } from "../measure/mod.ts";
 import { fillUniform } from "../measure/prng.ts";
-import { pinOpenMP } from "../measure/worker.ts";
+import { pinOpenMP } from "../measure/cpu_worker.ts";
 import { mutate } from "../search/mutators.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import { templatesOf, templateSpace } from "../search/templates/registry.ts";

@@ -28,7 +28,7 @@ import type { RunInfo, WorkloadInput } from "../datasets/db.ts";
 import { createMemoryRecordStore } from "../datasets/memory_store.ts";
 import type { RecordStore } from "../datasets/record_store.ts";
 import type { Measurer } from "../measure/measurer.ts";
-import type { Evaluator, RunTrace } from "../search/compare.ts";
+import type { Evaluator, RunTrace } from "../search/comparison.ts";
 import type { Strategy } from "../search/strategy.ts";
 import { candidateKey, type Measured, tune } from "./loop.ts";
 import { DEFAULTS } from "./defaults.ts";

@@ -15,7 +15,7 @@
  *
  * @example
  * ```ts ignore
- * import { startWorker } from "./worker.ts";
+ * import { startWorker } from "./queue_worker.ts";
  * const w = await startWorker({ url: "redis://127.0.0.1:6379" });
  * // ... later
  * await w.close();

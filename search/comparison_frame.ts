@@ -9,7 +9,7 @@
  * @example
  * ```ts
  * import { op } from "npm:arquero@8.0.3";
- * import { compareFrame, runsFrame } from "./compare_frame.ts";
+ * import { compareFrame, runsFrame } from "./comparison_frame.ts";
  * const runs = new Map([["s", [{ best: [4, 2, 1], wall: [0.1, 0.2, 0.3], evals: 3 }]]]);
  * const long = runsFrame(runs, 1);
  * if (long.numRows() !== 3 || long.get("fraction", 2) !== 1) throw new Error();
@@ -23,7 +23,7 @@
 // module graph pins 2.6.0 (no deno.json needed: this holds for an importer in any folder).
 import "npm:@uwdata/flechette@2.6.0";
 import { type ColumnTable, from, table } from "npm:arquero@8.0.3";
-import { compareRows, type RunTrace } from "./compare.ts";
+import { compareRows, type RunTrace } from "./comparison.ts";
 
 /**
  * Runs of each strategy (one per seed, in seed order) in long form:

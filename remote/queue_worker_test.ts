@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Queue, QueueEvents } from "npm:bullmq@6.7.0";
 import { redisMissing, startRedis } from "./testing.ts";
-import { startWorker } from "./worker.ts";
+import { startWorker } from "./queue_worker.ts";
 import { createRemoteMeasurer } from "./remote_measurer.ts";
 import { tunebookVersion } from "../datasets/machine.ts";
 import { createWorkload } from "../ir/workloads.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { compareOutputs } from "./compare.ts";
+import { compareOutputs } from "./output_check.ts";
 
 const f32 = (values: number[]) => Float32Array.from(values);
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { referenceReadyLine } from "./protocol.ts";
-import { classifyLine } from "./worker_process.ts";
+import { classifyLine } from "./cpu_worker_process.ts";
 
 Deno.test("classifyLine tells replies and progress lines of a request from other lines", () => {
   assert.equal(classifyLine(referenceReadyLine(3), 3), "reference-ready");

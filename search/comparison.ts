@@ -184,7 +184,7 @@ export interface FractionBand {
  *
  * @example
  * ```ts
- * import { compareRows, fractionBand } from "./compare.ts";
+ * import { compareRows, fractionBand } from "./comparison.ts";
  * const runs = [
  *   { best: [4, 2, 1], wall: [0, 0, 0], evals: 3 },
  *   { best: [Infinity, 2], wall: [0, 0], evals: 2 },

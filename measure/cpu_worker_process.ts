@@ -18,7 +18,7 @@ import {
 } from "./protocol.ts";
 
 /** Absolute path of the worker entry point. */
-export const WORKER_PATH: string = fileURLToPath(new URL("./worker.ts", import.meta.url));
+export const WORKER_PATH: string = fileURLToPath(new URL("./cpu_worker.ts", import.meta.url));
 
 /** Most characters of worker stderr kept for messages. */
 const STDERR_TAIL = 2000;

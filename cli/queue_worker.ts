@@ -1,6 +1,6 @@
 /**
  * `deno task worker --queue redis://HOST:PORT`: a measurement worker (see
- * `remote/worker.ts`). It announces its machine (target, CPU model, GPU,
+ * `remote/queue_worker.ts`). It announces its machine (target, CPU model, GPU,
  * compiler, tunebook version), takes that machine's jobs one at a time, and
  * runs until SIGINT or SIGTERM (it finishes the job in hand first; a second
  * signal stops at once).
@@ -11,7 +11,7 @@
  */
 import { HelpRequest, oneLine, parseFlags, UsageError } from "./args.ts";
 import { QueueLostError, QueueUrlError } from "../remote/connection.ts";
-import { startWorker } from "../remote/worker.ts";
+import { startWorker } from "../remote/queue_worker.ts";
 
 /** Usage text of `worker`. */
 export const WORKER_USAGE = `usage: deno task worker --queue redis://HOST:PORT [--quiet]

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { childDenoArgs } from "./deno_child.ts";
 import { readLines } from "./lines.ts";
 import { WORKER_READY } from "./protocol.ts";
-import { WORKER_PATH } from "./worker_process.ts";
+import { WORKER_PATH } from "./cpu_worker_process.ts";
 
 Deno.test("worker answers bad requests with errors and exits when stdin closes", async () => {
   const child = new Deno.Command(Deno.execPath(), {

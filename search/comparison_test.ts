@@ -9,7 +9,7 @@ import {
   type RunTrace,
   samplesToReach,
   summary,
-} from "./compare.ts";
+} from "./comparison.ts";
 import { replaySpaceFromFile } from "./replay.ts";
 import { runStrategy } from "../tuner/run_strategy.ts";
 import { createStrategy } from "../tuner/strategies.ts";

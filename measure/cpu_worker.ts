@@ -1,6 +1,6 @@
 /**
  * Entry point of a measurement worker process:
- * `deno run --allow-read --allow-ffi --allow-env measure/worker.ts [LIMITS]`,
+ * `deno run --allow-read --allow-ffi --allow-env measure/cpu_worker.ts [LIMITS]`,
  * `LIMITS` the JSON of a {@link WorkerLimits} the worker applies to itself
  * before it says it is ready (see `containment.ts`).
  *
