@@ -49,6 +49,7 @@ import {
 import { DEFAULTS } from "../tuner/defaults.ts";
 import type { Sample } from "../costmodel/model.ts";
 import { ALL_SPACES, replaySpaceFromFile } from "../search/replay.ts";
+import { replayMeasurer } from "../measure/replay.ts";
 import {
   budgetScore,
   expectedRandomFraction,
@@ -177,7 +178,7 @@ async function openSpace(
       candidateOf: r.candidateOf,
       optimum: r.optimum,
       nonPositiveTimes: r.nonPositiveTimes,
-      measurer: r.measurer,
+      measurer: replayMeasurer(r),
       workload: { name: stem, shape: [], flops: 0 },
       randomCurve: (lo, hi) => {
         const times: number[] = [];

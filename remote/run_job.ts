@@ -24,6 +24,7 @@ import type { CandidateRow, RunInfo, WorkloadInput } from "../datasets/db.ts";
 import { createMemoryRecordStore } from "../datasets/memory_store.ts";
 import type { RecordStore } from "../datasets/record_store.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
+import { replayMeasurer } from "../measure/replay.ts";
 import { createStrategy } from "../tuner/strategies.ts";
 import { knobKey, runStrategy } from "../tuner/run_strategy.ts";
 import { JobError } from "./job.ts";
@@ -103,7 +104,7 @@ export async function executeRunJob(spec: RunSpec): Promise<RunJobResult> {
     ...(spec.planSize !== undefined ? { planSize: spec.planSize } : {}),
   });
   const store = createMemoryRecordStore();
-  const trace = await runStrategy(strategy, r.measurer, {
+  const trace = await runStrategy(strategy, replayMeasurer(r), {
     budget: spec.budget,
     store,
     keyOf: knobKey,

@@ -39,9 +39,7 @@ import {
   readKernelTunerCache,
 } from "../datasets/kerneltuner.ts";
 import { limitMessage, LIMITS } from "../ir/limits.ts";
-import type { ErrorKind } from "../measure/types.ts";
-import type { Measurer } from "../measure/measurer.ts";
-import { createReplayMeasurer } from "../measure/replay.ts";
+import type { ErrorKind } from "../ir/error_kind.ts";
 import { KnobSpace, type Point } from "../ir/knobs.ts";
 import type { Candidate, CandidateOf, Observation } from "./strategy.ts";
 
@@ -87,8 +85,6 @@ export interface ReplaySpace {
   evaluateIndex(index: number): ReplayResult;
   /** Replays candidates (each needs `knobs`) into observations. */
   measure(candidates: Candidate[]): Observation[];
-  /** The replay as a {@link Measurer} (`"replay:<name>"`), for the tuning loop. */
-  measurer: Measurer;
   /** Best (lowest) seconds over the whole cache. */
   optimum: number;
   /** A point with the best time. */
@@ -295,7 +291,6 @@ export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}
   const name = `${cache.kernelName} on ${deviceOf(cache)}`;
   return {
     name,
-    measurer: createReplayMeasurer({ get: evaluate }, { name: `replay:${name}` }),
     cache,
     space,
     evaluate,

@@ -15,10 +15,11 @@
  * ```ts
  * import { runStrategy } from "./run_strategy.ts";
  * import { replaySpaceFromFile } from "../search/replay.ts";
+ * import { replayMeasurer } from "../measure/replay.ts";
  * import { createStrategy } from "./strategies.ts";
  * const r = await replaySpaceFromFile("pnpoly_RTX_3090");
  * const sa = await createStrategy("sa", r.space, { seed: 1, candidateOf: r.candidateOf });
- * const run = await runStrategy(sa, r.measurer, { budget: 50 });
+ * const run = await runStrategy(sa, replayMeasurer(r), { budget: 50 });
  * console.log(run.evals, r.optimum / run.best.at(-1)!); // 50, fraction of optimum
  * ```
  * @module

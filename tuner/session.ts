@@ -19,6 +19,7 @@ import { priorCudaResults } from "../measure/cuda_prior.ts";
 import { type KernelSource, kernelSource } from "../measure/kernel_source.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
+import { replayMeasurer } from "../measure/replay.ts";
 import { basename } from "node:path";
 import { ALL_MATH, type MathKind } from "../ir/gemm_math.ts";
 import { gemmConfigs } from "../search/gemm_configs.ts";
@@ -303,7 +304,7 @@ export async function runSession(
       });
     }
     o.onStart?.(runId!);
-    const measurer: Measurer = remote?.measurer ?? replay?.measurer ?? cuda ??
+    const measurer: Measurer = remote?.measurer ?? (replay && replayMeasurer(replay)) ?? cuda ??
       createNativeMeasurer({
         workload: workload!,
         builder,
