@@ -23,7 +23,7 @@ import { Schedule } from "../ir/schedule.ts";
 import { replayTrace } from "../ir/trace.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { createBuilder, createRunner } from "../measure/mod.ts";
-import { vectorLanes } from "../measure/cpu.ts";
+import { vectorLanes } from "../ir/target_cpu.ts";
 import { templateSpace } from "../search/templates/registry.ts";
 
 /** The template points measured (knob values by name). */

@@ -47,7 +47,7 @@
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { median, RecordsDB } from "../datasets/db.ts";
-import { cpuFlags } from "../measure/cpu.ts";
+import { cpuFlags } from "../ir/target_cpu.ts";
 import { parseTrace, type Trace } from "../ir/trace.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder, exists, sha256Hex } from "../measure/builder.ts";

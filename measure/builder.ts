@@ -18,7 +18,7 @@
 
 import { join, resolve } from "node:path";
 import { compilerVersionLine, runCompiler } from "./compile.ts";
-import { GCC_FLAGS, kernelCompiler } from "./cpu.ts";
+import { GCC_FLAGS, kernelCompiler } from "../ir/target_cpu.ts";
 import { HARNESS_C, HARNESS_VERSION, harnessFor } from "./harness.ts";
 import { DEFAULT_CACHE_BYTES, sweepCache, TMP_FOLDER, touch } from "./kernel_cache.ts";
 import { Semaphore } from "./semaphore.ts";

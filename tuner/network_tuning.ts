@@ -21,6 +21,7 @@
  * ```
  * @module
  */
+import { recordTarget } from "../ir/target.ts";
 import { RecordsDB, workloadKey } from "../datasets/db.ts";
 import { sqliteRecordStore } from "../datasets/record_store.ts";
 import type { Workload } from "../ir/workloads.ts";
@@ -477,7 +478,7 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
   const transferring = o.transfer !== false && canTransfer(o.strategy);
   // Runs there before this session, newest first (their records can pretrain a task's model).
   const earlier = !transferring || o.warm === false ? [] : db.runs()
-    .filter((r) => r.target === "cpu" && !(r.id > (o.recordsUpTo ?? Infinity)))
+    .filter((r) => recordTarget(r.target)?.host === true && !(r.id > (o.recordsUpTo ?? Infinity)))
     .reverse();
   try {
     const warm: RecordedStart[] = Array.isArray(o.warm)

@@ -19,6 +19,7 @@ import { priorCudaResults } from "../measure/cuda_prior.ts";
 import { type KernelSource, kernelSource } from "../measure/kernel_source.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
+import { recordTarget, resolveTarget } from "../ir/target.ts";
 import { replayMeasurer } from "../measure/replay.ts";
 import { basename } from "node:path";
 import { ALL_MATH, type MathKind } from "../ir/gemm_math.ts";
@@ -203,7 +204,8 @@ export async function runSession(
         : o.workload ?? o.traces?.[0]?.workload;
       if (!w) throw new RangeError("A session needs a workload, traces or a space");
       const target = o.space !== undefined ? "replay" : o.target ?? DEFAULTS.tune.target;
-      if (o.flushL2 && target !== "cuda") {
+      const facts = resolveTarget(target);
+      if (o.flushL2 && !facts.nvcc) {
         throw new RangeError("flushL2: only target cuda flushes the L2 cache between repeats");
       }
       config = {
@@ -222,7 +224,7 @@ export async function runSession(
         timing: { ...DEFAULTS.tune.timing, ...o.timing },
         ...(o.flushL2 ? { flushL2: true } : {}),
         ...(o.math ? { math: o.math } : {}),
-        ...(target === "cuda" && !o.traces && o.configs !== false ? { configs: true } : {}),
+        ...(facts.nvcc && !o.traces && o.configs !== false ? { configs: true } : {}),
         traces: o.traces,
         ...(o.template ? { template: o.template } : {}),
       };
@@ -259,10 +261,11 @@ export async function runSession(
       background: config.overlap ?? false,
     });
     // Target cuda: nvcc builds the candidates, the C builder only the reference.
+    const target = resolveTarget(config.target);
     const source = recordingFailures(
-      o.source ?? (config.target === "cuda" ? (t) => cudaKernelSource(t) : kernelSource),
+      o.source ?? (target.nvcc ? (t) => cudaKernelSource(t, target.limits) : kernelSource),
     );
-    const cuda = config.target === "cuda"
+    const cuda = target.nvcc
       ? createCudaMeasurer({
         workload: workload!,
         referenceBuilder: builder,
@@ -433,8 +436,12 @@ function storedConfig(path: string, runId: number, config: unknown): RunConfig {
     (!Array.isArray(c.math) || c.math.length === 0 ||
       !c.math.every((k) => (ALL_MATH as readonly string[]).includes(k)))
   ) bad("math");
-  const targets = typeof c.space === "string" ? ["replay"] : ["cpu", "cuda"];
-  if (typeof c.target !== "string" || !targets.includes(c.target)) bad("target");
+  // A replayed space is target replay; a workload's run is measured natively (cpu or cuda).
+  const target = recordTarget(String(c.target));
+  const tunable = target && (target.host || target.nvcc || target.replay);
+  if (!target || !tunable || (typeof c.space === "string") !== target.replay) {
+    bad("target");
+  }
   if (typeof c.timing !== "object" || c.timing === null) bad("timing");
   for (const k of ["number", "repeat", "minRepeatMs"] as const) {
     within(`timing.${k}`, k, (c.timing as Partial<TimingOptions>)[k]);

@@ -7,6 +7,7 @@
  * @module
  */
 import type { KnobSpace } from "../../ir/knobs.ts";
+import { tvmTargetName } from "../../ir/target.ts";
 import type { ErrorKind } from "../db.ts";
 import type { ExportRow } from "../export_rows.ts";
 import type { ExportFormatWriter } from "./format.ts";
@@ -98,7 +99,7 @@ export function autotvmRecord(
     }
   }
   return {
-    input: [row.target === "cpu" ? "c" : row.target, row.workload, JSON.parse(row.shape), {}],
+    input: [tvmTargetName(row.target), row.workload, JSON.parse(row.shape), {}],
     config: { index, code_hash: null, entity },
     result: [
       JSON.parse(row.times),

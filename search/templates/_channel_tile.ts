@@ -5,7 +5,7 @@
  */
 import type { Schedule } from "../../ir/schedule.ts";
 import type { Workload } from "../../ir/workloads.ts";
-import type { RegisterFile } from "../../measure/cpu.ts";
+import type { RegisterFile } from "../../ir/target_cpu.ts";
 import { outHeight, outWidth } from "./template.ts";
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { Schedule } from "../../ir/schedule.ts";
 import type { Workload } from "../../ir/workloads.ts";
-import type { RegisterFile } from "../../measure/cpu.ts";
+import type { RegisterFile } from "../../ir/target_cpu.ts";
 import type { Knob } from "../../ir/knobs.ts";
 import { vectorizeBlockedPadding, vectorizePadding } from "./_conv.ts";
 import {

@@ -29,7 +29,7 @@ import { createPrng } from "../../ir/prng.ts";
 import { Schedule } from "../../ir/schedule.ts";
 import { traceOf } from "../../ir/trace.ts";
 import type { Workload } from "../../ir/workloads.ts";
-import { type RegisterFile, registerFile } from "../../measure/cpu.ts";
+import { type RegisterFile, registerFile } from "../../ir/target_cpu.ts";
 import { KnobSpace, type Point, pointOfValues, withDefaults } from "../../ir/knobs.ts";
 import type { Candidate } from "../strategy.ts";
 import { CONV2D } from "./conv2d.ts";

@@ -14,7 +14,7 @@
  */
 import type { Schedule } from "../../ir/schedule.ts";
 import type { Workload } from "../../ir/workloads.ts";
-import type { RegisterFile } from "../../measure/cpu.ts";
+import type { RegisterFile } from "../../ir/target_cpu.ts";
 import type { Knob, KnobSpace, Point } from "../../ir/knobs.ts";
 import type { Candidate } from "../strategy.ts";
 

@@ -13,13 +13,13 @@
  *
  * @example
  * ```ts
- * import { kernelCompiler } from "./cpu.ts";
+ * import { kernelCompiler } from "./target_cpu.ts";
  * const { cc, flags } = kernelCompiler("gcc");
  * if (!flags.includes("-fopenmp")) throw new Error(cc);
  * ```
  * @module
  */
-import type { VectorLanes } from "../ir/codegen_c.ts";
+import type { VectorLanes } from "./codegen_c.ts";
 
 /**
  * The CPU's feature flags (`avx2`, `avx512f`, `fma`, ...), from the `flags`
@@ -28,7 +28,7 @@ import type { VectorLanes } from "../ir/codegen_c.ts";
  *
  * @example
  * ```ts
- * import { cpuFlags } from "./cpu.ts";
+ * import { cpuFlags } from "./target_cpu.ts";
  * const flags = cpuFlags();
  * if (flags.size > 0 && !flags.has("sse2")) throw new Error("every x86-64 CPU has sse2");
  * ```
@@ -52,7 +52,7 @@ function readCpuFlags(): Set<string> {
  *
  * @example
  * ```ts
- * import { cpuInfo } from "./cpu.ts";
+ * import { cpuInfo } from "./target_cpu.ts";
  * const model = cpuInfo("model name", "Model name");
  * if (model !== undefined && model.trim() !== model) throw new Error("trimmed");
  * ```
@@ -89,7 +89,7 @@ export function cpuInfo(procKey: string, lscpuKey: string): string | undefined {
  *
  * @example
  * ```ts
- * import { vectorLanes } from "./cpu.ts";
+ * import { vectorLanes } from "./target_cpu.ts";
  * if (vectorLanes(new Set(["avx2", "avx512f"])) !== 16) throw new Error();
  * if (vectorLanes(new Set(["avx2", "fma"])) !== 8) throw new Error();
  * ```
@@ -113,7 +113,7 @@ export interface RegisterFile {
  *
  * @example
  * ```ts
- * import { registerFile } from "./cpu.ts";
+ * import { registerFile } from "./target_cpu.ts";
  * const avx2 = registerFile(new Set(["avx2", "fma"]));
  * if (avx2.lanes !== 8 || avx2.registers !== 16) throw new Error();
  * ```
@@ -182,7 +182,7 @@ const GCC: KernelCompiler = { cc: "gcc", flags: GCC_FLAGS, openmp: LIBGOMP };
  *
  * @example
  * ```ts
- * import { kernelCompiler } from "./cpu.ts";
+ * import { kernelCompiler } from "./target_cpu.ts";
  * const clang = kernelCompiler("clang-14");
  * if (clang.openmp !== "libomp.so.5" || clang.flags.includes("-fno-tree-loop-if-convert")) {
  *   throw new Error();
