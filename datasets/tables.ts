@@ -69,7 +69,7 @@ export function runTable(db: RecordsDB, runId: number): ColumnTable {
 }
 
 /**
- * The rows of an export (`datasets/export.ts`: every measured candidate of
+ * The rows of an export (`datasets/export_rows.ts`: every measured candidate of
  * the chosen runs, with run metadata and the split) as a table, one column
  * per field of `EXPORT_SCHEMA`, JSON columns as JSON text.
  */

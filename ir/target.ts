@@ -119,6 +119,20 @@ export function tvmTargetName(name: string): string {
 }
 
 /**
+ * Whether two target names (a record's, a request's, a worker's) name the
+ * same target.
+ *
+ * @example
+ * ```ts
+ * import { sameTarget } from "./target.ts";
+ * if (!sameTarget("cpu", "cpu") || sameTarget("cpu", "cuda")) throw new Error();
+ * ```
+ */
+export function sameTarget(a: string, b: string): boolean {
+  return a === b;
+}
+
+/**
  * The target a record names (a run's `target` column), or undefined for a
  * name that is no target kind (a record from elsewhere).
  *

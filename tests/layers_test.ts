@@ -23,7 +23,8 @@
  * know a target's facts through `ir/target.ts`, and measurers are made above them).
  *
  * The target is one module (`ir/target.ts`): no other source file compares a value with a
- * target name (`=== "cuda"`, `case "cpu":`), checked by {@link targetComparisons}.
+ * target name (`=== "cuda"`, `case "cpu":`) nor two targets (`run.target !== target`:
+ * `sameTarget`), checked by {@link targetComparisons}.
  *
  * Imports against the order today are listed in {@link ALLOWED_VIOLATIONS}; an import
  * against the order that is not listed fails, and so does a listed one that no longer
@@ -216,7 +217,8 @@ const TARGET_NAME = String.raw`(["'\`])(?:cpu|cuda|opencl|replay)`;
 const TARGET_COMPARISON = new RegExp(
   String.raw`[!=]==\s*${TARGET_NAME}\1|${
     TARGET_NAME.replace("(", "(?<q>")
-  }\k<q>\s*[!=]==|\bcase\s+${TARGET_NAME.replace("(", "(?<c>")}\k<c>\s*:`,
+  }\k<q>\s*[!=]==|\bcase\s+${TARGET_NAME.replace("(", "(?<c>")}\k<c>\s*:` +
+    String.raw`|\.target\s*[!=]==\s*(?!undefined\b|null\b)[\w.]+`,
   "g",
 );
 
@@ -370,14 +372,14 @@ Deno.test("checkLayers reports cycles between folders and folders outside the or
 Deno.test("checkLayers: search/ may not import measure/ (a target's facts come from ir/target.ts)", () => {
   const r = checkLayers(
     [
-      { from: "search/templates/registry.ts", to: "measure/cpu.ts" },
+      { from: "search/templates/registry.ts", to: "measure/runner.ts" },
       { from: "search/templates/registry.ts", to: "ir/target.ts" },
       { from: "tuner/session.ts", to: "measure/replay.ts" },
     ],
     LAYERS,
     [],
   );
-  assert.deepEqual(r.violations, ["search/templates/registry.ts -> measure/cpu.ts"]);
+  assert.deepEqual(r.violations, ["search/templates/registry.ts -> measure/runner.ts"]);
 });
 
 Deno.test("targetComparisons finds a target name compared either way or as a case, not in comments", () => {
@@ -391,8 +393,15 @@ Deno.test("targetComparisons finds a target name compared either way or as a cas
     'const name = "cuda";',
     'if (tf.getBackend() !== "cpu") throw new Error();',
     'if (mode === "cudagraph") z();',
+    "if (run.target !== target) continue;",
+    "if (o.target === undefined) return;",
   ].join("\n");
-  assert.deepEqual(targetComparisons(src), ['1: === "cuda"', "2: 'cpu' !==", '4: case "replay":']);
+  assert.deepEqual(targetComparisons(src), [
+    '1: === "cuda"',
+    "2: 'cpu' !==",
+    '4: case "replay":',
+    "10: .target !== target",
+  ]);
 });
 
 Deno.test("no source file outside ir/target.ts compares a value with a target name", async () => {
