@@ -8,19 +8,15 @@ import { DatabaseError, RecordsDB } from "../datasets/db.ts";
 import { printTrace, type Trace } from "../ir/trace.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
-import { createRunner } from "../measure/runner.ts";
 import { isTransient, type TimingOptions } from "../measure/types.ts";
 import type { Candidate, Strategy } from "../search/strategy.ts";
 import { type RecordStore, sqliteRecordStore } from "../datasets/record_store.ts";
 import { isPostgresUrl, loadPostgresStore } from "../datasets/postgres_url.ts";
 import type { Measurer } from "../measure/measurer.ts";
-import { createCudaMeasurer, cudaKernelSource } from "../measure/cuda.ts";
 import { priorCudaResults } from "../measure/cuda_prior.ts";
-import { type KernelSource, kernelSource } from "../measure/kernel_source.ts";
-import { createNativeMeasurer } from "../measure/native.ts";
+import type { KernelSource } from "../measure/kernel_source.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
 import { recordTarget, resolveTarget } from "../ir/target.ts";
-import { replayMeasurer } from "../measure/replay.ts";
 import { basename } from "node:path";
 import { ALL_MATH, type MathKind } from "../ir/gemm_math.ts";
 import { gemmConfigs } from "../search/gemm_configs.ts";
@@ -28,6 +24,7 @@ import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import type { Progress } from "./progress.ts";
 import { strategyFor, strategyProblem } from "./tune_strategy.ts";
+import { targetMeasurer, targetSource } from "./target_measurer.ts";
 import { DEFAULTS, inRange, type RANGES } from "./defaults.ts";
 
 /** What a session needs; `resume` takes everything else from the stored run. */
@@ -262,23 +259,7 @@ export async function runSession(
     });
     // Target cuda: nvcc builds the candidates, the C builder only the reference.
     const target = resolveTarget(config.target);
-    const source = recordingFailures(
-      o.source ?? (target.nvcc ? (t) => cudaKernelSource(t, target.limits) : kernelSource),
-    );
-    const cuda = target.nvcc
-      ? createCudaMeasurer({
-        workload: workload!,
-        referenceBuilder: builder,
-        source,
-        cacheDir: cudaCacheDir(o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE")),
-        timeoutSeconds: config.timeoutSeconds,
-        timing: config.timing,
-        flushL2: config.flushL2 ?? false,
-        onBuilt: o.onBuilt,
-        // Identical CUDA measured before the run was resumed is not measured again.
-        ...(o.resume ? { prior: await priorCudaResults(await db.candidates(runId!), source) } : {}),
-      })
-      : undefined;
+    const source = recordingFailures(o.source ?? targetSource(target));
     const remote = o.measurer
       ? await o.measurer({
         target: config.target,
@@ -287,6 +268,24 @@ export async function runSession(
         inputSeed: 0,
       })
       : undefined;
+    // The target's own measurer, unless the run measures on remote workers.
+    const local = remote ? undefined : targetMeasurer(target, {
+      workload,
+      replay,
+      builder,
+      source,
+      timing: config.timing,
+      timeoutSeconds: config.timeoutSeconds,
+      cuda: {
+        cacheDir: cudaCacheDir(o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE")),
+        flushL2: config.flushL2 ?? false,
+        onBuilt: o.onBuilt,
+        // Identical CUDA measured before the run was resumed is not measured again.
+        ...(o.resume && target.nvcc
+          ? { prior: await priorCudaResults(await db.candidates(runId!), source) }
+          : {}),
+      },
+    });
     if (!o.resume) {
       runId = await db.startRun({
         strategy: config.strategy,
@@ -301,19 +300,12 @@ export async function runSession(
         ),
         config: config as unknown as Record<string, unknown>,
         machine: remote?.machine ?? describeMachine(),
-        compiler: remote?.compiler ??
-          (replay ? `none (replay of ${replay.name})` : await (cuda ?? builder).describe()),
+        compiler: remote?.compiler ?? await local!.describe(),
         tunebookVersion: await tunebookVersion(),
       });
     }
     o.onStart?.(runId!);
-    const measurer: Measurer = remote?.measurer ?? (replay && replayMeasurer(replay)) ?? cuda ??
-      createNativeMeasurer({
-        workload: workload!,
-        builder,
-        runner: createRunner({ timing: config.timing, timeoutSeconds: config.timeoutSeconds }),
-        source,
-      });
+    const measurer: Measurer = remote?.measurer ?? local!.measurer;
     let noDevice: string | undefined;
     let interrupted = false;
     try {
@@ -335,7 +327,7 @@ export async function runSession(
       });
       interrupted = o.signal?.aborted ?? false;
       if (outcome.stop !== "time" && !interrupted) await db.finishRun(runId!);
-      const device = await cuda?.device();
+      const device = await local?.device?.();
       if (device && !device.ok) noDevice = device.message;
     } finally {
       await measurer.close?.();
