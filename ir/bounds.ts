@@ -375,13 +375,13 @@ export function loopValue(s: Stage, l: Loop, leafVar: Map<Loop, AExpr>): AExpr {
 }
 
 /** A symbolic interval: values in [lo, lo + w], lo an expression of fixed variables. */
-export interface SymInterval {
+interface SymInterval {
   lo: AExpr;
   w: number;
 }
 
 /** Symbolic interval of an index expression where `ranging` variables span [0, extent). */
-export function symInterval(e: AExpr, ranging: ReadonlyMap<string, number>): SymInterval {
+function symInterval(e: AExpr, ranging: ReadonlyMap<string, number>): SymInterval {
   switch (e.k) {
     case "int":
       return { lo: e, w: 0 };
@@ -423,7 +423,7 @@ export function atIndex(e: Expr, p: Stage, index: Expr[]): Expr {
   return rewrite(e, (y) => y.node.k === "var" ? map.get(y.node.v) : undefined);
 }
 
-export function hasLoad(e: Expr): boolean {
+function hasLoad(e: Expr): boolean {
   let found = false;
   rewrite(e, (x) => {
     if (x.node.k === "load") found = true;
@@ -432,7 +432,7 @@ export function hasLoad(e: Expr): boolean {
   return found;
 }
 
-export interface Region {
+interface Region {
   buf: string;
   mins: AExpr[];
   extents: number[];
@@ -441,7 +441,7 @@ export interface Region {
 }
 
 /** Row-major strides of a shape. */
-export function stridesOf(shape: number[]): number[] {
+function stridesOf(shape: number[]): number[] {
   const out = new Array(shape.length).fill(1);
   for (let i = shape.length - 2; i >= 0; i--) out[i] = out[i + 1] * shape[i + 1];
   return out;
