@@ -38,12 +38,12 @@ export { DEFAULTS } from "./ir/defaults.ts";
 // Spaces and strategies (search/, tuner/).
 export type { Strategy } from "./search/strategy.ts";
 export { defaultSpace } from "./search/sketch.ts";
-export { templateSpace } from "./search/templates.ts";
+export { templateSpace } from "./search/templates/registry.ts";
 export { replaySpaceFromFile } from "./search/replay.ts";
 export { ALL_CACHE_NAMES, KERNELTUNER_CACHE_NAMES } from "./datasets/cache_names.ts";
 export { createStrategy, STRATEGY_NAMES } from "./tuner/strategies.ts";
-export { fractionBand, type RunTrace } from "./search/compare.ts";
-export { compareFrame, runsFrame } from "./search/compare_frame.ts";
+export { fractionBand, type RunTrace } from "./search/comparison.ts";
+export { compareFrame, runsFrame } from "./search/comparison_frame.ts";
 // Tuning and comparing (tuner/).
 export { runSession } from "./tuner/session.ts";
 export { tune } from "./tuner/loop.ts";

@@ -15,8 +15,8 @@
 import { parseArgs } from "node:util";
 import { bootstrapMeanInterval } from "../search/bootstrap.ts";
 import { bayesianOptimization, type BayesOptOptions } from "../search/bo.ts";
-import { fractionAt } from "../search/compare.ts";
-import type { KnobSpace } from "../search/knobs.ts";
+import { fractionAt } from "../search/comparison.ts";
+import type { KnobSpace } from "../ir/knobs.ts";
 import { createStrategy, STRATEGY_NAMES } from "../tuner/strategies.ts";
 import { ALL_SPACES, type CandidateOf } from "../search/replay.ts";
 import type { Strategy } from "../search/strategy.ts";

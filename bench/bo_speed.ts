@@ -10,7 +10,7 @@
  * ```
  * @module
  */
-import { fractionAt } from "../search/compare.ts";
+import { fractionAt } from "../search/comparison.ts";
 import { runStrategy } from "../tuner/run_strategy.ts";
 import { type Acquisition, bayesianOptimization } from "../search/bo.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";

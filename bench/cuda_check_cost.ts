@@ -18,7 +18,7 @@ import { matmul } from "../ir/workloads.ts";
 import { CUDA_WORKER_PATH } from "../measure/cuda_runner.ts";
 import type { CudaReply, CudaRequest } from "../measure/cuda_worker.ts";
 import { writeReference } from "../measure/reference_cache.ts";
-import { signatureOf } from "../tuner/kernel.ts";
+import { signatureOf } from "../measure/kernel_source.ts";
 
 const STAND_IN = `#include <stdio.h>
 #include <stdlib.h>

@@ -29,7 +29,7 @@ import { scriptArgs } from "../cli/script.ts";
 import { createRemoteMeasurer } from "../remote/remote_measurer.ts";
 import { MACHINES_KEY } from "../remote/machine.ts";
 import { startRedis } from "../remote/testing.ts";
-import { LOCK_MS, STALLED_CHECK_MS } from "../remote/worker.ts";
+import { LOCK_MS, STALLED_CHECK_MS } from "../remote/queue_worker.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { traceOf } from "../ir/trace.ts";
@@ -104,7 +104,7 @@ export async function queueThroughput(jobs: number): Promise<{
 /** A `deno task worker` subprocess, with the count of its finished jobs. */
 function spawnWorker(url: string): { child: Deno.ChildProcess; jobs: () => number } {
   const child = new Deno.Command(Deno.execPath(), {
-    args: scriptArgs("cli/worker.ts", ["--queue", url]),
+    args: scriptArgs("cli/queue_worker.ts", ["--queue", url]),
     stdin: "null",
     stdout: "null",
     stderr: "piped",

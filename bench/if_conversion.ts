@@ -25,7 +25,12 @@ import { RecordsDB } from "../datasets/db.ts";
 import type { Trace } from "../ir/trace.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { createBuilder, createRunner, DEFAULT_FLAGS, type MeasureInput } from "../measure/mod.ts";
-import { kernelSource, referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
+import {
+  kernelSource,
+  referenceSource,
+  signatureOf,
+  toleranceOf,
+} from "../measure/kernel_source.ts";
 
 /** The flag measured. */
 export const FLAG = "-fno-tree-loop-if-convert";

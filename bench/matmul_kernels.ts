@@ -23,8 +23,8 @@ import { Schedule } from "../ir/schedule.ts";
 import { replayTrace } from "../ir/trace.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { createBuilder, createRunner } from "../measure/mod.ts";
-import { vectorLanes } from "../measure/cpu.ts";
-import { templateSpace } from "../search/templates.ts";
+import { vectorLanes } from "../ir/target_cpu.ts";
+import { templateSpace } from "../search/templates/registry.ts";
 
 /** The template points measured (knob values by name). */
 export const POINTS: Record<string, unknown>[] = [

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { fmaPeak, peakSource } from "./matmul_kernels.ts";
-import { vectorLanes } from "../measure/cpu.ts";
+import { vectorLanes } from "../ir/target_cpu.ts";
 
 Deno.test("the FMA peak's C uses vectors of the width asked, counting 2 flops per lane", () => {
   for (const lanes of [8, 16] as const) {

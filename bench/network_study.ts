@@ -32,7 +32,7 @@ import { type Network, NetworkError } from "../network/network.ts";
 import { extractTasks, type Task } from "../network/tasks.ts";
 import { randomWeights, type Weights } from "../network/weights.ts";
 import { svgToPNG, tuningCurveSVG } from "../plots/tuning_curve.ts";
-import { TEMPLATE_NAMES } from "../search/templates.ts";
+import { TEMPLATE_NAMES } from "../search/templates/registry.ts";
 import { estimateCurve, tuneNetwork } from "../tuner/network_tuning.ts";
 import { STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../tuner/strategies.ts";
 import { trialsUsed } from "../tuner/trials_used.ts";

@@ -47,12 +47,12 @@
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { median, RecordsDB } from "../datasets/db.ts";
-import { cpuFlags } from "../measure/cpu.ts";
+import { cpuFlags } from "../ir/target_cpu.ts";
 import { parseTrace, type Trace } from "../ir/trace.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder, exists, sha256Hex } from "../measure/builder.ts";
 import { howItEnded, outputWithin } from "../measure/subprocess.ts";
-import { kernelSource, signatureOf } from "../tuner/kernel.ts";
+import { kernelSource, signatureOf } from "../measure/kernel_source.ts";
 import { runSession } from "../tuner/session.ts";
 import { confirmedBest } from "../tuner/finalists.ts";
 import { nonNegativeInt, parseFlags, positiveInt, runCommand, UsageError } from "../cli/args.ts";

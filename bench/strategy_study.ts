@@ -12,7 +12,7 @@
  * ```
  * @module
  */
-import type { CompareManyOutput, CompareOutput } from "../search/compare.ts";
+import type { CompareManyOutput, CompareOutput } from "../search/comparison.ts";
 import { rankAcrossSpaces, rankTable } from "../search/score.ts";
 import { cacheName } from "../datasets/cache_names.ts";
 

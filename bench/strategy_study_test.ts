@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { CompareOutput } from "../search/compare.ts";
+import type { CompareOutput } from "../search/comparison.ts";
 import { studyTables } from "./strategy_study.ts";
 
 const row = (strategy: string, budget: number, mean_fraction: number) => ({

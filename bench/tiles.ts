@@ -8,7 +8,7 @@
  * per point and thread count: the median GFLOP/s over the rounds with its
  * quartiles, and the median and quartiles of its speed relative to the first
  * point, round by round. A point outside the template's space on this
- * machine (a register rule: `search/templates.ts`) is timed all the same and
+ * machine (a register rule: `search/templates/registry.ts`) is timed all the same and
  * marked.
  *
  * ```sh
@@ -25,8 +25,8 @@ import { pointOfValues } from "../ir/knobs.ts";
 import { type Summary, summary } from "../ir/stats.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
-import { kernelSource, signatureOf } from "../tuner/kernel.ts";
-import { TEMPLATE_NAMES, templateSpace } from "../search/templates.ts";
+import { kernelSource, signatureOf } from "../measure/kernel_source.ts";
+import { TEMPLATE_NAMES, templateSpace } from "../search/templates/registry.ts";
 import { DEFAULT_CACHE, PeerHarnesses } from "./peers.ts";
 
 const USAGE =

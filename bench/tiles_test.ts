@@ -4,7 +4,7 @@ import { ROOT } from "../cli/script.ts";
 import { UsageError } from "../cli/args.ts";
 import { pointOfValues } from "../ir/knobs.ts";
 import { createWorkload } from "../ir/workloads.ts";
-import { templateSpace } from "../search/templates.ts";
+import { templateSpace } from "../search/templates/registry.ts";
 import { parsePoint, tilesTable, tileStats } from "./tiles.ts";
 
 const KNOBS = [

@@ -36,7 +36,7 @@ import { randomSearch } from "../search/random.ts";
 import { createStrategy } from "../tuner/strategies.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import type { Strategy } from "../search/strategy.ts";
-import { defaultTemplate, templateSpace } from "../search/templates.ts";
+import { defaultTemplate, templateSpace } from "../search/templates/registry.ts";
 import { tune } from "../tuner/loop.ts";
 
 /**

@@ -5,12 +5,14 @@
  */
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { DatabaseError } from "../datasets/db.ts";
-import { laneOverride, LanesError } from "../measure/cpu.ts";
+import { laneOverride, LanesError } from "../ir/target_cpu.ts";
 import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
 import { checkWorkloadMemory } from "../ir/limits.ts";
 import { ALL_MATH, type MathKind, parseMath } from "../ir/gemm_math.ts";
-import { TEMPLATE_NAMES } from "../search/templates.ts";
-import { GPU_TEMPLATE_NAMES } from "../search/templates_gpu.ts";
+import { resolveTarget } from "../ir/target.ts";
+import { templateNamesOf } from "../search/target_space.ts";
+import { TEMPLATE_NAMES } from "../search/templates/registry.ts";
+import { GPU_TEMPLATE_NAMES } from "../search/templates/registry_gpu.ts";
 import { STRATEGY_NAMES, strategyHelp } from "../tuner/strategies.ts";
 import { DEFAULTS, RANGES } from "../ir/defaults.ts";
 
@@ -249,21 +251,22 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     if (v.queue === undefined) throw new UsageError("--machine needs --queue");
     args.machine = v.machine;
   }
-  if (args.queue !== undefined && args.target !== "cpu") {
+  if (!(TARGETS as readonly string[]).includes(args.target)) {
+    throw new UsageError(`Unknown target "${args.target}"; known: ${TARGETS.join(", ")}`);
+  }
+  const target = resolveTarget(args.target);
+  if (args.queue !== undefined && !target.host) {
     throw new UsageError("--queue measures target cpu only (workers build with gcc)");
   }
   if (v.race !== undefined) {
     args.race = positive(v.race, "--race");
     if (args.race < 1) throw new UsageError(`--race must be a factor >= 1, got ${v.race}`);
   }
-  if (!(TARGETS as readonly string[]).includes(args.target)) {
-    throw new UsageError(`Unknown target "${args.target}"; known: ${TARGETS.join(", ")}`);
-  }
   // nvcc builds one candidate per process and the CUDA runner times every repeat.
-  if (args.target === "cuda" && args.unity > 1) {
+  if (target.nvcc && args.unity > 1) {
     throw new UsageError("--unity: target cuda builds one candidate per nvcc process");
   }
-  if (args.flushL2 && !args.resume && args.target !== "cuda") {
+  if (args.flushL2 && !args.resume && !target.nvcc) {
     throw new UsageError("--flush-l2: only target cuda flushes the L2 cache between repeats");
   }
   if (v.math !== undefined) {
@@ -274,13 +277,13 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     }
   }
   for (const flag of ["math", "no-configs"] as const) {
-    if (given.includes(flag) && !args.resume && args.target !== "cuda") {
+    if (given.includes(flag) && !args.resume && !target.nvcc) {
       throw new UsageError(
         `--${flag}: only target cuda has GPU arithmetic and GEMM configurations`,
       );
     }
   }
-  if (args.target === "cuda" && args.race !== undefined) {
+  if (target.nvcc && args.race !== undefined) {
     throw new UsageError("--race: target cuda times every repeat (no racing on the GPU)");
   }
   if (!STRATEGY_NAMES.includes(args.strategy)) {
@@ -288,7 +291,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
       `Unknown strategy "${args.strategy}"; known: ${STRATEGY_NAMES.join(", ")}`,
     );
   }
-  const templates = args.target === "cuda" ? GPU_TEMPLATE_NAMES : TEMPLATE_NAMES;
+  const templates = templateNamesOf(target);
   if (args.template !== undefined && !templates.includes(args.template)) {
     throw new UsageError(
       `Unknown template "${args.template}" for target ${args.target}; known: ${

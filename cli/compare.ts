@@ -29,7 +29,7 @@ import {
   fractionOverWall,
   reachTable,
   type RunTrace,
-} from "../search/compare.ts";
+} from "../search/comparison.ts";
 import { runTrace } from "../tuner/run_strategy.ts";
 import {
   KNOB_STRATEGY_NAMES,

@@ -13,12 +13,8 @@
 import { DatabaseError } from "../datasets/db.ts";
 import { isPostgresUrl } from "../datasets/postgres_url.ts";
 import { openRecordsReader } from "../datasets/records_reader.ts";
-import {
-  EXPORT_FORMATS,
-  ExportError,
-  type ExportFormat,
-  type ExportOptions,
-} from "../datasets/export.ts";
+import { ExportError, type ExportOptions } from "../datasets/export_rows.ts";
+import { EXPORT_FORMATS, type ExportFormat } from "../datasets/formats/registry.ts";
 import { exportRecords } from "../tuner/export.ts";
 import { HelpRequest, oneLine, parseFlags, UsageError } from "./args.ts";
 import { checkOutputFile } from "./output.ts";

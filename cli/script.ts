@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * import { scriptArgs } from "./script.ts";
- * const args = scriptArgs("cli/worker.ts", ["--queue", "redis://127.0.0.1:6379"]);
+ * const args = scriptArgs("cli/queue_worker.ts", ["--queue", "redis://127.0.0.1:6379"]);
  * if (args[0] !== "run" || !args.includes("--config")) throw new Error();
  * ```
  * @module

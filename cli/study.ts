@@ -12,7 +12,7 @@ import { createWorkload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
 import { createRunner } from "../measure/runner.ts";
 import { median } from "../ir/stats.ts";
-import { referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
+import { referenceSource, signatureOf, toleranceOf } from "../measure/kernel_source.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { runSession } from "../tuner/session.ts";
 import { DEFAULTS } from "../ir/defaults.ts";

@@ -13,7 +13,7 @@
  * @module
  */
 import { DatabaseError } from "../datasets/db.ts";
-import { laneOverride, LanesError } from "../measure/cpu.ts";
+import { laneOverride, LanesError } from "../ir/target_cpu.ts";
 import { KernelTunerError } from "../datasets/kerneltuner.ts";
 import { ScheduleError, TraceError } from "../ir/errors.ts";
 import { parseTrace, replayTrace, type Trace } from "../ir/trace.ts";

@@ -35,7 +35,7 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { checkOutputFile } from "./output.ts";
 import type { MeasureResult } from "../measure/measurer.ts";
-import { TEMPLATE_NAMES } from "../search/templates.ts";
+import { TEMPLATE_NAMES } from "../search/templates/registry.ts";
 import { nonNegativeInt, parseFlags, positiveInt, runJsonCommand, UsageError } from "./args.ts";
 import { STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../tuner/strategies.ts";
 import { DEFAULTS } from "../ir/defaults.ts";

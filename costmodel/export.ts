@@ -15,7 +15,7 @@
  * ```
  * @module
  */
-import type { RowDescriber } from "../datasets/export.ts";
+import type { RowDescriber } from "../datasets/export_rows.ts";
 import { parseTrace } from "../ir/trace.ts";
 import { FEATURE_VERSION, FIXED_FEATURE_NAMES, fixedFeatures } from "./features.ts";
 

@@ -4,7 +4,7 @@ import { Schedule } from "../ir/schedule.ts";
 import { type Trace, traceOf } from "../ir/trace.ts";
 import { createWorkload, matmul } from "../ir/workloads.ts";
 import { defaultSpace } from "../search/sketch.ts";
-import { templateSpace } from "../search/templates.ts";
+import { templateSpace } from "../search/templates/registry.ts";
 import {
   clearFeatureCache,
   FEATURE_VERSION,

@@ -4,21 +4,21 @@ import { join } from "node:path";
 import { DuckDBInstance } from "npm:@duckdb/node-api@1.5.5-r.5";
 import { FEATURE_VERSION, FIXED_FEATURE_NAMES } from "../costmodel/features.ts";
 import { createWorkload } from "../ir/workloads.ts";
-import { templateSpace } from "../search/templates.ts";
+import { templateSpace } from "../search/templates/registry.ts";
 import { replaySpace } from "../search/replay.ts";
 import { main as exportMain, parseExportArgs, parseHoldout } from "../cli/export.ts";
 import { UsageError } from "../cli/args.ts";
 import { RecordsDB } from "./db.ts";
+import { exportRecords as exportPlain } from "./export.ts";
 import {
-  type AutoTVMRecord,
-  csvField,
   EXPORT_SCHEMA,
   ExportError,
-  exportRecords as exportPlain,
   type ExportRow,
   NO_FEATURES,
   testWorkloads,
-} from "./export.ts";
+} from "./export_rows.ts";
+import type { AutoTVMRecord } from "./formats/autotvm.ts";
+import { csvField } from "./formats/csv.ts";
 import { PARQUET_FEATURE_COLUMNS } from "../costmodel/export.ts";
 import { exportRecords, exportRows } from "../tuner/export.ts";
 import { ImportError, importKernelTunerCache, importRecords, parseCSV } from "./import.ts";
@@ -196,7 +196,7 @@ Deno.test("each format writes one row per measured candidate", async () => {
 
 Deno.test("a plain export of datasets/ carries no features and only declared knob spaces", async () => {
   await withFixture(async (db, dir) => {
-    const rows = (await import("./export.ts")).exportRows(db);
+    const rows = (await import("./export_rows.ts")).exportRows(db);
     assert.ok(
       rows.every((r) => r.features === null && r.feature_version === NO_FEATURES.featureVersion),
     );

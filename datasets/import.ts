@@ -41,7 +41,7 @@ import { ERROR_KINDS } from "../ir/error_kind.ts";
 import { canonicalJSON } from "../ir/trace.ts";
 import { tunebookVersion } from "./machine.ts";
 import type { ErrorKind, RecordsDB } from "./db.ts";
-import { EXPORT_SCHEMA, type ExportRow } from "./export.ts";
+import { EXPORT_SCHEMA, type ExportRow } from "./export_rows.ts";
 import {
   deviceOf,
   type KernelTunerCache,

@@ -39,7 +39,7 @@ export async function tunebookVersion(): Promise<string> {
  * The CPU model name: from /proc/cpuinfo, or from `lscpu` when reading
  * /proc needs permissions the process lacks (Deno 2.9 asks for
  * `--allow-all` to read /proc/cpuinfo); "unknown" when neither works.
- * `cpuInfo` in measure/cpu.ts reads the flags the same way; the layer order
+ * `cpuInfo` in ir/target_cpu.ts reads the flags the same way; the layer order
  * keeps measure/ and datasets/ from importing each other
  * (tests/layers_test.ts), so each has its own.
  */

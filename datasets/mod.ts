@@ -23,6 +23,14 @@ export {
   type WorkloadRow,
 } from "./db.ts";
 export * from "./export.ts";
+export * from "./export_rows.ts";
+export * from "./formats/autotvm.ts";
+export * from "./formats/csv.ts";
+export type * from "./formats/format.ts";
+export * from "./formats/jsonl.ts";
+export * from "./formats/kerneltuner.ts";
+export * from "./formats/parquet.ts";
+export * from "./formats/registry.ts";
 export * from "./import.ts";
 export * from "./kerneltuner.ts";
 export * from "./tables.ts";

@@ -33,7 +33,7 @@ import "npm:@uwdata/flechette@2.6.0";
 import { type ColumnTable, from, table } from "npm:arquero@8.0.3";
 import { RecordsDB } from "./db.ts";
 import { checkInteger, described } from "../ir/check.ts";
-import { type ExportOptions, exportRows } from "./export.ts";
+import { type ExportOptions, exportRows } from "./export_rows.ts";
 
 /**
  * One run's measured candidates as a table: `trial`, `trace_hash`, `knobs`
@@ -76,7 +76,7 @@ export function runTable(db: RecordsDB, runId: number): ColumnTable {
 }
 
 /**
- * The rows of an export (`datasets/export.ts`: every measured candidate of
+ * The rows of an export (`datasets/export_rows.ts`: every measured candidate of
  * the chosen runs, with run metadata and the split) as a table, one column
  * per field of `EXPORT_SCHEMA`, JSON columns as JSON text.
  */

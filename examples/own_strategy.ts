@@ -15,7 +15,7 @@ import {
   type RunTrace,
   type Strategy,
 } from "../mod.ts";
-import { type Candidate, type KnobSpace, type Observation } from "../search/mod.ts";
+import type { Candidate, KnobSpace, Observation } from "../search/mod.ts";
 import { runStrategy } from "../tuner/mod.ts";
 
 /** Random start, then the untried neighbours of the best point so far; a random point when none. */

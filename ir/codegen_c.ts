@@ -404,7 +404,7 @@ export interface CodegenOptions {
   /**
    * Floats per vector (default {@link VECTOR_LANES}, 16): 16 where the CPU
    * has AVX-512, 8 where it has AVX or AVX2 only (`vectorLanes()` in
-   * measure/cpu.ts picks it for the machine). A vectorized loop of extent 16
+   * ir/target_cpu.ts picks it for the machine). A vectorized loop of extent 16
    * is then two vectors; register tiles hold twice as many variables.
    */
   lanes?: VectorLanes;

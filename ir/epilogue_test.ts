@@ -6,7 +6,7 @@ import { traceOf } from "./trace.ts";
 import { createPrng } from "./prng.ts";
 import { Schedule } from "./schedule.ts";
 import { conv2d, matmul } from "./workloads.ts";
-import { templateSpace } from "../search/templates.ts";
+import { templateSpace } from "../search/templates/registry.ts";
 
 Deno.test("a conv2d-nchwc kernel with its bias and ReLU fused keeps its vector copy-out", () => {
   const w = conv2d(1, 32, 14, 14, 32, 3, 3, 1, 1);

@@ -26,11 +26,11 @@
 import { THREAD_AXES, type ThreadAxis } from "./ast.ts";
 import { ScheduleError } from "./errors.ts";
 import { limitMessage, LIMITS, splitLimitReason } from "./limits.ts";
-import { attachedExtents } from "./lower.ts";
+import { attachedExtents } from "./bounds.ts";
 import type { Prng } from "./prng.ts";
 import { checkPerfectTile, sampleCategorical, samplePerfectTile } from "./sampling.ts";
-import { type Annotation, holderIn, type LayoutDim, Loop, Stage } from "./stage.ts";
-import { bin, compute, Expr, IterVar, placeholder, rewrite, visitLoads } from "./te.ts";
+import { type Annotation, holderIn, type LayoutDim, Loop, readsOf, Stage } from "./stage.ts";
+import { bin, compute, Expr, IterVar, placeholder, rewrite } from "./te.ts";
 import { computeStages, type Workload } from "./workloads.ts";
 
 /** A reference to the value an earlier instruction produced. */
@@ -353,15 +353,6 @@ export class Schedule {
     const direct = this.stages.filter((s) => readsOf(s).includes(stage.name));
     return direct.flatMap((s) => s.attach.k === "inline" ? this.consumers(s) : [s]);
   }
-}
-
-/** Names of the tensors a stage's body reads. */
-export function readsOf(s: Stage): string[] {
-  const out: string[] = [];
-  visitLoads(s.body instanceof Expr ? s.body : s.body.body, (t) => {
-    if (!out.includes(t.name)) out.push(t.name);
-  });
-  return out;
 }
 
 type Handler = (

@@ -5,7 +5,7 @@
  * @module
  */
 import type { ThreadAxis } from "./ast.ts";
-import { Expr, type IterVar, type Reduce } from "./te.ts";
+import { Expr, type IterVar, type Reduce, visitLoads } from "./te.ts";
 
 /** A loop of a stage: a root axis, or the result of a split or fuse. */
 export class Loop {
@@ -160,4 +160,13 @@ export function holderIn(reader: Stage, c: Stage): { stage: Stage; loop: Loop } 
     x = x.attach.stage;
   }
   return undefined;
+}
+
+/** Names of the tensors a stage's body reads. */
+export function readsOf(s: Stage): string[] {
+  const out: string[] = [];
+  visitLoads(s.body instanceof Expr ? s.body : s.body.body, (t) => {
+    if (!out.includes(t.name)) out.push(t.name);
+  });
+  return out;
 }

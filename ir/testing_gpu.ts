@@ -24,7 +24,8 @@
 import type { ThreadAxis } from "./ast.ts";
 import { ScheduleError } from "./errors.ts";
 import { createPrng, type Prng } from "./prng.ts";
-import { readsOf, Schedule } from "./schedule.ts";
+import { Schedule } from "./schedule.ts";
+import { readsOf } from "./stage.ts";
 import { type GpuTarget, H100, verifyGpu } from "./target_gpu.ts";
 import { Expr } from "./te.ts";
 import { splitFactors } from "./testing.ts";

@@ -18,11 +18,11 @@
 
 import { join, resolve } from "node:path";
 import { type CompileOutcome, compilerVersionLine, runCompiler } from "./compile.ts";
-import { GCC_FLAGS, kernelCompiler } from "./cpu.ts";
+import { GCC_FLAGS, kernelCompiler } from "../ir/target_cpu.ts";
 import { HARNESS_C, HARNESS_VERSION, harnessFor } from "./harness.ts";
 import { DEFAULT_CACHE_BYTES, sweepCache, TMP_FOLDER, touch } from "./kernel_cache.ts";
 import { Semaphore } from "./semaphore.ts";
-import { LOADED_WALL_FACTOR } from "./worker_process.ts";
+import { LOADED_WALL_FACTOR } from "./cpu_worker_process.ts";
 import type { BuildInput, BuildResult } from "./types.ts";
 
 /**

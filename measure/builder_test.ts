@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createBuilder, truncateMessage } from "./builder.ts";
-import { kernelCompiler } from "./cpu.ts";
+import { kernelCompiler } from "../ir/target_cpu.ts";
 import { VADD_COMPILE_ERROR, VADD_GOOD, VADD_REFERENCE } from "./test_kernels.ts";
 
 /** A source gcc -O3 needs far longer than a second for (4^8 unrolled statements). */

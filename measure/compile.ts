@@ -16,7 +16,7 @@
  */
 import { howItEnded } from "./subprocess.ts";
 import { readProcFile } from "./_proc.ts";
-import { LOADED_CPU_SHARE, LOADED_WALL_FACTOR } from "./worker_process.ts";
+import { LOADED_CPU_SHARE, LOADED_WALL_FACTOR } from "./cpu_worker_process.ts";
 
 /** Outcome of {@link runCompiler}. */
 export interface CompileOutcome {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { cpuFlags, laneOverride, LanesError, registerFile, vectorLanes } from "./cpu.ts";
+import { cpuFlags, laneOverride, LanesError, registerFile, vectorLanes } from "../ir/target_cpu.ts";
 
 /** Runs `fn` with TUNEBOOK_LANES set to `value` (unset: undefined), restoring it after. */
 function withLanes(value: string | undefined, fn: () => void): void {

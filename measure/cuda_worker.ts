@@ -18,7 +18,7 @@
  * @module
  */
 import { pointerTable } from "./buffers.ts";
-import { compareOutputs } from "./compare.ts";
+import { compareOutputs } from "./output_check.ts";
 import { CUDA_MEASURE_SYMBOLS } from "./cuda_harness.ts";
 import {
   computeReference,

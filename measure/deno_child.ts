@@ -7,8 +7,8 @@
  * @example
  * ```ts
  * import { childDenoArgs } from "./deno_child.ts";
- * const args = childDenoArgs("worker.ts", ["{}"], { write: true });
- * if (args.at(-2) !== "worker.ts" || !args.includes("--allow-write")) throw new Error();
+ * const args = childDenoArgs("cpu_worker.ts", ["{}"], { write: true });
+ * if (args.at(-2) !== "cpu_worker.ts" || !args.includes("--allow-write")) throw new Error();
  * ```
  * @module
  */

@@ -12,7 +12,7 @@ import { Schedule } from "../ir/schedule.ts";
 import { replayTrace, type Trace } from "../ir/trace.ts";
 import type { Workload } from "../ir/workloads.ts";
 import type { KernelSignature } from "./types.ts";
-import { vectorLanes } from "./cpu.ts";
+import { vectorLanes } from "../ir/target_cpu.ts";
 
 /**
  * Source of a candidate, or why the trace cannot be instantiated. A source

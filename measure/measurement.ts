@@ -9,7 +9,7 @@
  */
 
 import { alignedFloat32, guardedFloat32, pointerTable } from "./buffers.ts";
-import { compareOutputs } from "./compare.ts";
+import { compareOutputs } from "./output_check.ts";
 import { fillUniform } from "./prng.ts";
 import { timeSymbolOf } from "./harness.ts";
 import type { WorkerReply, WorkerRequest } from "./protocol.ts";

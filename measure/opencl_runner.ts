@@ -38,7 +38,7 @@ import {
   OpenCLError,
   type OpenCLLibrary,
 } from "./_opencl_ffi.ts";
-import { compareOutputs } from "./compare.ts";
+import { compareOutputs } from "./output_check.ts";
 import { OPENCL_BUILD_PROBE, probeOpenCLBuild } from "./opencl_build_probe.ts";
 import { fillUniform } from "./prng.ts";
 

@@ -2,8 +2,10 @@
  * Replay as a {@link Measurer} (Kernel Tuner's simulation runner): each
  * candidate's knob vector is looked up in a table of recorded measurements,
  * and nothing is built or run. The caller builds the table, from a Kernel
- * Tuner cache (`search/replay.ts`) or from our own records
- * ({@link recordTable}); this module only looks up.
+ * Tuner cache (the recorded space of `search/replay.ts`, whose measurer is
+ * {@link replayMeasurer}) or from our own records ({@link recordTable}); this
+ * module only looks up. It is the one replay measurer: `search/` keeps the
+ * recorded space (the knob space and its lookups), never a measurer.
  *
  * A replayed result has one time (the recorded seconds per call) and zero
  * build and run seconds; an entry without seconds is a failure of its error
@@ -101,4 +103,33 @@ export function recordTable(
   const byKey = new Map<string, ReplayEntry>();
   for (const [knobs, entry] of records) byKey.set(knobs.join(","), entry);
   return { get: (knobs) => byKey.get(knobs.join(",")) ?? missing };
+}
+
+/** A recorded space as {@link replayMeasurer} reads it (`search/replay.ts`'s `ReplaySpace`). */
+export interface RecordedSpace {
+  /** Kernel and device, e.g. `"Xgemm on NVIDIA GeForce RTX 3090"`. */
+  name: string;
+  /** The recorded measurement of a point (a RangeError for a knob vector outside the space). */
+  evaluate(point: readonly number[]): ReplayEntry;
+}
+
+/**
+ * The measurer of a recorded space (`"replay:<name>"`), for the tuning loop:
+ * each candidate's knobs are the point it evaluates.
+ *
+ * @example
+ * ```ts
+ * import { replayMeasurer } from "./replay.ts";
+ * const m = replayMeasurer({
+ *   name: "toy",
+ *   evaluate: (p) => p[0] === 0 ? { errorKind: "none", seconds: 1e-3 } : { errorKind: "runtime_error" },
+ * });
+ * const [a] = await m.measure([{ knobs: [0] }]);
+ * if (m.name !== "replay:toy" || a.times[0] !== 1e-3) throw new Error();
+ * ```
+ */
+export function replayMeasurer(space: RecordedSpace): Measurer {
+  return createReplayMeasurer({ get: (knobs) => space.evaluate(knobs) }, {
+    name: `replay:${space.name}`,
+  });
 }

@@ -1,6 +1,6 @@
 /**
  * The runner: measures built kernels in a pool of long-lived worker processes
- * (see `worker.ts`), one request at a time per worker, so a crash or a hang
+ * (see `cpu_worker.ts`), one request at a time per worker, so a crash or a hang
  * only costs a fresh worker. Workers run contained (`containment.ts`: memory,
  * CPU time, no new processes, death with the tuner).
  *
@@ -29,7 +29,7 @@ import {
   LOADED_CPU_SHARE,
   type RequestLimits,
   WorkerProcess,
-} from "./worker_process.ts";
+} from "./cpu_worker_process.ts";
 import { DEFAULTS } from "../ir/defaults.ts";
 import { checkInteger, checkKnown, checkNumber, checkObject } from "../ir/check.ts";
 import type { WorkerLimits } from "./containment.ts";

@@ -10,7 +10,7 @@ import { createPrng } from "../ir/prng.ts";
 import { type Trace, traceOf } from "../ir/trace.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { defaultSpace } from "../search/sketch.ts";
-import { templateSpace } from "../search/templates.ts";
+import { templateSpace } from "../search/templates/registry.ts";
 
 function randomInput(net: Network, seed = 3): Float32Array {
   const x = new Float32Array(sizeOf(net.input.shape));

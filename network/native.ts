@@ -26,7 +26,7 @@ import { lower } from "../ir/lower.ts";
 import type { Schedule } from "../ir/schedule.ts";
 import { pointerTable } from "../measure/buffers.ts";
 import { createBuilder } from "../measure/builder.ts";
-import { kernelCompiler, LIBGOMP, vectorLanes } from "../measure/cpu.ts";
+import { kernelCompiler, LIBGOMP, vectorLanes } from "../ir/target_cpu.ts";
 
 /** A compiled kernel loaded into this process. */
 export interface NativeKernel {

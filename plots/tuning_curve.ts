@@ -101,7 +101,6 @@ export interface BandSeries {
   p75: number[];
 }
 
-/** An SVG tuning curve with the median line and the p25-p75 band of each series. */
 /** Throws a TypeError naming `series` unless it is a list of `{ label, <field> }` objects. */
 function checkSeries(series: unknown, field: string): void {
   const ok = Array.isArray(series) &&
@@ -112,6 +111,7 @@ function checkSeries(series: unknown, field: string): void {
   }
 }
 
+/** An SVG tuning curve with the median line and the p25-p75 band of each series. */
 export function bandCurveSVG(
   series: BandSeries[],
   options: CurveOptions & { x?: string } = {},

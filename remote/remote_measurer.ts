@@ -27,6 +27,7 @@
  * ```
  * @module
  */
+import { sameTarget } from "../ir/target.ts";
 import { Queue, QueueEvents } from "npm:bullmq@6.7.0";
 import { Redis } from "npm:ioredis@6.0.0";
 import type { Candidate } from "../ir/candidate.ts";
@@ -179,7 +180,7 @@ export function pickMachine(
 ): Announcement {
   const fresh = liveAnnouncements(values, o.staleMs);
   const fit = fresh.filter((a) =>
-    a.target === o.target && a.version === o.version && (!o.key || a.key === o.key)
+    sameTarget(a.target, o.target) && a.version === o.version && (!o.key || a.key === o.key)
   );
   const keys = [...new Set(fit.map((a) => a.key))];
   if (keys.length === 1) return fit.find((a) => a.key === keys[0])!;
@@ -190,7 +191,7 @@ export function pickMachine(
       }; choose one with --machine KEY`,
     );
   }
-  const other = fresh.filter((a) => a.target === o.target && a.version !== o.version);
+  const other = fresh.filter((a) => sameTarget(a.target, o.target) && a.version !== o.version);
   throw new NoWorkerError(
     `no worker for target ${o.target}${
       o.key ? ` machine ${o.key}` : ""

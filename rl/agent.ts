@@ -12,7 +12,7 @@
  * import { randomAgent } from "./agent.ts";
  * import { runEpisode } from "./train.ts";
  * import { ScheduleEnv } from "./env.ts";
- * import { KnobSpace } from "../search/knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * const space = new KnobSpace([{ name: "x", kind: "other", options: [1, 2, 3, 4] }]);
  * const env = new ScheduleEnv(space, (cs) => cs.map((c) => ({ candidate: c, errorKind: "none", seconds: c.knobs![0] + 1 })));
  * const agent = randomAgent({ observationSize: env.observationSize, actionSizes: env.actionSpace.sizes }, { seed: 1 });

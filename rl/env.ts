@@ -58,8 +58,8 @@
 import { featurize, knobFeatures } from "../costmodel/features.ts";
 import type { Featurizer } from "../costmodel/learned.ts";
 import { createPrng, type Prng } from "../ir/prng.ts";
-import type { Evaluator } from "../search/compare.ts";
-import type { KnobSpace, Point } from "../search/knobs.ts";
+import type { Evaluator } from "../search/comparison.ts";
+import type { KnobSpace, Point } from "../ir/knobs.ts";
 import type { ErrorKind } from "../measure/types.ts";
 import type { Candidate, CandidateOf, Observation } from "../search/strategy.ts";
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { ScheduleEnv } from "./env.ts";
-import { KnobSpace } from "../search/knobs.ts";
+import { KnobSpace } from "../ir/knobs.ts";
 import type { Candidate, Observation } from "../search/strategy.ts";
 import { FIXED_FEATURE_NAMES } from "../costmodel/features.ts";
-import { templateSpace } from "../search/templates.ts";
+import { templateSpace } from "../search/templates/registry.ts";
 import { createWorkload } from "../ir/workloads.ts";
 
 // Three knobs of 4, 3 and 2 options; seconds = 1 + sum of indices; x = 3 fails at run time.

@@ -29,14 +29,14 @@
  * @example
  * ```ts
  * import { rlStrategy } from "./presets.ts";
- * import { KnobSpace } from "../search/knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * const space = new KnobSpace([{ name: "x", kind: "other", options: [1, 2, 3] }]);
  * const s = rlStrategy("bandit-linucb", space, { seed: 1 });
  * if (s.propose(4).length !== 1) throw new Error();
  * ```
  * @module
  */
-import type { KnobSpace } from "../search/knobs.ts";
+import type { KnobSpace } from "../ir/knobs.ts";
 import type { CandidateOf } from "../search/strategy.ts";
 import { linUCBAgent, ppoBandit } from "./bandit.ts";
 import { dqnAgent } from "./dqn.ts";

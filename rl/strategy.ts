@@ -29,7 +29,7 @@
  * @module
  */
 import { createPrng } from "../ir/prng.ts";
-import type { KnobSpace, Point } from "../search/knobs.ts";
+import type { KnobSpace, Point } from "../ir/knobs.ts";
 import { freshPointSampler, knobIndex } from "../search/random.ts";
 import type { Candidate, CandidateOf, Observation, Strategy } from "../search/strategy.ts";
 import type { ActOptions, Agent, AgentSpec } from "./agent.ts";

@@ -9,7 +9,7 @@
  * import { runEpisode } from "./train.ts";
  * import { ScheduleEnv } from "./env.ts";
  * import { ppoAgent } from "./ppo.ts";
- * import { KnobSpace } from "../search/knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * const space = new KnobSpace([{ name: "x", kind: "other", options: [1, 2, 3, 4, 5] }]);
  * const env = new ScheduleEnv(space, (cs) => cs.map((c) => ({ candidate: c, errorKind: "none", seconds: 1 + Math.abs(c.knobs![0] - 3) })), { reward: "log-speedup" });
  * const agent = ppoAgent({ observationSize: env.observationSize, actionSizes: env.actionSpace.sizes }, { seed: 1 });
@@ -21,7 +21,7 @@
  */
 import type { ActOptions, Agent } from "./agent.ts";
 import type { ScheduleEnv, StartPolicy, StepInfo, StepResult } from "./env.ts";
-import type { Point } from "../search/knobs.ts";
+import type { Point } from "../ir/knobs.ts";
 
 /** Options of {@link runEpisode}. */
 export interface EpisodeOptions {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomAgent } from "./agent.ts";
 import { ScheduleEnv } from "./env.ts";
 import { runEpisode } from "./train.ts";
-import { KnobSpace } from "../search/knobs.ts";
+import { KnobSpace } from "../ir/knobs.ts";
 import type { Candidate } from "../search/strategy.ts";
 
 // One knob of 9 options; the fastest is index 6.

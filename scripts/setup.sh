@@ -18,7 +18,7 @@ DENO_VERSION="2.9.6"
 APT_PACKAGES=(gcc libc6-dev libgomp1 libxgboost0 libxgboost-dev jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev g++ libopenblas-dev libdnnl-dev libhalide14-0-dev redis-server postgresql)
 
 # On a CPU without AVX-512, TUNEBOOK_CC=clang-14 builds kernels 2-10x faster than gcc,
-# which keeps the generated code's 16-float vectors in memory there (measure/cpu.ts).
+# which keeps the generated code's 16-float vectors in memory there (ir/target_cpu.ts).
 if ! grep -qw avx512f /proc/cpuinfo 2>/dev/null; then
   APT_PACKAGES+=(clang-14 libomp-14-dev)
 fi

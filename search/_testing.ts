@@ -6,7 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { KnobSpace } from "./knobs.ts";
+import { KnobSpace } from "../ir/knobs.ts";
 import type { Candidate, Observation, Strategy } from "./strategy.ts";
 
 // A synthetic 4-knob space (8^4 = 4096 points) with a smooth cost and a known optimum at

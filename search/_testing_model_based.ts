@@ -6,7 +6,7 @@
  * @module
  */
 import type { CostModel, Sample } from "../costmodel/model.ts";
-import { KnobSpace } from "./knobs.ts";
+import { KnobSpace } from "../ir/knobs.ts";
 import type { Candidate } from "./strategy.ts";
 
 /** 4 knobs of 8 options. */

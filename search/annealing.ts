@@ -15,7 +15,7 @@
  * @example
  * ```ts
  * import { simulatedAnnealing } from "./annealing.ts";
- * import { KnobSpace } from "./knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * const space = new KnobSpace([
  *   { name: "x", kind: "other", options: [0, 1, 2, 3, 4, 5, 6, 7] },
  *   { name: "y", kind: "other", options: [0, 1, 2, 3, 4, 5, 6, 7] },
@@ -28,7 +28,7 @@
  * @module
  */
 import { createPrng } from "../ir/prng.ts";
-import type { KnobSpace, Point } from "./knobs.ts";
+import type { KnobSpace, Point } from "../ir/knobs.ts";
 import { freshPointSampler, knobIndex, observedCost } from "./random.ts";
 import type { Candidate, CandidateOf, Observation, Strategy } from "./strategy.ts";
 

@@ -19,7 +19,7 @@
  * ```ts
  * import { aucBandit } from "./auto.ts";
  * import { randomKnobSearch } from "./random.ts";
- * import { KnobSpace } from "./knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * const space = new KnobSpace([{ name: "x", kind: "other", options: [0, 1, 2, 3, 4, 5] }]);
  * const s = aucBandit(space, {
  *   seed: 1,
@@ -30,7 +30,7 @@
  * @module
  */
 import { createPrng } from "../ir/prng.ts";
-import type { KnobSpace } from "./knobs.ts";
+import type { KnobSpace } from "../ir/knobs.ts";
 import { freshPointSampler, knobIndex, observedCost } from "./random.ts";
 import type { Candidate, CandidateOf, Observation, Strategy } from "./strategy.ts";
 

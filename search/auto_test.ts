@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { aucBandit, aucCredit } from "./auto.ts";
-import type { KnobSpace, Point } from "./knobs.ts";
+import type { KnobSpace, Point } from "../ir/knobs.ts";
 import { createStrategy } from "../tuner/strategies.ts";
 import type { Candidate, Observation, Strategy } from "./strategy.ts";
 import { costOf, drive, fails, small, smallValid, space } from "./_testing.ts";

@@ -6,7 +6,7 @@ import { dualAnnealing, visitStep } from "./dual_annealing.ts";
 import { greedyIls } from "./greedy_ils.ts";
 import { particleSwarm } from "./pso.ts";
 import { randomKnobSearch } from "./random.ts";
-import type { KnobSpace } from "./knobs.ts";
+import type { KnobSpace } from "../ir/knobs.ts";
 import type { Strategy } from "./strategy.ts";
 import { drive, single, small, smallValid, space, study } from "./_testing.ts";
 import { createPrng } from "../ir/prng.ts";

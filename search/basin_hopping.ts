@@ -9,13 +9,13 @@
  * @example
  * ```ts
  * import { basinHopping } from "./basin_hopping.ts";
- * import { KnobSpace } from "./knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * const space = new KnobSpace([{ name: "x", kind: "other", options: [0, 1, 2, 3] }]);
  * if (basinHopping(space, { seed: 1 }).propose(4).length === 0) throw new Error();
  * ```
  * @module
  */
-import type { KnobSpace, Point } from "./knobs.ts";
+import type { KnobSpace, Point } from "../ir/knobs.ts";
 import {
   bestOfSample,
   greedyDescent,

@@ -33,7 +33,7 @@
  * @example
  * ```ts
  * import { bayesianOptimization } from "./bo.ts";
- * import { KnobSpace } from "./knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * const space = new KnobSpace([
  *   { name: "x", kind: "other", options: [0, 1, 2, 3, 4, 5, 6, 7] },
  *   { name: "y", kind: "other", options: [0, 1, 2, 3, 4, 5, 6, 7] },
@@ -48,7 +48,7 @@
  */
 import { createPrng } from "../ir/prng.ts";
 import { normalCdf, normalPdf, normalScores, PoolGP } from "./gp.ts";
-import type { KnobSpace, Point } from "./knobs.ts";
+import type { KnobSpace, Point } from "../ir/knobs.ts";
 import { freshPointSampler, knobIndex, observedCost } from "./random.ts";
 import { neighbourhood } from "./stepwise.ts";
 import type { Candidate, CandidateOf, Observation, Strategy } from "./strategy.ts";

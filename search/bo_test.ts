@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { bayesianOptimization, knobCoordinates, optionVectors } from "./bo.ts";
-import { KnobSpace } from "./knobs.ts";
+import { KnobSpace } from "../ir/knobs.ts";
 import { randomKnobSearch } from "./random.ts";
 import type { Observation } from "./strategy.ts";
 import { costOf, drive, single, small, smallValid, space, study } from "./_testing.ts";

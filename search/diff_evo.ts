@@ -11,14 +11,14 @@
  * @example
  * ```ts
  * import { differentialEvolution } from "./diff_evo.ts";
- * import { KnobSpace } from "./knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * const space = new KnobSpace([{ name: "x", kind: "other", options: [0, 1, 2, 3] }]);
  * if (differentialEvolution(space, { seed: 1 }).propose(4).length === 0) throw new Error();
  * ```
  * @module
  */
 import type { Prng } from "../ir/prng.ts";
-import type { KnobSpace, Point } from "./knobs.ts";
+import type { KnobSpace, Point } from "../ir/knobs.ts";
 import { type StepwiseOptions, stepwiseStrategy } from "./stepwise.ts";
 import type { Strategy } from "./strategy.ts";
 

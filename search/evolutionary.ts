@@ -8,7 +8,7 @@
  * @example
  * ```ts
  * import { evolutionarySearch } from "./evolutionary.ts";
- * import { KnobSpace } from "./knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * const space = new KnobSpace([
  *   { name: "x", kind: "other", options: [0, 1, 2, 3, 4, 5, 6, 7] },
  *   { name: "y", kind: "other", options: [0, 1, 2, 3, 4, 5, 6, 7] },
@@ -23,7 +23,7 @@
 import type { CostModel, Sample } from "../costmodel/model.ts";
 import { randomModel } from "../costmodel/random_model.ts";
 import { createPrng } from "../ir/prng.ts";
-import type { KnobSpace, Point } from "./knobs.ts";
+import type { KnobSpace, Point } from "../ir/knobs.ts";
 import { freshPointSampler, knobIndex, observedCost } from "./random.ts";
 import type { Candidate, CandidateOf, Observation, Strategy } from "./strategy.ts";
 import type { ValidityModel } from "./validity.ts";

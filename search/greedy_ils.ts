@@ -9,14 +9,14 @@
  * @example
  * ```ts
  * import { greedyIls } from "./greedy_ils.ts";
- * import { KnobSpace } from "./knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * const space = new KnobSpace([{ name: "x", kind: "other", options: [0, 1, 2, 3] }]);
  * const s = greedyIls(space, { seed: 1 });
  * if (s.propose(4).length === 0) throw new Error();
  * ```
  * @module
  */
-import type { KnobSpace, Point } from "./knobs.ts";
+import type { KnobSpace, Point } from "../ir/knobs.ts";
 import {
   bestOfSample,
   greedyDescent,

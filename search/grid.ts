@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * import { gridSearch } from "./grid.ts";
- * import { KnobSpace } from "./knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * const space = new KnobSpace([
  *   { name: "x", kind: "other", options: [1, 2, 3] },
  *   { name: "y", kind: "other", options: [1, 2] },
@@ -17,7 +17,7 @@
  * @module
  */
 import { createPrng, type Prng } from "../ir/prng.ts";
-import type { KnobSpace } from "./knobs.ts";
+import type { KnobSpace } from "../ir/knobs.ts";
 import type { Candidate, CandidateOf, Observation, Strategy } from "./strategy.ts";
 
 /** Options of {@link gridSearch}. */

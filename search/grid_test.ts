@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createPrng } from "../ir/prng.ts";
 import { gridSearch, lazyPermutation } from "./grid.ts";
-import { KnobSpace } from "./knobs.ts";
+import { KnobSpace } from "../ir/knobs.ts";
 import type { Candidate, Observation, Strategy } from "./strategy.ts";
 
 // A synthetic 4-knob space (8^4 = 4096 points) with a smooth cost and a known optimum at

@@ -17,14 +17,19 @@ export type { Candidate, Observation, Strategy } from "./strategy.ts";
 export { type DesignSpace, type Sketch, traceSpace } from "./space.ts";
 export { defaultSpace, sketchesOf, type SketchOptions } from "./sketch.ts";
 export { randomSearch, type RandomSearchOptions } from "./random.ts";
-export * from "./knobs.ts";
-export { defaultTemplate, TEMPLATE_NAMES, type TemplateSpace, templateSpace } from "./templates.ts";
+export * from "../ir/knobs.ts";
+export {
+  defaultTemplate,
+  TEMPLATE_NAMES,
+  type TemplateSpace,
+  templateSpace,
+} from "./templates/registry.ts";
 export { mutate, verify } from "./mutators.ts";
 export { evolutionaryTraceSearch } from "./evolutionary_traces.ts";
 export { type ReplaySpace, replaySpace, replaySpaceFromFile } from "./replay.ts";
-export { type CompareRow, compareRows, compareTable } from "./compare.ts";
-export { type FractionBand, fractionBand } from "./compare.ts";
-export { compareFrame, runsFrame } from "./compare_frame.ts";
+export { type CompareRow, compareRows, compareTable } from "./comparison.ts";
+export { type FractionBand, fractionBand } from "./comparison.ts";
+export { compareFrame, runsFrame } from "./comparison_frame.ts";
 export { modelBasedTuner } from "./model_based.ts";
 export { ALL_SPACES, type ReplayOptions } from "./replay.ts";
 export {
@@ -34,5 +39,5 @@ export {
   type ReachRow,
   reachRows,
   reachTable,
-} from "./compare.ts";
+} from "./comparison.ts";
 export { budgetScore, expectedRandomFraction, meanCurve, rankAcrossSpaces } from "./score.ts";

@@ -13,7 +13,7 @@
  * @example
  * ```ts
  * import { modelBasedTuner } from "./model_based.ts";
- * import { KnobSpace } from "./knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * import { randomModel } from "../costmodel/random_model.ts";
  * const space = new KnobSpace([{ name: "a", kind: "other", options: [1, 2, 3, 4] }]);
  * const s = modelBasedTuner(space, { seed: 1, model: randomModel(1), planSize: 2 });
@@ -23,7 +23,7 @@
  */
 import type { CostModel, Sample } from "../costmodel/model.ts";
 import { createPrng } from "../ir/prng.ts";
-import type { KnobSpace, Point } from "./knobs.ts";
+import type { KnobSpace, Point } from "../ir/knobs.ts";
 import { freshPointSampler, knobIndex, observedCost } from "./random.ts";
 import type { ValidityModel } from "./validity.ts";
 import {

@@ -9,13 +9,13 @@
  * @example
  * ```ts
  * import { particleSwarm } from "./pso.ts";
- * import { KnobSpace } from "./knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * const space = new KnobSpace([{ name: "x", kind: "other", options: [0, 1, 2, 3] }]);
  * if (particleSwarm(space, { seed: 1 }).propose(4).length === 0) throw new Error();
  * ```
  * @module
  */
-import type { KnobSpace } from "./knobs.ts";
+import type { KnobSpace } from "../ir/knobs.ts";
 import { latinHypercube, pointOfUnit } from "./diff_evo.ts";
 import { type StepwiseOptions, stepwiseStrategy } from "./stepwise.ts";
 import type { Strategy } from "./strategy.ts";

@@ -16,7 +16,7 @@
  * @module
  */
 import { createPrng, type Prng } from "../ir/prng.ts";
-import type { KnobSpace, Point } from "./knobs.ts";
+import type { KnobSpace, Point } from "../ir/knobs.ts";
 import type { DesignSpace } from "./space.ts";
 import type { Candidate, CandidateOf, Observation, Strategy } from "./strategy.ts";
 
@@ -56,7 +56,7 @@ export interface RandomKnobSearchOptions {
  * @example
  * ```ts
  * import { randomKnobSearch } from "./random.ts";
- * import { KnobSpace } from "./knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * const space = new KnobSpace([{ name: "unroll", kind: "annotate", options: [0, 1] }]);
  * const s = randomKnobSearch(space, { seed: 1 });
  * if (s.propose(4).length !== 2 || s.propose(1).length !== 0) throw new Error();

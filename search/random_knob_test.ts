@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createPrng } from "../ir/prng.ts";
-import { KnobSpace } from "./knobs.ts";
+import { KnobSpace } from "../ir/knobs.ts";
 import { freshPointSampler, knobIndex, observedCost, randomKnobSearch } from "./random.ts";
 import { drive, evaluate, single, small, smallValid, space, study } from "./_testing.ts";
 

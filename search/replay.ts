@@ -36,10 +36,8 @@ import {
 import { ALL_CACHE_NAMES, RECORDED_DIR, resolveCachePath } from "../datasets/cache_names.ts";
 import { checkObject, described } from "../ir/check.ts";
 import { limitMessage, LIMITS } from "../ir/limits.ts";
-import type { ErrorKind } from "../measure/types.ts";
-import type { Measurer } from "../measure/measurer.ts";
-import { createReplayMeasurer } from "../measure/replay.ts";
-import { KnobSpace, type Point } from "./knobs.ts";
+import type { ErrorKind } from "../ir/error_kind.ts";
+import { KnobSpace, type Point } from "../ir/knobs.ts";
 import type { Candidate, CandidateOf, Observation } from "./strategy.ts";
 
 export type { Candidate, CandidateOf, ErrorKind, KnobSpace, Observation, Point };
@@ -84,8 +82,6 @@ export interface ReplaySpace {
   evaluateIndex(index: number): ReplayResult;
   /** Replays candidates (each needs `knobs`) into observations. */
   measure(candidates: Candidate[]): Observation[];
-  /** The replay as a {@link Measurer} (`"replay:<name>"`), for the tuning loop. */
-  measurer: Measurer;
   /** Best (lowest) seconds over the whole cache. */
   optimum: number;
   /** A point with the best time. */
@@ -303,7 +299,6 @@ export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}
   const name = `${cache.kernelName} on ${deviceOf(cache)}`;
   return {
     name,
-    measurer: createReplayMeasurer({ get: evaluate }, { name: `replay:${name}` }),
     cache,
     space,
     evaluate,

@@ -10,6 +10,7 @@ import {
 } from "../datasets/kerneltuner.ts";
 import { createPrng } from "../ir/prng.ts";
 import { replaySpace, replaySpaceFromFile, resolveCachePath } from "./replay.ts";
+import { replayMeasurer } from "../measure/replay.ts";
 
 const loaded = new Map<string, Promise<KernelTunerCache>>();
 function cache(name: string): Promise<KernelTunerCache> {
@@ -53,9 +54,9 @@ Deno.test("the optimum is the lowest time of the cache, in seconds", async () =>
 
 Deno.test("a replay space's measurer answers each point with the cache's time, as its evaluate does", async () => {
   const r = replaySpace(await cache("pnpoly_RTX_3090"));
-  assert.equal(r.measurer.name, "replay:cn_pnpoly on NVIDIA GeForce RTX 3090");
+  assert.equal(replayMeasurer(r).name, "replay:cn_pnpoly on NVIDIA GeForce RTX 3090");
   const points = [r.optimumPoint, ...Array.from({ length: 50 }, (_, i) => r.space.point(i * 80))];
-  const results = await r.measurer.measure(points.map((knobs) => ({ knobs })));
+  const results = await replayMeasurer(r).measure(points.map((knobs) => ({ knobs })));
   results.forEach((m, i) => {
     const e = r.evaluate(points[i]);
     assert.equal(m.errorKind, e.errorKind);

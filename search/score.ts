@@ -22,7 +22,7 @@
  * ```
  * @module
  */
-import { fractionAt, type RunTrace } from "./compare.ts";
+import { fractionAt, type RunTrace } from "./comparison.ts";
 
 /**
  * Expected fraction of optimum (best / best found, 0 when nothing valid) of

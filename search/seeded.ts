@@ -18,7 +18,7 @@
  * ```ts
  * import { seededStrategy } from "./seeded.ts";
  * import { randomKnobSearch } from "./random.ts";
- * import { KnobSpace } from "./knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * const space = new KnobSpace([{ name: "x", kind: "other", options: [1, 2, 3, 4] }]);
  * const s = seededStrategy(randomKnobSearch(space, { seed: 1 }), [{}]);
  * const [first, second] = s.propose(2);

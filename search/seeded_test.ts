@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { KnobSpace } from "./knobs.ts";
+import { KnobSpace } from "../ir/knobs.ts";
 import { randomKnobSearch } from "./random.ts";
 import { seededStrategy } from "./seeded.ts";
 import type { Candidate, Observation, Strategy } from "./strategy.ts";

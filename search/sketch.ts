@@ -18,7 +18,8 @@
  * ```
  * @module
  */
-import { readsOf, type Schedule } from "../ir/schedule.ts";
+import type { Schedule } from "../ir/schedule.ts";
+import { readsOf } from "../ir/stage.ts";
 import { Expr } from "../ir/te.ts";
 import { computeStages, type Workload } from "../ir/workloads.ts";
 import { checkInteger, checkObject, checkWorkload, described } from "../ir/check.ts";

@@ -12,7 +12,7 @@
  * @example
  * ```ts
  * import { stepwiseStrategy } from "./stepwise.ts";
- * import { KnobSpace } from "./knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * const space = new KnobSpace([{ name: "x", kind: "other", options: [0, 1, 2, 3] }]);
  * // Walks x = 0, 1, 2, 3 in order, one evaluation at a time.
  * const s = stepwiseStrategy("walk", space, { seed: 1 }, function* () {
@@ -24,7 +24,7 @@
  * @module
  */
 import { createPrng, type Prng } from "../ir/prng.ts";
-import type { KnobSpace, Point } from "./knobs.ts";
+import type { KnobSpace, Point } from "../ir/knobs.ts";
 import { freshPointSampler, knobIndex, observedCost } from "./random.ts";
 import type { Candidate, CandidateOf, Observation, Strategy } from "./strategy.ts";
 

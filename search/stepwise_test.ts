@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { KnobSpace } from "./knobs.ts";
+import { KnobSpace } from "../ir/knobs.ts";
 import { bestOfSample, greedyDescent, neighbourhood, stepwiseStrategy } from "./stepwise.ts";
 import { costOf, drive, space } from "./_testing.ts";
 

@@ -16,7 +16,7 @@
  * @example
  * ```ts
  * import { validityClassifier } from "./validity.ts";
- * import { KnobSpace } from "./knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * const space = new KnobSpace([{ name: "block", kind: "other", options: [64, 128, 256, 512, 1024] }]);
  * const v = validityClassifier(space);
  * for (let i = 0; i < 5; i++) v.add([i], i < 3);
@@ -24,7 +24,7 @@
  * ```
  * @module
  */
-import type { KnobSpace, Point } from "./knobs.ts";
+import type { KnobSpace, Point } from "../ir/knobs.ts";
 
 /** Estimates how likely a point is to be valid, learned from measurements. */
 export interface ValidityModel {

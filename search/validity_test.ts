@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createPrng } from "../ir/prng.ts";
-import { KnobSpace } from "./knobs.ts";
+import { KnobSpace } from "../ir/knobs.ts";
 import { validityClassifier, validityFeatures } from "./validity.ts";
 
 // Threads per block: x * y must not exceed 256 (a product limit, as GPU spaces have).

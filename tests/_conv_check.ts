@@ -19,7 +19,7 @@ import {
   DEFAULT_FLAGS,
   type KernelSignature,
 } from "../measure/mod.ts";
-import { templateSpace } from "../search/templates.ts";
+import { templateSpace } from "../search/templates/registry.ts";
 
 const CACHE_DIR = fileURLToPath(new URL("../.cache/test-kernels", import.meta.url));
 

@@ -27,11 +27,11 @@ import { createPrng } from "../ir/prng.ts";
 import { Schedule } from "../ir/schedule.ts";
 import { assertTraceRoundTrip, newRandomScheduleStats, randomSchedule } from "../ir/testing.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
-import { templateSpace } from "../search/templates.ts";
+import { templateSpace } from "../search/templates/registry.ts";
 import { alignedFloat32, pointerTable } from "../measure/buffers.ts";
 import { createBuilder, createRunner, type KernelSignature } from "../measure/mod.ts";
 import { fillUniform } from "../measure/prng.ts";
-import { pinOpenMP } from "../measure/worker.ts";
+import { pinOpenMP } from "../measure/cpu_worker.ts";
 
 const SEED = Number(Deno.env.get("TB_PROPERTY_SEED") ?? 20261122);
 const PER_WORKLOAD = Number(Deno.env.get("TB_PROPERTY_COUNT") ?? 35);

@@ -11,7 +11,7 @@ import { evaluate } from "../ir/evaluate.ts";
 import { createPrng } from "../ir/prng.ts";
 import { pointOfValues, withDefaults } from "../ir/knobs.ts";
 import { conv2d, conv2dNCHWc, createWorkload } from "../ir/workloads.ts";
-import { defaultTemplate, templateSpace } from "../search/templates.ts";
+import { defaultTemplate, templateSpace } from "../search/templates/registry.ts";
 import { fromBlocked, toBlocked } from "../network/layout.ts";
 
 const random = (n: number, seed: number) => {

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { checkBothTargets, templateSource } from "./_conv_check.ts";
-import { templateSpace } from "../search/templates.ts";
+import { templateSpace } from "../search/templates/registry.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { compileSchedules } from "../network/native.ts";
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { readKernelTunerCache } from "../datasets/kerneltuner.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { replaySpace } from "../search/replay.ts";
-import { templateSpace } from "../search/templates.ts";
+import { templateSpace } from "../search/templates/registry.ts";
 
 const DIR = fileURLToPath(new URL("../data/conv2d_cpu/", import.meta.url));
 const LAYERS = ["conv1", "conv2", "conv3", "conv4"];

@@ -14,7 +14,7 @@ import { depthwiseConv2d } from "../ir/nn.ts";
 import { pointOfValues } from "../ir/knobs.ts";
 import { createPrng } from "../ir/prng.ts";
 import { createWorkload } from "../ir/workloads.ts";
-import { defaultTemplate, templateSpace } from "../search/templates.ts";
+import { defaultTemplate, templateSpace } from "../search/templates/registry.ts";
 import { fromBlocked, toBlocked } from "../network/layout.ts";
 import { compileSchedules } from "../network/native.ts";
 

@@ -47,7 +47,7 @@ class WorkerProc {
   readonly lines: string[] = [];
   constructor(url: string) {
     this.child = new Deno.Command(Deno.execPath(), {
-      args: scriptArgs("cli/worker.ts", ["--queue", url]),
+      args: scriptArgs("cli/queue_worker.ts", ["--queue", url]),
       env: SHARED_KERNEL_CACHE,
       stdin: "null",
       stdout: "null",

@@ -13,7 +13,8 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { EXPORT_FORMATS, EXPORT_SCHEMA } from "../datasets/export.ts";
+import { EXPORT_SCHEMA } from "../datasets/export_rows.ts";
+import { EXPORT_FORMATS } from "../datasets/formats/registry.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const read = (path: string) => Deno.readTextFileSync(join(ROOT, path));

@@ -19,7 +19,7 @@ import { conv2d, denseBiasRelu, matmul, type Workload } from "../ir/workloads.ts
 import { checkGpuSchedules, OpenCLRuntime } from "../measure/opencl_runner.ts";
 import { NVCC_FLAGS, parsePtxas } from "../measure/nvcc_builder.ts";
 import { gpuSpace } from "../search/sketch_gpu.ts";
-import { gpuTemplateSpace } from "../search/templates_gpu.ts";
+import { gpuTemplateSpace } from "../search/templates/registry_gpu.ts";
 
 /** Random schedules per workload kind. */
 const PER_KIND = 55;

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { runScript } from "./_cli.ts";
-import { cpuFlags } from "../measure/cpu.ts";
+import { cpuFlags } from "../ir/target_cpu.ts";
 
 Deno.test("a bad TUNEBOOK_LANES exits 2 with one line, before anything runs", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tb-lanes-" });

@@ -6,7 +6,8 @@
  * and fails on an import against the order of issue 14:
  *
  * ```
- * ir <- measure, datasets <- costmodel <- search <- rl <- network <- tuner <- remote <- cli, notebooks
+ * ir <- measure, datasets <- costmodel <- search <- rl <- network <- tuner <- remote <- cli, notebooks,
+ *   examples
  *   <- bench
  * ```
  *
@@ -18,6 +19,13 @@
  * (the public API gathers every layer), `tests/` and `*_test.ts` files (test code sits
  * above every layer: a codegen test may run a kernel through `measure/`). A folder not in
  * {@link LAYERS} is an error: place it in the order first.
+ *
+ * One exception narrows the order: `search/` does not import `measure/` (design spaces
+ * know a target's facts through `ir/target.ts`, and measurers are made above them).
+ *
+ * The target is one module (`ir/target.ts`): no other source file compares a value with a
+ * target name (`=== "cuda"`, `case "cpu":`) nor two targets (`run.target !== target`:
+ * `sameTarget`), checked by {@link targetComparisons}.
  *
  * Imports against the order today are listed in {@link ALLOWED_VIOLATIONS}; an import
  * against the order that is not listed fails, and so does a listed one that no longer
@@ -42,7 +50,7 @@ const LAYERS: Record<string, readonly string[]> = (() => {
       "tuner",
     ],
     ["remote"],
-    ["cli", "notebooks"],
+    ["cli", "notebooks", "examples"],
     ["bench"],
   ];
   const out: Record<string, string[]> = { plots: [] };
@@ -50,6 +58,8 @@ const LAYERS: Record<string, readonly string[]> = (() => {
     const below = order.slice(0, i).flat();
     for (const f of level) out[f] = i === 0 ? below : [...below, "plots"];
   });
+  // Design spaces ask ir/target.ts for a target's facts; measurers are made above search/.
+  out.search = out.search.filter((f) => f !== "measure");
   return out;
 })();
 
@@ -201,6 +211,33 @@ function findCycles(graph: Map<string, Set<string>>): string[] {
   return cycles;
 }
 
+/** The module where target names may be compared. */
+const TARGET_MODULE = "ir/target.ts";
+
+const TARGET_NAME = String.raw`(["'\`])(?:cpu|cuda|opencl|replay)`;
+const TARGET_COMPARISON = new RegExp(
+  String.raw`[!=]==\s*${TARGET_NAME}\1|${
+    TARGET_NAME.replace("(", "(?<q>")
+  }\k<q>\s*[!=]==|\bcase\s+${TARGET_NAME.replace("(", "(?<c>")}\k<c>\s*:` +
+    String.raw`|\.target\s*[!=]==\s*(?!undefined\b|null\b)[\w.]+`,
+  "g",
+);
+
+/**
+ * The comparisons of a value with a target name in a source (comments and JSDoc
+ * examples left out), as `line: text`; a tfjs backend check (`getBackend() !== "cpu"`)
+ * names no target and is skipped.
+ */
+function targetComparisons(src: string): string[] {
+  const lines = stripComments(src).split("\n");
+  const out: string[] = [];
+  lines.forEach((line, i) => {
+    if (/getBackend\(\)/.test(line)) return;
+    for (const m of line.matchAll(TARGET_COMPARISON)) out.push(`${i + 1}: ${m[0]}`);
+  });
+  return out;
+}
+
 /** Root-relative paths of the `.ts` files and notebooks, skipping hidden folders and packages. */
 async function sourceFiles(dir = ROOT): Promise<string[]> {
   const out: string[] = [];
@@ -331,4 +368,55 @@ Deno.test("checkLayers reports cycles between folders and folders outside the or
   // An allowlisted import is left out of the cycle search.
   const listed = checkLayers(edges, LAYERS, ["ir/a.ts -> search/b.ts"]);
   assert.deepEqual(listed.cycles, []);
+});
+
+Deno.test("checkLayers: search/ may not import measure/ (a target's facts come from ir/target.ts)", () => {
+  const r = checkLayers(
+    [
+      { from: "search/templates/registry.ts", to: "measure/runner.ts" },
+      { from: "search/templates/registry.ts", to: "ir/target.ts" },
+      { from: "tuner/session.ts", to: "measure/replay.ts" },
+    ],
+    LAYERS,
+    [],
+  );
+  assert.deepEqual(r.violations, ["search/templates/registry.ts -> measure/runner.ts"]);
+});
+
+Deno.test("targetComparisons finds a target name compared either way or as a case, not in comments", () => {
+  const src = [
+    'if (args.target === "cuda") x();',
+    "if ('cpu' !== kind) y();",
+    "switch (t) {",
+    '  case "replay":',
+    "}",
+    '// if (target === "opencl")',
+    'const name = "cuda";',
+    'if (tf.getBackend() !== "cpu") throw new Error();',
+    'if (mode === "cudagraph") z();',
+    "if (run.target !== target) continue;",
+    "if (o.target === undefined) return;",
+  ].join("\n");
+  assert.deepEqual(targetComparisons(src), [
+    '1: === "cuda"',
+    "2: 'cpu' !==",
+    '4: case "replay":',
+    "10: .target !== target",
+  ]);
+});
+
+Deno.test("no source file outside ir/target.ts compares a value with a target name", async () => {
+  const found: string[] = [];
+  let scanned = 0;
+  for (const file of await sourceFiles()) {
+    if (!file.endsWith(".ts") || exempt(file) || file === TARGET_MODULE) continue;
+    scanned++;
+    const hits = targetComparisons(await Deno.readTextFile(join(ROOT, file)));
+    found.push(...hits.map((h) => `${file}:${h}`));
+  }
+  assert.ok(scanned > 200, `only ${scanned} files scanned`);
+  assert.deepEqual(found, [], "ask resolveTarget (ir/target.ts) instead of comparing names");
+  // The target module itself does compare: the check would see it.
+  const own = targetComparisons(await Deno.readTextFile(join(ROOT, TARGET_MODULE)));
+  assert.ok(own.length > 0, "ir/target.ts compares no target name: is the pattern broken?");
 });

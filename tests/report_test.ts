@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
 import { join } from "node:path";
-import { kernelCompiler } from "../measure/cpu.ts";
+import { kernelCompiler } from "../ir/target_cpu.ts";
 
 function deno(script: string, args: string[], cwd: string) {
   return runScript(script, args, cwd, SHARED_KERNEL_CACHE);

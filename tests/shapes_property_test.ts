@@ -2,7 +2,7 @@
  * Every shape compiles: property test of the default CPU design spaces (the
  * sketch space of `search/sketch.ts`, with a mutant of each sample as
  * evolutionary search makes them, and every knob template of
- * `search/templates.ts` that schedules the workload) on shapes no tile
+ * `search/templates/registry.ts` that schedules the workload) on shapes no tile
  * divides: extents of 1, primes, a tiny extent beside a large one, for
  * matmul, dense and conv2d (stride 2, odd padding).
  *
@@ -10,7 +10,7 @@
  * `tune --unity` does) and matches the reference kernel on random inputs,
  * or is rejected before the build with a reason (a point outside a
  * template's restrictions, or a ScheduleError from replay or lowering, as
- * `tuner/kernel.ts` records it). A compile error is a failure of the test:
+ * `measure/kernel_source.ts` records it). A compile error is a failure of the test:
  * the generator is wrong, not the candidate. Each reference kernel is itself
  * checked against the interpreter `ir/evaluate.ts`. The runner's check puts
  * every buffer against an inaccessible guard page (`measure/buffers.ts`): a
@@ -37,11 +37,16 @@ import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { alignedFloat32, pointerTable } from "../measure/buffers.ts";
 import { createBuilder, createRunner } from "../measure/mod.ts";
 import { fillUniform } from "../measure/prng.ts";
-import { pinOpenMP } from "../measure/worker.ts";
+import { pinOpenMP } from "../measure/cpu_worker.ts";
 import { mutate } from "../search/mutators.ts";
 import { defaultSpace } from "../search/sketch.ts";
-import { templatesOf, templateSpace } from "../search/templates.ts";
-import { kernelSource, referenceSource, signatureOf, toleranceOf } from "../tuner/kernel.ts";
+import { templatesOf, templateSpace } from "../search/templates/registry.ts";
+import {
+  kernelSource,
+  referenceSource,
+  signatureOf,
+  toleranceOf,
+} from "../measure/kernel_source.ts";
 
 const SEED = Number(Deno.env.get("TB_SHAPES_SEED") ?? 20261124);
 const PER_SPACE = Number(Deno.env.get("TB_SHAPES_COUNT") ?? 4);

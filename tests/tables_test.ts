@@ -1,6 +1,6 @@
 /**
  * Arquero tables of records and comparisons (datasets/tables.ts,
- * search/compare_frame.ts) and their display (tuner/jupyter.ts).
+ * search/comparison_frame.ts) and their display (tuner/jupyter.ts).
  */
 import assert from "node:assert/strict";
 // arquero 8 asks for @uwdata/flechette ^2; 2.7 needs a package the npm registry lacks, so the
@@ -8,11 +8,11 @@ import assert from "node:assert/strict";
 import "npm:@uwdata/flechette@2.6.0";
 import { op, table } from "npm:arquero@8.0.3";
 import { RecordsDB } from "../datasets/db.ts";
-import { exportRows } from "../datasets/export.ts";
+import { exportRows } from "../datasets/export_rows.ts";
 import { recordsTable, runTable } from "../datasets/tables.ts";
 import { median } from "../ir/stats.ts";
-import { compareRows, type RunTrace } from "../search/compare.ts";
-import { compareFrame, runsFrame } from "../search/compare_frame.ts";
+import { compareRows, type RunTrace } from "../search/comparison.ts";
+import { compareFrame, runsFrame } from "../search/comparison_frame.ts";
 import { htmlTable, show } from "../tuner/jupyter.ts";
 
 /** A run of 4 candidates, 3 measured (one failed), and a second run of 1. */

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { exists } from "../measure/builder.ts";
-import { kernelCompiler } from "../measure/cpu.ts";
+import { kernelCompiler } from "../ir/target_cpu.ts";
 import { ROOT, runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
 
 const TUNE = join(ROOT, "cli/tune.ts");

@@ -195,7 +195,7 @@ Deno.test("tune --math limits the arithmetic, measures the GEMM configurations f
       const [c] = sql.prepare("SELECT knobs FROM candidates ORDER BY trial LIMIT 1").all() as {
         knobs: string | null;
       }[];
-      const { gemmPointOf, gpuTemplateSpace } = await import("../search/templates_gpu.ts");
+      const { gemmPointOf, gpuTemplateSpace } = await import("../search/templates/registry_gpu.ts");
       const t = gpuTemplateSpace("gemm-gpu", w, { math: ["fp32"] });
       assert.deepEqual(JSON.parse(c.knobs ?? "null"), gemmPointOf(t.space, first.values));
     } finally {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { RecordsDB } from "../datasets/db.ts";
 import type { Trace } from "../ir/trace.ts";
-import { type KernelSource, kernelSource } from "../tuner/kernel.ts";
+import { type KernelSource, kernelSource } from "../measure/kernel_source.ts";
 import { runSession } from "../tuner/session.ts";
 
 const FAULTS: KernelSource[] = [

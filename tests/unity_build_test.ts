@@ -18,7 +18,7 @@ import {
   VADD_SIGNATURE,
   VADD_WRONG,
 } from "../measure/test_kernels.ts";
-import { templateSpace } from "../search/templates.ts";
+import { templateSpace } from "../search/templates/registry.ts";
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "tb-unity-" });

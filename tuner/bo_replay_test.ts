@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { bayesianOptimization, type BayesOptOptions } from "../search/bo.ts";
 import { bootstrapMeanInterval } from "../search/bootstrap.ts";
-import { fractionAt } from "../search/compare.ts";
+import { fractionAt } from "../search/comparison.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
 import { expectedRandomFraction } from "../search/score.ts";
 import { runStrategy } from "./run_strategy.ts";

@@ -35,10 +35,10 @@ import {
   type ReachRow,
   reachRows,
   type RunTrace,
-} from "../search/compare.ts";
-import { runsFrame } from "../search/compare_frame.ts";
+} from "../search/comparison.ts";
+import { runsFrame } from "../search/comparison_frame.ts";
 import { budgetScore, meanCurve } from "../search/score.ts";
-import type { KnobSpace } from "../search/knobs.ts";
+import type { KnobSpace } from "../ir/knobs.ts";
 import type { CandidateOf, Strategy } from "../search/strategy.ts";
 import { knobKey, runStrategy, runTrace } from "./run_strategy.ts";
 import { createStrategy, KNOB_STRATEGY_NAMES } from "./strategies.ts";
@@ -135,9 +135,11 @@ export interface Comparison {
   scores: ColumnTable;
   /** Per strategy: evaluations to reach `fraction` of the optimum (`reachRows`). */
   reach: ColumnTable;
-  /** The same as plain data. */
+  /** `results` as plain rows. */
   rows: CompareRow[];
+  /** `reach` as plain rows. */
   reachRows: ReachRow[];
+  /** `scores` as a record: strategy name to its score (null where there is none). */
   scoreOf: Record<string, number | null>;
   /** The runs of each strategy, in seed order. */
   traces: Map<string, RunTrace[]>;

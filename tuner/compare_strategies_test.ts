@@ -3,7 +3,7 @@ import { openSpace } from "./open_space.ts";
 import { compareStrategies } from "./compare_strategies.ts";
 import { createStrategy } from "./strategies.ts";
 import { runStrategy } from "./run_strategy.ts";
-import { compareRows } from "../search/compare.ts";
+import { compareRows } from "../search/comparison.ts";
 import { createMemoryRecordStore } from "../datasets/memory_store.ts";
 
 Deno.test("compareStrategies gives the figures of the runs made one by one", async () => {

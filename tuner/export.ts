@@ -1,8 +1,8 @@
 /**
  * Export of a records database as training data, wired from every layer: the
- * rows and formats of `datasets/export.ts`, the fixed features of
+ * rows of `datasets/export_rows.ts` and formats of `datasets/formats/`, the fixed features of
  * `costmodel/export.ts` and the knob spaces of the knob templates
- * (`search/templates.ts`) for runs that store only a template name. This is
+ * (`search/templates/registry.ts`) for runs that store only a template name. This is
  * what `deno task export` writes and what mod.ts exports as `exportRecords`.
  *
  * @example
@@ -20,21 +20,20 @@
  * ```
  * @module
  */
+import { exportRecords as exportPlain, type ExportSummary } from "../datasets/export.ts";
 import {
-  type ExportFormat,
   type ExportOptions,
-  exportRecords as exportPlain,
   type ExportRow,
   exportRows as exportPlainRows,
-  type ExportSummary,
   type RowDescriber,
-} from "../datasets/export.ts";
+} from "../datasets/export_rows.ts";
+import type { ExportFormat } from "../datasets/formats/registry.ts";
 import type { RunRow, WorkloadRow } from "../datasets/db.ts";
 import type { RecordsReader } from "../datasets/records_reader.ts";
 import type { KnobSpace } from "../ir/knobs.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { featureDescriber } from "../costmodel/export.ts";
-import { defaultTemplate, templateSpace } from "../search/templates.ts";
+import { defaultTemplate, templateSpace } from "../search/templates/registry.ts";
 
 /** The knob space of a run's knob template (its config's `template`, else its workload's default). */
 export function templateSpaceOfRun(run: RunRow, w: WorkloadRow): KnobSpace | undefined {
@@ -48,7 +47,7 @@ export function templateSpaceOfRun(run: RunRow, w: WorkloadRow): KnobSpace | und
 /** The describer of a training export: fixed features and template knob spaces. */
 export const TRAINING_EXPORT: RowDescriber = featureDescriber(templateSpaceOfRun);
 
-/** `datasets/export.ts`'s `exportRows`, with features and template knob spaces by default. */
+/** `datasets/export_rows.ts`'s `exportRows`, with features and template knob spaces by default. */
 export function exportRows(db: RecordsReader, options: ExportOptions = {}): ExportRow[] {
   return exportPlainRows(db, { describe: TRAINING_EXPORT, ...options });
 }

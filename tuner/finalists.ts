@@ -45,6 +45,7 @@
  * ```
  * @module
  */
+import { sameTarget } from "../ir/target.ts";
 import type { RecordsDB } from "../datasets/db.ts";
 import { workloadKey } from "../datasets/db.ts";
 import { median } from "../ir/stats.ts";
@@ -103,7 +104,7 @@ export function finalistsOf(
   const fastest = new Map<string, Finalist>();
   const runs = o.runs ? o.runs.flatMap((id) => db.run(id) ?? []) : db.runs();
   for (const run of runs) {
-    if (run.target !== target || db.workload(run.workloadId)?.key !== key) continue;
+    if (!sameTarget(run.target, target) || db.workload(run.workloadId)?.key !== key) continue;
     for (const c of db.candidates(run.id)) {
       const s = c.result?.errorKind === "none" ? c.result.seconds : null;
       if (!s) continue;
@@ -285,7 +286,7 @@ export function confirmedBests(
     workloads.map((w) => [workloadKey(w.name, w.shape), { best: { trials: 0, confirmed: false } }]),
   );
   for (const run of db.runs()) {
-    if (run.target !== target || run.id > (o.upTo ?? Infinity)) continue;
+    if (!sameTarget(run.target, target) || run.id > (o.upTo ?? Infinity)) continue;
     const entry = byKey.get(db.workload(run.workloadId)!.key);
     if (!entry) continue;
     if (run.strategy === FINALISTS_STRATEGY) {

@@ -30,7 +30,7 @@
  * import { createMemoryRecordStore } from "../datasets/memory_store.ts";
  * import type { Measurer } from "../measure/measurer.ts";
  * import { gridSearch } from "../search/grid.ts";
- * import { KnobSpace } from "../search/knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * const space = new KnobSpace([{ name: "x", kind: "other", options: [1, 2, 3, 4] }]);
  * // A measurer that answers 1 + |x - 3| milliseconds: no kernel runs.
  * const measurer: Measurer = {

@@ -11,7 +11,7 @@ import {
   mbSpace as space,
   oracle,
 } from "../search/_testing_model_based.ts";
-import { KnobSpace } from "../search/knobs.ts";
+import { KnobSpace } from "../ir/knobs.ts";
 import { modelBasedTuner } from "../search/model_based.ts";
 import { randomKnobSearch } from "../search/random.ts";
 import { validityClassifier } from "../search/validity.ts";

@@ -21,6 +21,7 @@
  * ```
  * @module
  */
+import { recordTarget } from "../ir/target.ts";
 import { RecordsDB, workloadKey } from "../datasets/db.ts";
 import { sqliteRecordStore } from "../datasets/record_store.ts";
 import type { Workload } from "../ir/workloads.ts";
@@ -40,7 +41,7 @@ import { defaultSpace } from "../search/sketch.ts";
 import type { Candidate, Strategy } from "../search/strategy.ts";
 import type { Sample } from "../costmodel/model.ts";
 import { pointOfValues } from "../ir/knobs.ts";
-import { defaultTemplate, templatesOf, templateSpace } from "../search/templates.ts";
+import { defaultTemplate, templatesOf, templateSpace } from "../search/templates/registry.ts";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import { createStrategy, createTraceStrategy, STRATEGIES } from "./strategies.ts";
@@ -433,7 +434,7 @@ export function defaultScheduleCandidate(w: Workload): Candidate {
  * import { taskSeeds } from "./network_tuning.ts";
  * import { conv2dNCHWc } from "../ir/workloads.ts";
  * const w = conv2dNCHWc(1, 32, 14, 14, 64, 3, 3, 1, 1, 16, 16);
- * import { vectorLanes } from "../measure/cpu.ts";
+ * import { vectorLanes } from "../ir/target_cpu.ts";
  * const [untuned, rule] = taskSeeds(w, "xgb", ["conv2d-blocked"]);
  * if (untuned.knobs !== undefined) throw new Error();
  * // conv2d-blocked has a heuristic point only with 16-float vectors (AVX-512).
@@ -484,7 +485,7 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
   const transferring = o.transfer !== false && canTransfer(o.strategy);
   // Runs there before this session, newest first (their records can pretrain a task's model).
   const earlier = !transferring || o.warm === false ? [] : db.runs()
-    .filter((r) => r.target === "cpu" && !(r.id > (o.recordsUpTo ?? Infinity)))
+    .filter((r) => recordTarget(r.target)?.host === true && !(r.id > (o.recordsUpTo ?? Infinity)))
     .reverse();
   try {
     const warm: RecordedStart[] = Array.isArray(o.warm)

@@ -12,7 +12,7 @@ import {
   taskStrategy,
   tuneNetwork,
 } from "./network_tuning.ts";
-import { templateSpace } from "../search/templates.ts";
+import { templateSpace } from "../search/templates/registry.ts";
 import type { Sample } from "../costmodel/model.ts";
 import { RecordsDB } from "../datasets/db.ts";
 import { join } from "node:path";

@@ -20,6 +20,7 @@
  * ```
  * @module
  */
+import { replayMeasurer } from "../measure/replay.ts";
 import { existsSync } from "node:fs";
 import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
 import { checkWorkloadMemory } from "../ir/limits.ts";
@@ -40,9 +41,9 @@ import {
 import type { Sample } from "../costmodel/model.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
 import { expectedRandomFraction } from "../search/score.ts";
-import { type KnobSpace, pointOfValues } from "../search/knobs.ts";
+import { type KnobSpace, pointOfValues } from "../ir/knobs.ts";
 import type { CandidateOf } from "../search/strategy.ts";
-import { defaultTemplate, templateSpace } from "../search/templates.ts";
+import { defaultTemplate, templateSpace } from "../search/templates/registry.ts";
 import { DEFAULTS } from "../ir/defaults.ts";
 
 /** A space strategies are compared on ({@link openSpace}). */
@@ -51,7 +52,9 @@ export interface OpenedSpace {
   name: string;
   /** The string it was opened from. */
   spec: string;
+  /** The knob space strategies search. */
   space: KnobSpace;
+  /** Turns a knob point of `space` into the candidate the measurer takes. */
   candidateOf: CandidateOf;
   /** Measures candidates: the replay's lookup, or the native measurer (each knob point once). */
   measurer: Measurer;
@@ -203,7 +206,7 @@ export async function openSpace(
     nonPositiveTimes: replay.nonPositiveTimes,
     allowedCount: replay.allowedCount,
     replay,
-    measurer: replay.measurer,
+    measurer: replayMeasurer(replay),
     workload: { name: cacheName(spec), shape: [], flops: 0 },
     randomCurve: (lo, hi) => {
       const times: number[] = [];

@@ -15,10 +15,11 @@
  * ```ts
  * import { runStrategy } from "./run_strategy.ts";
  * import { replaySpaceFromFile } from "../search/replay.ts";
+ * import { replayMeasurer } from "../measure/replay.ts";
  * import { createStrategy } from "./strategies.ts";
  * const r = await replaySpaceFromFile("pnpoly_RTX_3090");
  * const sa = await createStrategy("sa", r.space, { seed: 1, candidateOf: r.candidateOf });
- * const run = await runStrategy(sa, r.measurer, { budget: 50 });
+ * const run = await runStrategy(sa, replayMeasurer(r), { budget: 50 });
  * console.log(run.evals, r.optimum / run.best.at(-1)!); // 50, fraction of optimum
  * ```
  * @module
@@ -28,7 +29,7 @@ import type { RunInfo, WorkloadInput } from "../datasets/db.ts";
 import { createMemoryRecordStore } from "../datasets/memory_store.ts";
 import type { RecordStore } from "../datasets/record_store.ts";
 import type { Measurer } from "../measure/measurer.ts";
-import type { Evaluator, RunTrace } from "../search/compare.ts";
+import type { Evaluator, RunTrace } from "../search/comparison.ts";
 import type { Strategy } from "../search/strategy.ts";
 import { candidateKey, type Measured, tune } from "./loop.ts";
 import { DEFAULTS } from "../ir/defaults.ts";

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { createMemoryRecordStore } from "../datasets/memory_store.ts";
 import { createStrategy, KNOB_STRATEGY_NAMES, TRANSFER_STRATEGIES } from "./strategies.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
+import { replayMeasurer } from "../measure/replay.ts";
 import type { Candidate, Observation, Strategy } from "../search/strategy.ts";
 import { runStrategy, runTrace } from "./run_strategy.ts";
 
@@ -54,7 +55,7 @@ Deno.test("a budget counts distinct evaluations, invalid ones included; re-propo
 Deno.test("runStrategy() through a replay's measurer gives the curve of its evaluator", async () => {
   const make = () =>
     createStrategy("ga", replay.space, { seed: 2, candidateOf: replay.candidateOf });
-  const a = await runStrategy(await make(), replay.measurer, { budget: 60 });
+  const a = await runStrategy(await make(), replayMeasurer(replay), { budget: 60 });
   const b = await runStrategy(await make(), evaluate, { budget: 60 });
   assert.deepEqual(a.best, b.best);
   assert.equal(a.evals, 60);
@@ -64,7 +65,7 @@ Deno.test("runStrategy() records every evaluation in the store it is given, and 
   const store = createMemoryRecordStore();
   const make = () =>
     createStrategy("sa", replay.space, { seed: 5, candidateOf: replay.candidateOf });
-  const run = await runStrategy(await make(), replay.measurer, {
+  const run = await runStrategy(await make(), replayMeasurer(replay), {
     budget: 40,
     store,
     run: { seed: 5, config: { space: "pnpoly_RTX_3090" } },
@@ -80,21 +81,22 @@ Deno.test("runStrategy() records every evaluation in the store it is given, and 
 Deno.test("runStrategy() resumes a run cut short to the curve of an uninterrupted one", async () => {
   const make = () =>
     createStrategy("bo", replay.space, { seed: 1, candidateOf: replay.candidateOf });
-  const whole = await runStrategy(await make(), replay.measurer, { budget: 50 });
+  const whole = await runStrategy(await make(), replayMeasurer(replay), { budget: 50 });
   const store = createMemoryRecordStore();
   let calls = 0;
+  const inner = replayMeasurer(replay);
   const failing = {
     name: "failing",
-    measure: (...args: Parameters<typeof replay.measurer.measure>) => {
+    measure: (...args: Parameters<typeof inner.measure>) => {
       if (++calls === 3) return Promise.reject(new Error("lost"));
-      return replay.measurer.measure(...args);
+      return inner.measure(...args);
     },
   };
   await assert.rejects(runStrategy(await make(), failing, { budget: 50, store }), /lost/);
   const [row] = await store.runs();
   assert.equal(row.status, "running");
   assert.ok((await store.counts(row.id)).measured < 50);
-  const resumed = await runStrategy(await make(), replay.measurer, {
+  const resumed = await runStrategy(await make(), replayMeasurer(replay), {
     budget: 50,
     store,
     runId: row.id,

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { budgetScore, expectedRandomFraction, meanCurve } from "../search/score.ts";
 import { createStrategy } from "./strategies.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
+import { replayMeasurer } from "../measure/replay.ts";
 import { runStrategy, type RunTrace } from "./run_strategy.ts";
 
 const LO = 25, HI = 100, SEEDS = 8;
@@ -23,7 +24,7 @@ for (const cache of ["pnpoly_RTX_3090", "resnet18_conv2_cpu"]) {
       const runs: RunTrace[] = [];
       for (let seed = 0; seed < SEEDS; seed++) {
         const s = await createStrategy(name, r.space, { seed, candidateOf: r.candidateOf });
-        runs.push(await runStrategy(s, r.measurer, { budget: HI }));
+        runs.push(await runStrategy(s, replayMeasurer(r), { budget: HI }));
       }
       const score = budgetScore(meanCurve(runs, r.optimum, LO, HI), random);
       assert.ok(score > 0, `${name} on ${cache}: score ${score.toFixed(3)}`);

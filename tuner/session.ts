@@ -8,24 +8,23 @@ import { DatabaseError, RecordsDB } from "../datasets/db.ts";
 import { printTrace, type Trace } from "../ir/trace.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
-import { createRunner } from "../measure/runner.ts";
 import { isTransient, type TimingOptions } from "../measure/types.ts";
 import type { Candidate, Strategy } from "../search/strategy.ts";
 import { type RecordStore, sqliteRecordStore } from "../datasets/record_store.ts";
 import { isPostgresUrl, loadPostgresStore } from "../datasets/postgres_url.ts";
 import type { Measurer } from "../measure/measurer.ts";
-import { createCudaMeasurer, cudaKernelSource } from "../measure/cuda.ts";
 import { priorCudaResults } from "../measure/cuda_prior.ts";
-import { type KernelSource, kernelSource } from "../measure/kernel_source.ts";
-import { createNativeMeasurer } from "../measure/native.ts";
+import type { KernelSource } from "../measure/kernel_source.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
 import { cacheName } from "../datasets/cache_names.ts";
+import { recordTarget, resolveTarget } from "../ir/target.ts";
 import { ALL_MATH, type MathKind } from "../ir/gemm_math.ts";
 import { gemmConfigs } from "../search/gemm_configs.ts";
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import type { Progress } from "./progress.ts";
 import { strategyFor, strategyProblem } from "./tune_strategy.ts";
+import { targetMeasurer, targetSource } from "./target_measurer.ts";
 import { DEFAULTS, inRange, RANGES } from "../ir/defaults.ts";
 import {
   checkBoolean,
@@ -318,7 +317,8 @@ export async function runSession(
         : o.workload ?? o.traces?.[0]?.workload;
       if (!w) throw new RangeError("A session needs a workload, traces or a space");
       const target = o.space !== undefined ? "replay" : o.target ?? DEFAULTS.tune.target;
-      if (o.flushL2 && target !== "cuda") {
+      const facts = resolveTarget(target);
+      if (o.flushL2 && !facts.nvcc) {
         throw new RangeError("flushL2: only target cuda flushes the L2 cache between repeats");
       }
       config = {
@@ -337,7 +337,7 @@ export async function runSession(
         timing: { ...DEFAULTS.tune.timing, ...o.timing },
         ...(o.flushL2 ? { flushL2: true } : {}),
         ...(o.math ? { math: o.math } : {}),
-        ...(target === "cuda" && !o.traces && o.configs !== false ? { configs: true } : {}),
+        ...(facts.nvcc && !o.traces && o.configs !== false ? { configs: true } : {}),
         traces: o.traces,
         ...(o.template ? { template: o.template } : {}),
       };
@@ -374,23 +374,8 @@ export async function runSession(
       background: config.overlap ?? false,
     });
     // Target cuda: nvcc builds the candidates, the C builder only the reference.
-    const source = recordingFailures(
-      o.source ?? (config.target === "cuda" ? (t) => cudaKernelSource(t) : kernelSource),
-    );
-    const cuda = config.target === "cuda"
-      ? createCudaMeasurer({
-        workload: workload!,
-        referenceBuilder: builder,
-        source,
-        cacheDir: cudaCacheDir(o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE")),
-        timeoutSeconds: config.timeoutSeconds,
-        timing: config.timing,
-        flushL2: config.flushL2 ?? false,
-        onBuilt: o.onBuilt,
-        // Identical CUDA measured before the run was resumed is not measured again.
-        ...(o.resume ? { prior: await priorCudaResults(await db.candidates(runId!), source) } : {}),
-      })
-      : undefined;
+    const target = resolveTarget(config.target);
+    const source = recordingFailures(o.source ?? targetSource(target));
     const remote = o.measurer
       ? await o.measurer({
         target: config.target,
@@ -399,6 +384,24 @@ export async function runSession(
         inputSeed: 0,
       })
       : undefined;
+    // The target's own measurer, unless the run measures on remote workers.
+    const local = remote ? undefined : targetMeasurer(target, {
+      workload,
+      replay,
+      builder,
+      source,
+      timing: config.timing,
+      timeoutSeconds: config.timeoutSeconds,
+      cuda: {
+        cacheDir: cudaCacheDir(o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE")),
+        flushL2: config.flushL2 ?? false,
+        onBuilt: o.onBuilt,
+        // Identical CUDA measured before the run was resumed is not measured again.
+        ...(o.resume && target.nvcc
+          ? { prior: await priorCudaResults(await db.candidates(runId!), source) }
+          : {}),
+      },
+    });
     if (!o.resume) {
       runId = await db.startRun({
         strategy: config.strategy,
@@ -413,19 +416,12 @@ export async function runSession(
         ),
         config: config as unknown as Record<string, unknown>,
         machine: remote?.machine ?? describeMachine(),
-        compiler: remote?.compiler ??
-          (replay ? `none (replay of ${replay.name})` : await (cuda ?? builder).describe()),
+        compiler: remote?.compiler ?? await local!.describe(),
         tunebookVersion: await tunebookVersion(),
       });
     }
     o.onStart?.(runId!);
-    const measurer: Measurer = remote?.measurer ?? replay?.measurer ?? cuda ??
-      createNativeMeasurer({
-        workload: workload!,
-        builder,
-        runner: createRunner({ timing: config.timing, timeoutSeconds: config.timeoutSeconds }),
-        source,
-      });
+    const measurer: Measurer = remote?.measurer ?? local!.measurer;
     let noDevice: string | undefined;
     let interrupted = false;
     try {
@@ -447,7 +443,7 @@ export async function runSession(
       });
       interrupted = o.signal?.aborted ?? false;
       if (outcome.stop !== "time" && !interrupted) await db.finishRun(runId!);
-      const device = await cuda?.device();
+      const device = await local?.device?.();
       if (device && !device.ok) noDevice = device.message;
     } finally {
       await measurer.close?.();
@@ -548,8 +544,12 @@ function storedConfig(path: string, runId: number, config: unknown): RunConfig {
     (!Array.isArray(c.math) || c.math.length === 0 ||
       !c.math.every((k) => (ALL_MATH as readonly string[]).includes(k)))
   ) bad("math");
-  const targets = typeof c.space === "string" ? ["replay"] : ["cpu", "cuda"];
-  if (typeof c.target !== "string" || !targets.includes(c.target)) bad("target");
+  // A replayed space is target replay; a workload's run is measured natively (cpu or cuda).
+  const target = recordTarget(String(c.target));
+  const tunable = target && (target.host || target.nvcc || target.replay);
+  if (!target || !tunable || (typeof c.space === "string") !== target.replay) {
+    bad("target");
+  }
   if (typeof c.timing !== "object" || c.timing === null) bad("timing");
   for (const k of ["number", "repeat", "minRepeatMs"] as const) {
     within(`timing.${k}`, k, (c.timing as Partial<TimingOptions>)[k]);

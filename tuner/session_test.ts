@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { RecordsDB } from "../datasets/db.ts";
 import type { Trace } from "../ir/trace.ts";
-import { kernelSource } from "./kernel.ts";
+import { kernelSource } from "../measure/kernel_source.ts";
 import {
   NothingToResumeError,
   ResumeConflictError,

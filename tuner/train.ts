@@ -17,7 +17,7 @@
  * import { trainAgent } from "./train.ts";
  * import { ScheduleEnv } from "../rl/env.ts";
  * import { ppoAgent } from "../rl/ppo.ts";
- * import { KnobSpace } from "../search/knobs.ts";
+ * import { KnobSpace } from "../ir/knobs.ts";
  * const space = new KnobSpace([{ name: "x", kind: "other", options: [1, 2, 3, 4, 5] }]);
  * const env = new ScheduleEnv(space, (cs) => cs.map((c) => ({ candidate: c, errorKind: "none", seconds: 1 + Math.abs(c.knobs![0] - 3) })), { reward: "log-speedup" });
  * const agent = ppoAgent({ observationSize: env.observationSize, actionSizes: env.actionSpace.sizes }, { seed: 1 });

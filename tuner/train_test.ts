@@ -5,7 +5,7 @@ import { randomAgent } from "../rl/agent.ts";
 import { ScheduleEnv } from "../rl/env.ts";
 import { ppoAgent } from "../rl/ppo.ts";
 import { runEpisode } from "../rl/train.ts";
-import { KnobSpace } from "../search/knobs.ts";
+import { KnobSpace } from "../ir/knobs.ts";
 import type { Candidate } from "../search/strategy.ts";
 import { trainAgent } from "./train.ts";
 

@@ -27,7 +27,7 @@
  * ```
  * @module
  */
-import type { KnobSpace } from "../search/knobs.ts";
+import type { KnobSpace } from "../ir/knobs.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
 import type { CandidateOf } from "../search/strategy.ts";
 import type { Agent, AgentSpec } from "../rl/agent.ts";

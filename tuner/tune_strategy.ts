@@ -35,14 +35,18 @@
 import type { KnobSpace } from "../ir/knobs.ts";
 import { gemmProblemOf } from "../ir/gemm_gpu.ts";
 import type { MathKind } from "../ir/gemm_math.ts";
+import { resolveTarget } from "../ir/target.ts";
 import type { Workload } from "../ir/workloads.ts";
 import { seededStrategy } from "../search/seeded.ts";
-import { defaultSpace } from "../search/sketch.ts";
-import { gpuSpace } from "../search/sketch_gpu.ts";
 import type { GemmConfigCandidate } from "../search/gemm_configs.ts";
 import type { Candidate, CandidateOf, Strategy } from "../search/strategy.ts";
-import { defaultTemplate, type TemplateSpace, templateSpace } from "../search/templates.ts";
-import { defaultGpuTemplate, gemmPointOf, gpuTemplateSpace } from "../search/templates_gpu.ts";
+import {
+  defaultTemplateOf,
+  targetSketchSpace,
+  targetTemplateSpace,
+} from "../search/target_space.ts";
+import type { TemplateSpace } from "../search/templates/registry.ts";
+import { gemmPointOf } from "../search/templates/registry_gpu.ts";
 import { createStrategy, createTraceStrategy, STRATEGIES, STRATEGY_NAMES } from "./strategies.ts";
 
 /** What picks a run's strategy. */
@@ -96,7 +100,8 @@ function plan(r: StrategyRequest): Plan {
   }
   if (!r.workload) return { problem: "A strategy needs a workload or a replayed space" };
   const workload = r.workload;
-  if (r.math !== undefined && r.target !== "cuda") {
+  const target = resolveTarget(r.target);
+  if (r.math !== undefined && !target.nvcc) {
     return {
       problem: `--math: only target cuda chooses its arithmetic (got --target ${r.target})`,
     };
@@ -116,8 +121,7 @@ function plan(r: StrategyRequest): Plan {
     return { sketches: workload };
   }
   if (e.traces && r.template === undefined) return { sketches: workload };
-  const cuda = r.target === "cuda";
-  const name = r.template ?? (cuda ? defaultGpuTemplate(workload) : defaultTemplate(workload));
+  const name = r.template ?? defaultTemplateOf(target, workload);
   if (name === undefined) {
     return {
       problem:
@@ -128,9 +132,7 @@ function plan(r: StrategyRequest): Plan {
   }
   try {
     return {
-      template: cuda
-        ? gpuTemplateSpace(name, workload, r.math ? { math: r.math } : {})
-        : templateSpace(name, workload),
+      template: targetTemplateSpace(target, name, workload, r.math ? { math: r.math } : {}),
     };
   } catch (e) {
     const flag = r.template === undefined ? "--strategy " + r.strategy : "--template " + name;
@@ -195,9 +197,11 @@ export async function strategyFor(
   if ("problem" in p) throw new RangeError(p.problem || "The replayed space is not open");
   let strategy: Strategy;
   if ("sketches" in p) {
-    const space = r.target === "cuda"
-      ? gpuSpace(p.sketches, r.math ? { math: r.math } : {})
-      : defaultSpace(p.sketches);
+    const space = targetSketchSpace(
+      resolveTarget(r.target),
+      p.sketches,
+      r.math ? { math: r.math } : {},
+    );
     strategy = createTraceStrategy(r.strategy, space, { seed: r.seed });
   } else {
     const t = p.template;

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { matmul } from "../ir/workloads.ts";
 import { cudaKernelSource } from "../measure/cuda.ts";
 import { gemmConfigs } from "../search/gemm_configs.ts";
-import { gpuTemplateSpace } from "../search/templates_gpu.ts";
+import { gpuTemplateSpace } from "../search/templates/registry_gpu.ts";
 import { configSeeds, strategyFor } from "./tune_strategy.ts";
 
 const w = matmul(1024, 1024, 1024);
