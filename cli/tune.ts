@@ -20,7 +20,7 @@ import { checkWorkloadMemory, LIMITS, mentionsLimit } from "../ir/limits.ts";
 import { createPrng } from "../ir/prng.ts";
 import { readBoundedText } from "../datasets/read_bounded.ts";
 import { HelpRequest, oneLine, parseTuneArgs, type TuneArgs, UsageError } from "./args.ts";
-import { watchRuns } from "./stop.ts";
+import { resumeCommand, watchRuns } from "./stop.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { strategyProblem } from "../tuner/tune_strategy.ts";
@@ -28,6 +28,7 @@ import {
   NoWorkerError,
   parseQueueUrl,
   QueueLostError,
+  QueueStoppedError,
   QueueUrlError,
 } from "../remote/connection.ts";
 import type { RemoteMeasurerModule } from "../remote/remote_types.ts";
@@ -120,6 +121,7 @@ function resumeOptions(args: TuneArgs): Partial<SessionOptions> {
 /** Runs the command; returns the exit status. */
 export async function main(argv: string[]): Promise<number> {
   let stop: ReturnType<typeof watchRuns> | undefined;
+  let runId: number | undefined;
   try {
     const args = parseTuneArgs(argv);
     const traces = args.trace ? await readTraceFile(args.trace) : undefined;
@@ -162,7 +164,10 @@ export async function main(argv: string[]): Promise<number> {
     const common: Partial<SessionOptions> & { db: string } = {
       db: args.db,
       signal: stop.signal,
-      onStart: stop.onStart,
+      onStart: (id) => {
+        runId = id;
+        stop?.onStart(id);
+      },
       onProgress: progress?.update,
       onBuilt: args.quiet ? undefined : (line: string) => {
         progress?.done();
@@ -175,6 +180,7 @@ export async function main(argv: string[]): Promise<number> {
             const m = await createRemoteMeasurer({
               url: queue,
               target: c.target,
+              signal: stop?.signal,
               ...(args.machine ? { machine: args.machine } : {}),
               // Seconds Redis may be unreachable mid-run before the run stops (default 10).
               ...(Number(Deno.env.get("TUNEBOOK_QUEUE_GRACE")) > 0
@@ -236,6 +242,16 @@ export async function main(argv: string[]): Promise<number> {
     if (e instanceof HelpRequest) {
       console.log(e.message);
       return 0;
+    }
+    if (e instanceof QueueStoppedError && stop && runId !== undefined) {
+      // The first Ctrl-C while jobs wait on the queue: stopped at once, nothing lost.
+      console.error(
+        `tune: run ${runId} stopped (${stop.reason()}) with jobs still on the queue; every ` +
+          `finished record is kept; resume with: ${
+            resumeCommand(parseTuneArgsQuiet(argv)?.db ?? "runs.db", runId)
+          } --queue URL`,
+      );
+      return stop.exitCode();
     }
     if (e instanceof QueueLostError) {
       console.error(
