@@ -13,6 +13,7 @@
  * @module
  */
 import { DatabaseError } from "../datasets/db.ts";
+import { DatabaseLostError } from "../datasets/postgres_url.ts";
 import { KernelTunerError } from "../datasets/kerneltuner.ts";
 import { ScheduleError, TraceError } from "../ir/errors.ts";
 import { parseTrace, replayTrace, type Trace } from "../ir/trace.ts";
@@ -252,6 +253,18 @@ export async function main(argv: string[]): Promise<number> {
           } --queue URL`,
       );
       return stop.exitCode();
+    }
+    if (e instanceof DatabaseLostError) {
+      const db = parseTuneArgsQuiet(argv)?.db ?? "URL";
+      const queue = parseTuneArgsQuiet(argv)?.queue !== undefined ? " --queue URL" : "";
+      console.error(
+        `tune: ${oneLine(e.message)}; every committed record is kept; ${
+          runId !== undefined
+            ? `once it is back, resume with: ${resumeCommand(db, runId)}${queue}`
+            : "nothing was started"
+        }`,
+      );
+      return 2;
     }
     if (e instanceof QueueLostError) {
       console.error(
