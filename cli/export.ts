@@ -12,6 +12,7 @@
  */
 import { DatabaseError } from "../datasets/db.ts";
 import { isPostgresUrl } from "../datasets/postgres_url.ts";
+import { checkStoredCandidates } from "../datasets/integrity.ts";
 import { openRecordsReader } from "../datasets/records_reader.ts";
 import {
   EXPORT_FORMATS,
@@ -137,6 +138,11 @@ export async function main(argv: string[]): Promise<number> {
     checkOutputFile(args.out, { flag: "--out", db: args.db });
     const db = await openRecordsReader(args.db);
     try {
+      // A trace that is not valid JSON, or not the one its hash names, is not exported.
+      for (const run of db.runs()) {
+        if (args.options.runs && !args.options.runs.includes(run.id)) continue;
+        await checkStoredCandidates(db.candidates(run.id), args.db);
+      }
       const s = await exportRecords(db, args.format, args.out, args.options);
       console.log(JSON.stringify({
         rows: s.rows,

@@ -94,6 +94,7 @@
  * @module
  */
 import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { ioCause } from "./io_errors.ts";
 import { dirname, resolve } from "node:path";
 import { createPrng } from "../ir/prng.ts";
 import { type Knob, KnobSpace } from "../ir/knobs.ts";
@@ -652,7 +653,8 @@ async function parquetBytes(
  * @param out path of the file to write
  * @param options runs to export and the train/test split
  * @returns rows and bytes written, and the split's sizes
- * @throws {ExportError} for an unknown format, run or holdout workload, or a bad fraction
+ * @throws {ExportError} for an unknown format, run or holdout workload, a bad fraction, or `out`
+ * that cannot be written (a full disk, read-only media)
  */
 export async function exportRecords(
   db: RecordsReader,
@@ -676,19 +678,30 @@ export async function exportRecords(
     data = ctx.map((c) => JSON.stringify(autotvmRecord(c.row, c.knobs, c.space)) + "\n").join("");
   }
   const full = resolve(out);
-  await mkdir(dirname(full), { recursive: true });
-  const tmp = `${full}.tmp-${Deno.pid}`;
+  const existing = await stat(full).catch(() => undefined);
   try {
-    await writeFile(tmp, data);
-    await rename(tmp, full);
+    if (existing && !existing.isFile() && !existing.isDirectory()) {
+      // A device or a pipe (/dev/stdout, /dev/full): written in place, never replaced by a file.
+      await writeFile(full, data);
+    } else {
+      await mkdir(dirname(full), { recursive: true });
+      const tmp = `${full}.tmp-${Deno.pid}`;
+      try {
+        await writeFile(tmp, data);
+        await rename(tmp, full);
+      } catch (e) {
+        await rm(tmp, { force: true });
+        throw e;
+      }
+    }
   } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
+    // A full disk, read-only media: one line naming the path and the cause.
+    throw new ExportError(`Cannot write "${out}": ${ioCause(e)}`);
   }
   const test = rows.filter((r) => r.split === "test");
   return {
     rows: rows.length,
-    bytes: (await stat(full)).size,
+    bytes: typeof data === "string" ? new TextEncoder().encode(data).length : data.length,
     path: out,
     format,
     train: rows.length - test.length,
