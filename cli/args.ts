@@ -5,6 +5,7 @@
  */
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { DatabaseError } from "../datasets/db.ts";
+import { mediaError } from "../datasets/io_errors.ts";
 import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
 import { checkWorkloadMemory } from "../ir/limits.ts";
 import { ALL_MATH, type MathKind, parseMath } from "../ir/gemm_math.ts";
@@ -475,7 +476,8 @@ export async function runJsonCommand(
  * Runs a command (of `import.meta.main`) on `Deno.args`. A
  * {@link HelpRequest} prints the usage on stdout and exits with status 0; a
  * {@link UsageError} or a `DatabaseError` (a bad flag, file or database)
- * prints `name: message` on stderr and exits with status 2; any other error
+ * prints `name: message` on stderr and exits with status 2, as does an error
+ * of full or read-only media (naming the path and the cause); any other error
  * propagates.
  *
  * @param name command name for messages, e.g. `"scheduler_replay"`
@@ -494,6 +496,11 @@ export async function runCommand(
     }
     if (e instanceof UsageError || e instanceof DatabaseError) {
       console.error(`${name}: ${oneLine(e.message)}`);
+      Deno.exit(2);
+    }
+    const media = mediaError(e); // a full disk, read-only media: the path and the cause
+    if (media) {
+      console.error(`${name}: ${oneLine(media)}`);
       Deno.exit(2);
     }
     throw e;

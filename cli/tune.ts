@@ -14,6 +14,7 @@
  */
 import { DatabaseError } from "../datasets/db.ts";
 import { DatabaseLostError } from "../datasets/postgres_url.ts";
+import { mediaError } from "../datasets/io_errors.ts";
 import { KernelTunerError } from "../datasets/kerneltuner.ts";
 import { ScheduleError, TraceError } from "../ir/errors.ts";
 import { parseTrace, replayTrace, type Trace } from "../ir/trace.ts";
@@ -284,6 +285,11 @@ export async function main(argv: string[]): Promise<number> {
       e instanceof QueueUrlError || e instanceof NoWorkerError
     ) {
       console.error(`tune: ${oneLine(e.message)}`);
+      return 2;
+    }
+    const media = mediaError(e); // a full disk, read-only media: the path and the cause
+    if (media) {
+      console.error(`tune: ${oneLine(media)}`);
       return 2;
     }
     throw e;

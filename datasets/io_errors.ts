@@ -84,3 +84,32 @@ export function unwritable(path: string): string | undefined {
     return ioCause(e);
   }
 }
+
+/** The errno names of full or read-only media: a command stops on them, exit 2. */
+const MEDIA = new Set(["ENOSPC", "EDQUOT", "EROFS", "EFBIG"]);
+
+/**
+ * For an error of full or read-only media (ENOSPC, EDQUOT, EROFS, EFBIG):
+ * the line a command prints, naming the operation's path and the cause
+ * (`"writefile 'rep/index.html': no space left on device (ENOSPC)"`);
+ * undefined for any other error.
+ *
+ * @example
+ * ```ts
+ * import { mediaError } from "./io_errors.ts";
+ * const e = new Error("No space left on device (os error 28): writefile 'rep/index.html'");
+ * if (mediaError(e) !== "writefile 'rep/index.html': no space left on device (ENOSPC)") {
+ *   throw new Error(mediaError(e));
+ * }
+ * if (mediaError(new Error("boom")) !== undefined) throw new Error();
+ * ```
+ */
+export function mediaError(e: unknown): string | undefined {
+  const code = ioCode(e);
+  if (!code || !MEDIA.has(code)) return undefined;
+  const message = e instanceof Error ? e.message : String(e);
+  // Deno: "No space left on device (os error 28): writefile 'PATH'"; Node: "ENOSPC: ..., write 'PATH'".
+  const where = /(?:\(os error \d+\)|E[A-Z]+: [^,]*), (.*)$/.exec(message)?.[1] ??
+    /\(os error \d+\): (.*)$/.exec(message)?.[1];
+  return where ? `${where}: ${ioCause(e)}` : ioCause(e);
+}

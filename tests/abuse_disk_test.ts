@@ -120,7 +120,7 @@ Deno.test("export --out /dev/full exits 2 naming the path and ENOSPC, and leaves
 
 Deno.test({
   name:
-    "on a full tmpfs, export and a new tune database exit 2 naming the path and ENOSPC, leaving no file",
+    "on a full tmpfs, export, report, tune (its database or its kernel cache there) exit 2 naming the path and ENOSPC",
   ignore: !mounts,
   async fn() {
     const dir = await Deno.makeTempDir();
@@ -158,6 +158,22 @@ Deno.test({
         dir,
       );
       assertOneLine(tuned, /^tune: .*"full\/t\.db".*no space left on device/, "tune");
+      const report = await cli("cli/report.ts", ["--db", "runs.db", "--out", "full/rep"], dir);
+      assertOneLine(
+        report,
+        /^report: .*full\/rep\/index\.html.*no space left on device \(ENOSPC\)$/,
+        "report",
+      );
+      // The kernel cache on the full disk, the database elsewhere.
+      const cached = await runScript(
+        "cli/tune.ts",
+        ["--workload", "matmul", "--shape", "16,16,16", "--trials", "2", "--quiet", "--db", "c.db"],
+        dir,
+        { TUNEBOOK_CACHE: join(full, "cache") },
+      );
+      assertOneLine(cached, /^tune: .*full\/cache\/.*no space left on device \(ENOSPC\)$/, "cache");
+      await Deno.remove(join(full, "rep"), { recursive: true }).catch(() => {});
+      await Deno.remove(join(full, "cache"), { recursive: true }).catch(() => {});
       const after = [...Deno.readDirSync(full)].map((e) => e.name).sort();
       assert.deepEqual(after, before, "a half-written export or an empty database left behind");
     } finally {
