@@ -498,13 +498,33 @@ export async function runCommand(
       console.error(`${name}: ${oneLine(e.message)}`);
       Deno.exit(2);
     }
-    const media = mediaError(e); // a full disk, read-only media: the path and the cause
+    const media = mediaError(e) ?? permissionDenied(e); // the path and the cause
     if (media) {
       console.error(`${name}: ${oneLine(media)}`);
       Deno.exit(2);
     }
     throw e;
   }
+}
+
+/**
+ * For a Deno permission refusal (`NotCapable`: a path, program or variable
+ * outside what the `deno task` grants): its message and what the tasks
+ * allow; undefined for any other error.
+ *
+ * @example
+ * ```ts
+ * import { permissionDenied } from "./args.ts";
+ * const e = new Deno.errors.NotCapable('Requires read access to "/data/runs.db"');
+ * if (!/\/data\/runs\.db.*deno task/.test(permissionDenied(e)!)) throw new Error();
+ * if (permissionDenied(new Error("x")) !== undefined) throw new Error();
+ * ```
+ */
+export function permissionDenied(e: unknown): string | undefined {
+  if (!(e instanceof Deno.errors.NotCapable)) return undefined;
+  return `${e.message.replace(/, run again with.*$/, "")}: the deno task reads and writes only ` +
+    `the repository, /tmp and the system's files, and runs only the compilers and helpers it ` +
+    `needs (README, "Permissions"); for other paths run the script with deno run and your flags`;
 }
 
 /**

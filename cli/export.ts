@@ -21,7 +21,7 @@ import {
   type ExportOptions,
 } from "../datasets/export.ts";
 import { exportRecords } from "../tuner/export.ts";
-import { HelpRequest, oneLine, parseFlags, UsageError } from "./args.ts";
+import { HelpRequest, oneLine, parseFlags, permissionDenied, UsageError } from "./args.ts";
 import { checkOutputFile } from "./output.ts";
 
 /** Usage text of `export`. */
@@ -132,7 +132,7 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`--db "${args.db}" is not a file`);
       }
     } catch (e) {
-      if (e instanceof UsageError) throw e;
+      if (e instanceof UsageError || e instanceof Deno.errors.NotCapable) throw e;
       throw new UsageError(`--db "${args.db}": no such records database`);
     }
     checkOutputFile(args.out, { flag: "--out", db: args.db });
@@ -164,6 +164,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (e instanceof UsageError || e instanceof ExportError || e instanceof DatabaseError) {
       console.error(`export: ${oneLine(e.message)}`);
+      return 2;
+    }
+    const denied = permissionDenied(e);
+    if (denied) {
+      console.error(`export: ${oneLine(denied)}`);
       return 2;
     }
     throw e;

@@ -21,7 +21,14 @@ import { parseTrace, replayTrace, type Trace } from "../ir/trace.ts";
 import { checkWorkloadMemory, LIMITS, mentionsLimit } from "../ir/limits.ts";
 import { createPrng } from "../ir/prng.ts";
 import { readBoundedText } from "../datasets/read_bounded.ts";
-import { HelpRequest, oneLine, parseTuneArgs, type TuneArgs, UsageError } from "./args.ts";
+import {
+  HelpRequest,
+  oneLine,
+  parseTuneArgs,
+  permissionDenied,
+  type TuneArgs,
+  UsageError,
+} from "./args.ts";
 import { resumeCommand, watchRuns } from "./stop.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { stderrProgress } from "../tuner/progress.ts";
@@ -287,7 +294,7 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`tune: ${oneLine(e.message)}`);
       return 2;
     }
-    const media = mediaError(e); // a full disk, read-only media: the path and the cause
+    const media = mediaError(e) ?? permissionDenied(e); // the path and the cause
     if (media) {
       console.error(`tune: ${oneLine(media)}`);
       return 2;
