@@ -121,6 +121,8 @@ export async function createRemoteMeasurer(o: RemoteMeasurerOptions): Promise<Re
    */
   const sent = new Map<string, { name: string; data: MeasureJob; opts: { jobId: string } }>();
   const checkMs = o.checkSeconds !== undefined ? o.checkSeconds * 1000 : 1000;
+  /** Consecutive looks that found a job missing, by id. */
+  const missing = new Map<string, number>();
   let checking = false;
   let lastCheck = Date.now();
   const checkJobs = async () => {
@@ -132,19 +134,29 @@ export async function createRemoteMeasurer(o: RemoteMeasurerOptions): Promise<Re
       if (ids.length === 0) return;
       const pipe = redis.pipeline();
       for (const id of ids) {
-        pipe.hmget(queue.toKey(id), "finishedOn", "returnvalue", "failedReason");
+        // `timestamp` is set when a job is added: absent, the job's hash is gone.
+        pipe.hmget(queue.toKey(id), "timestamp", "finishedOn", "returnvalue", "failedReason");
       }
       const answers = (await pipe.exec()) ?? [];
       const lost: string[] = [];
       ids.forEach((id, i) => {
         const [err, value] = answers[i] ?? [new Error("no answer"), null];
         if (err) return;
-        const [finishedOn, returnvalue, failedReason] = value as (string | null)[];
-        if (finishedOn === null && returnvalue === null && failedReason === null) lost.push(id);
-        else if (finishedOn !== null && returnvalue !== null) completed(id, returnvalue);
+        const [timestamp, finishedOn, returnvalue, failedReason] = value as (string | null)[];
+        if (timestamp === null) {
+          // Missing twice in a row: a finished job is removed at once (removeOnComplete), and
+          // its event may still be on its way at the first look.
+          const misses = (missing.get(id) ?? 0) + 1;
+          missing.set(id, misses);
+          if (misses >= 2) lost.push(id);
+          return;
+        }
+        missing.delete(id);
+        if (finishedOn !== null && returnvalue !== null) completed(id, returnvalue);
         else if (finishedOn !== null && failedReason !== null) failed(id, failedReason);
       });
       const again = lost.filter((id) => waiting.has(id)).map((id) => sent.get(id)!);
+      for (const id of lost) missing.delete(id);
       if (again.length) {
         await queue.addBulk(again);
         o.onWaiting?.(

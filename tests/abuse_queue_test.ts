@@ -201,6 +201,8 @@ Deno.test({
       assert.equal(status.code, 130, stderr);
       assert.ok(Date.now() - sent < 10_000, `${Date.now() - sent} ms to stop`);
       assert.match(stderr, /resume with: deno task tune --resume --run 1 --db .* --queue URL/);
+      // Jobs waiting for a worker are on the queue: none vanished, none sent again.
+      assert.doesNotMatch(stderr, /vanished/);
       const got = records(db);
       assert.equal(got.status, "running");
       assert.ok(got.kinds.includes("missing"), "no job was waiting");
