@@ -12,7 +12,7 @@
 
 import { median } from "../ir/stats.ts";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
-import { mkdirSync, rmSync, statSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { ERROR_KINDS, type ErrorKind, isTransient } from "../ir/error_kind.ts";
 import {
@@ -283,8 +283,27 @@ function fileInTheWay(dir: string): string | undefined {
 }
 
 /** Creates the parent directory of `path`, explaining a failure in plain words. */
-/** Removes the files of a database that {@link RecordsDB.open} began to create and could not. */
+/**
+ * Removes the files of a database that {@link RecordsDB.open} began to create
+ * and could not: only when the file is still empty or carries tunebook's mark
+ * (a file another program made meanwhile stays as it is).
+ */
 function removeNew(path: string): void {
+  let ours = false;
+  try {
+    const fd = openSync(path, "r");
+    const head = new Uint8Array(72);
+    let n = 0;
+    try {
+      n = readSync(fd, head, 0, 72, 0);
+    } finally {
+      closeSync(fd);
+    }
+    ours = n === 0 || (n === 72 && new DataView(head.buffer).getUint32(68) === APPLICATION_ID);
+  } catch {
+    ours = false; // nothing there, or unreadable: left alone
+  }
+  if (!ours) return;
   for (const p of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) {
     try {
       rmSync(p, { force: true });
