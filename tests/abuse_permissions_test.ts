@@ -1,8 +1,9 @@
 /**
  * Abuse tests of the tasks' permissions (issue 41, item 9): every `deno
- * task` that runs a command grants scoped reads, writes, programs and system
- * information (not `-A` in effect), the network only where a queue or
- * database URL is taken; the tasks still work (`--help` and a small real
+ * task` that runs a command grants scoped reads, writes, programs (but for
+ * tune and reproduce, whose CUDA worker Deno starts with LD_LIBRARY_PATH only
+ * under an unscoped --allow-run) and system information (not `-A` in
+ * effect), the network only where a queue or database URL is taken; the tasks still work (`--help` and a small real
  * run through `deno task`), and a path outside what they grant exits 2 with
  * one line naming it.
  */
@@ -25,6 +26,16 @@ function grant(task: string, name: string): string | undefined {
   return m ? (m[2] ?? "") : undefined;
 }
 
+function onPath(name: string): boolean {
+  return (Deno.env.get("PATH") ?? "").split(":").some((d) => {
+    try {
+      return d !== "" && Deno.statSync(join(d, name)).isFile;
+    } catch {
+      return false;
+    }
+  });
+}
+
 async function task(args: string[], env: Record<string, string> = {}) {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["task", "-q", "--config", join(ROOT, "deno.json"), ...args],
@@ -44,8 +55,11 @@ Deno.test("every command task scopes reads, writes, programs and system informat
       assert.ok(grant(t, name) !== "", `${t}: --allow-${name} unscoped`);
     }
     const run = grant(t, "run");
-    assert.ok(run !== "", `${t}: --allow-run unscoped`);
-    if (run !== undefined) {
+    // tune and reproduce start the CUDA worker with LD_LIBRARY_PATH set, which Deno allows
+    // only with an unscoped --allow-run.
+    if (t === "tune" || t === "reproduce") assert.equal(run, "", `${t}: --allow-run`);
+    else assert.ok(run !== "", `${t}: --allow-run unscoped`);
+    if (run) {
       assert.match(run, /(^|,)gcc(,|$)/, `${t}: no gcc`);
       // Workers are the running deno binary, by its resolved path (a PATH name would not match).
       assert.match(
@@ -89,6 +103,16 @@ Deno.test("the scoped tasks run: --help for each, a small tune, export and repor
     assert.equal(JSON.parse(exported.stdout).rows, 2);
     const report = await task(["report", "--db", db, "--out", join(dir, "rep")]);
     assert.equal(report.code, 0, report.stderr);
+    if (onPath("nvcc")) {
+      // nvcc and the CUDA worker (started with LD_LIBRARY_PATH): 0 with a GPU, 3 without.
+      const cuda = await task([
+        "tune",
+        ...["--workload", "matmul", "--shape", "64,64,64", "--target", "cuda", "--trials", "1"],
+        ...["--quiet", "--db", join(dir, "cuda.db")],
+      ]);
+      assert.ok(cuda.code === 0 || cuda.code === 3, `exit ${cuda.code}: ${cuda.stderr}`);
+      assert.doesNotMatch(cuda.stderr, /Requires|NotCapable/);
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
