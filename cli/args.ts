@@ -6,6 +6,7 @@
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { DatabaseError } from "../datasets/db.ts";
 import { laneOverride, LanesError } from "../ir/target_cpu.ts";
+import { mediaError } from "../datasets/io_errors.ts";
 import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
 import { checkWorkloadMemory } from "../ir/limits.ts";
 import { ALL_MATH, type MathKind, parseMath } from "../ir/gemm_math.ts";
@@ -480,7 +481,8 @@ export async function runJsonCommand(
  * Runs a command (of `import.meta.main`) on `Deno.args`. A
  * {@link HelpRequest} prints the usage on stdout and exits with status 0; a
  * {@link UsageError}, a `DatabaseError` or a `LanesError` (a bad flag, file,
- * database or `TUNEBOOK_LANES`) prints `name: message` on stderr and exits with status 2; any other error
+ * database or `TUNEBOOK_LANES`) prints `name: message` on stderr and exits with status 2, as does an
+ * error of full or read-only media (naming the path and the cause); any other error
  * propagates.
  *
  * @param name command name for messages, e.g. `"scheduler_replay"`
@@ -502,8 +504,33 @@ export async function runCommand(
       console.error(`${name}: ${oneLine(e.message)}`);
       Deno.exit(2);
     }
+    const media = mediaError(e) ?? permissionDenied(e); // the path and the cause
+    if (media) {
+      console.error(`${name}: ${oneLine(media)}`);
+      Deno.exit(2);
+    }
     throw e;
   }
+}
+
+/**
+ * For a Deno permission refusal (`NotCapable`: a path, program or variable
+ * outside what the `deno task` grants): its message and what the tasks
+ * allow; undefined for any other error.
+ *
+ * @example
+ * ```ts
+ * import { permissionDenied } from "./args.ts";
+ * const e = new Deno.errors.NotCapable('Requires read access to "/data/runs.db"');
+ * if (!/\/data\/runs\.db.*deno task/.test(permissionDenied(e)!)) throw new Error();
+ * if (permissionDenied(new Error("x")) !== undefined) throw new Error();
+ * ```
+ */
+export function permissionDenied(e: unknown): string | undefined {
+  if (!(e instanceof Deno.errors.NotCapable)) return undefined;
+  return `${e.message.replace(/, run again with.*$/, "")}: the deno task reads and writes only ` +
+    `the repository, /tmp and the system's files, and runs only the compilers and helpers it ` +
+    `needs (README, "Permissions"); for other paths run the script with deno run and your flags`;
 }
 
 /**

@@ -12,11 +12,12 @@
  */
 import { DatabaseError } from "../datasets/db.ts";
 import { isPostgresUrl } from "../datasets/postgres_url.ts";
+import { checkStoredCandidates } from "../datasets/integrity.ts";
 import { openRecordsReader } from "../datasets/records_reader.ts";
 import { ExportError, type ExportOptions } from "../datasets/export_rows.ts";
 import { EXPORT_FORMATS, type ExportFormat } from "../datasets/formats/registry.ts";
 import { exportRecords } from "../tuner/export.ts";
-import { HelpRequest, oneLine, parseFlags, UsageError } from "./args.ts";
+import { HelpRequest, oneLine, parseFlags, permissionDenied, UsageError } from "./args.ts";
 import { checkOutputFile } from "./output.ts";
 
 /** Usage text of `export`. */
@@ -127,12 +128,17 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`--db "${args.db}" is not a file`);
       }
     } catch (e) {
-      if (e instanceof UsageError) throw e;
+      if (e instanceof UsageError || e instanceof Deno.errors.NotCapable) throw e;
       throw new UsageError(`--db "${args.db}": no such records database`);
     }
     checkOutputFile(args.out, { flag: "--out", db: args.db });
     const db = await openRecordsReader(args.db);
     try {
+      // A trace that is not valid JSON, or not the one its hash names, is not exported.
+      for (const run of db.runs()) {
+        if (args.options.runs && !args.options.runs.includes(run.id)) continue;
+        await checkStoredCandidates(db.candidates(run.id), args.db);
+      }
       const s = await exportRecords(db, args.format, args.out, args.options);
       console.log(JSON.stringify({
         rows: s.rows,
@@ -154,6 +160,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (e instanceof UsageError || e instanceof ExportError || e instanceof DatabaseError) {
       console.error(`export: ${oneLine(e.message)}`);
+      return 2;
+    }
+    const denied = permissionDenied(e);
+    if (denied) {
+      console.error(`export: ${oneLine(denied)}`);
       return 2;
     }
     throw e;

@@ -213,7 +213,7 @@ export async function report(argv: string[]): Promise<{ out: string; db: string;
       throw new UsageError(`--db ${v.db} is not a file`);
     }
   } catch (e) {
-    if (e instanceof UsageError) throw e;
+    if (e instanceof UsageError || e instanceof Deno.errors.NotCapable) throw e;
     throw new UsageError(`--db ${v.db}: no such records database`);
   }
   const ids = v.runs === undefined ? undefined : runIds(v.runs);

@@ -155,7 +155,8 @@ export async function reproduce(argv: string[]): Promise<Reproduction> {
   if (!v.run || !/^\d+$/.test(v.run)) throw new UsageError("--run must be a run id");
   try {
     if (!isPostgresUrl(v.db)) await Deno.stat(v.db);
-  } catch {
+  } catch (e) {
+    if (e instanceof Deno.errors.NotCapable) throw e; // outside what the deno task grants
     throw new UsageError(`--db ${v.db}: no such records database`);
   }
   const runId = Number(v.run);

@@ -14,14 +14,23 @@
  */
 import { DatabaseError } from "../datasets/db.ts";
 import { laneOverride, LanesError } from "../ir/target_cpu.ts";
+import { DatabaseLostError } from "../datasets/postgres_url.ts";
+import { mediaError } from "../datasets/io_errors.ts";
 import { KernelTunerError } from "../datasets/kerneltuner.ts";
 import { ScheduleError, TraceError } from "../ir/errors.ts";
 import { parseTrace, replayTrace, type Trace } from "../ir/trace.ts";
 import { checkWorkloadMemory, LIMITS, mentionsLimit } from "../ir/limits.ts";
 import { createPrng } from "../ir/prng.ts";
 import { readBoundedText } from "../datasets/read_bounded.ts";
-import { HelpRequest, oneLine, parseTuneArgs, type TuneArgs, UsageError } from "./args.ts";
-import { watchRuns } from "./stop.ts";
+import {
+  HelpRequest,
+  oneLine,
+  parseTuneArgs,
+  permissionDenied,
+  type TuneArgs,
+  UsageError,
+} from "./args.ts";
+import { resumeCommand, watchRuns } from "./stop.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { strategyProblem } from "../tuner/tune_strategy.ts";
@@ -29,6 +38,7 @@ import {
   NoWorkerError,
   parseQueueUrl,
   QueueLostError,
+  QueueStoppedError,
   QueueUrlError,
 } from "../remote/connection.ts";
 import type { RemoteMeasurerModule } from "../remote/remote_types.ts";
@@ -121,6 +131,7 @@ function resumeOptions(args: TuneArgs): Partial<SessionOptions> {
 /** Runs the command; returns the exit status. */
 export async function main(argv: string[]): Promise<number> {
   let stop: ReturnType<typeof watchRuns> | undefined;
+  let runId: number | undefined;
   try {
     const args = parseTuneArgs(argv);
     laneOverride(); // a bad TUNEBOOK_LANES is refused before anything runs
@@ -164,7 +175,10 @@ export async function main(argv: string[]): Promise<number> {
     const common: Partial<SessionOptions> & { db: string } = {
       db: args.db,
       signal: stop.signal,
-      onStart: stop.onStart,
+      onStart: (id) => {
+        runId = id;
+        stop?.onStart(id);
+      },
       onProgress: progress?.update,
       onBuilt: args.quiet ? undefined : (line: string) => {
         progress?.done();
@@ -177,6 +191,7 @@ export async function main(argv: string[]): Promise<number> {
             const m = await createRemoteMeasurer({
               url: queue,
               target: c.target,
+              signal: stop?.signal,
               ...(args.machine ? { machine: args.machine } : {}),
               // Seconds Redis may be unreachable mid-run before the run stops (default 10).
               ...(Number(Deno.env.get("TUNEBOOK_QUEUE_GRACE")) > 0
@@ -239,6 +254,28 @@ export async function main(argv: string[]): Promise<number> {
       console.log(e.message);
       return 0;
     }
+    if (e instanceof QueueStoppedError && stop && runId !== undefined) {
+      // The first Ctrl-C while jobs wait on the queue: stopped at once, nothing lost.
+      console.error(
+        `tune: run ${runId} stopped (${stop.reason()}) with jobs still on the queue; every ` +
+          `finished record is kept; resume with: ${
+            resumeCommand(parseTuneArgsQuiet(argv)?.db ?? "runs.db", runId)
+          } --queue URL`,
+      );
+      return stop.exitCode();
+    }
+    if (e instanceof DatabaseLostError) {
+      const db = parseTuneArgsQuiet(argv)?.db ?? "URL";
+      const queue = parseTuneArgsQuiet(argv)?.queue !== undefined ? " --queue URL" : "";
+      console.error(
+        `tune: ${oneLine(e.message)}; every committed record is kept; ${
+          runId !== undefined
+            ? `once it is back, resume with: ${resumeCommand(db, runId)}${queue}`
+            : "nothing was started"
+        }`,
+      );
+      return 2;
+    }
     if (e instanceof QueueLostError) {
       console.error(
         `tune: ${oneLine(e.message)}; the run is resumable: deno task tune --db ${
@@ -257,6 +294,11 @@ export async function main(argv: string[]): Promise<number> {
       e instanceof QueueUrlError || e instanceof NoWorkerError || e instanceof LanesError
     ) {
       console.error(`tune: ${oneLine(e.message)}`);
+      return 2;
+    }
+    const media = mediaError(e) ?? permissionDenied(e); // the path and the cause
+    if (media) {
+      console.error(`tune: ${oneLine(media)}`);
       return 2;
     }
     throw e;

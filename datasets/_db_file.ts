@@ -4,8 +4,11 @@
  * file that is not tunebook's, made before anything is written to it.
  * @module
  */
-import { closeSync, openSync, readSync, statSync } from "node:fs";
-import type { DatabaseSync } from "node:sqlite";
+import { closeSync, existsSync, openSync, readSync, statfsSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { DatabaseSync } from "node:sqlite";
+import { unwritable } from "./io_errors.ts";
 
 /**
  * `PRAGMA application_id` of a tunebook records database: the bytes "TBRK".
@@ -91,12 +94,73 @@ export function classify(
 const FOREIGN_EMPTY =
   "it is an SQLite database that tunebook did not create; tunebook writes only to its own records databases";
 
-/** An SQLite error in plain words (a read-only file says so). */
-export function explain(e: unknown): string {
+/**
+ * An SQLite error in plain words (a read-only file says so); given the
+ * file's `path`, an error of opening or writing it names the media's cause:
+ * a full disk, a read-only file system, a permission.
+ */
+export function explain(e: unknown, path?: string): string {
   const msg = reason(e);
+  if (
+    path &&
+    /unable to open database file|readonly|read-only|disk I\/O error|disk is full/i.test(msg)
+  ) {
+    if (noSpaceLeft(path)) return `no space left on device (ENOSPC: ${msg})`;
+    const why = unwritable(path);
+    if (why && /readonly|read-only/i.test(msg)) return `the file is read-only (${why}; ${msg})`;
+    if (why) return `${why}: ${msg}`;
+  }
+  if (/database or disk is full/i.test(msg)) return `no space left on device (${msg})`;
   if (/readonly|read-only/i.test(msg)) return `the file is read-only (${msg})`;
   if (/malformed|not a database/i.test(msg)) return `the file is damaged (${msg})`;
   return msg;
+}
+
+/** True when the file system holding `path` (or its nearest existing directory) has no free block. */
+export function noSpaceLeft(path: string): boolean {
+  let target = resolve(path);
+  while (!existsSync(target) && dirname(target) !== target) target = dirname(target);
+  try {
+    return statfsSync(target).bavail === 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Opens the SQLite file at `path` read-only and reads its header. A database
+ * in WAL mode on read-only media cannot be read so (SQLite cannot create the
+ * `-shm` file it reads the WAL through: "unable to open database file"):
+ * then, the directory being unwritable and no write-ahead log waiting to be
+ * merged, it is opened immutable (`?immutable=1`): nothing can write there.
+ */
+export function openReadOnly(path: string, busyMs: number): DatabaseSync {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    db.exec(`PRAGMA busy_timeout = ${busyMs}`);
+    db.prepare("PRAGMA schema_version").get();
+    return db;
+  } catch (e) {
+    db.close();
+    if (!/unable to open database file/i.test(reason(e))) throw e;
+    const why = unwritable(dirname(resolve(path)));
+    if (!why) throw e;
+    let wal = 0;
+    try {
+      wal = statSync(`${path}-wal`).size;
+    } catch { /* no write-ahead log */ }
+    if (wal > 0) {
+      throw new Error(
+        `it is on unwritable media (${why}) with a write-ahead log not merged into it ` +
+          `(${path}-wal); copy both files to writable storage to read them`,
+      );
+    }
+    const immutable = new DatabaseSync(`${pathToFileURL(resolve(path)).href}?immutable=1`, {
+      readOnly: true,
+    });
+    immutable.prepare("PRAGMA schema_version").get();
+    return immutable;
+  }
 }
 
 function reason(e: unknown): string {

@@ -12,10 +12,17 @@
 
 import { median } from "../ir/stats.ts";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
-import { mkdirSync, statSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { ERROR_KINDS, type ErrorKind, isTransient } from "../ir/error_kind.ts";
-import { APPLICATION_ID, classify, explain, fileSize, isSqliteFile } from "./_db_file.ts";
+import {
+  APPLICATION_ID,
+  classify,
+  explain,
+  fileSize,
+  isSqliteFile,
+  openReadOnly,
+} from "./_db_file.ts";
 
 export { APPLICATION_ID, isSqliteFile };
 
@@ -276,6 +283,34 @@ function fileInTheWay(dir: string): string | undefined {
 }
 
 /** Creates the parent directory of `path`, explaining a failure in plain words. */
+/**
+ * Removes the files of a database that {@link RecordsDB.open} began to create
+ * and could not: only when the file is still empty or carries tunebook's mark
+ * (a file another program made meanwhile stays as it is).
+ */
+function removeNew(path: string): void {
+  let ours = false;
+  try {
+    const fd = openSync(path, "r");
+    const head = new Uint8Array(72);
+    let n = 0;
+    try {
+      n = readSync(fd, head, 0, 72, 0);
+    } finally {
+      closeSync(fd);
+    }
+    ours = n === 0 || (n === 72 && new DataView(head.buffer).getUint32(68) === APPLICATION_ID);
+  } catch {
+    ours = false; // nothing there, or unreadable: left alone
+  }
+  if (!ours) return;
+  for (const p of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) {
+    try {
+      rmSync(p, { force: true });
+    } catch { /* nothing there, or nothing to do */ }
+  }
+}
+
 function makeParent(path: string): void {
   const dir = dirname(resolve(path));
   try {
@@ -414,13 +449,15 @@ export class RecordsDB {
       // A read-only look first: even a foreign file with a hot journal stays untouched.
       let probe: DatabaseSync | undefined;
       try {
-        probe = new DatabaseSync(path, { readOnly: true });
+        probe = mode === "read"
+          ? openReadOnly(path, BUSY_TIMEOUT_MS)
+          : new DatabaseSync(path, { readOnly: true });
         probe.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
         const kind = classify(probe, { emptyOk: false });
         if (kind.foreign) fail(kind.foreign);
       } catch (e) {
         if (e instanceof DatabaseError) throw e;
-        fail(explain(e), e);
+        fail(explain(e, path), e);
       } finally {
         try {
           probe?.close();
@@ -430,28 +467,50 @@ export class RecordsDB {
     let db: DatabaseSync | undefined;
     try {
       if (!memory && mode === "create") makeParent(path);
-      db = new DatabaseSync(path, {
-        enableForeignKeyConstraints: true,
-        ...(mode === "read" ? { readOnly: true } : {}),
-      });
+      db = mode === "read"
+        ? openReadOnly(path, BUSY_TIMEOUT_MS)
+        : new DatabaseSync(path, { enableForeignKeyConstraints: true });
       db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
       db.exec("PRAGMA foreign_keys = ON");
     } catch (e) {
       try {
         db?.close();
       } catch { /* already failing */ }
-      return fail(explain(e), e);
+      if (size === undefined && !memory) removeNew(path);
+      return fail(explain(e, path), e);
     }
     const records = new RecordsDB(path, db);
     try {
       if (mode === "read") records.#checkVersion(records.#version());
-      else records.#migrate(memory);
+      else {
+        // A command that writes checks the file first: nothing is appended to a damaged one.
+        if (size !== undefined && size > 0) records.#quickCheck();
+        records.#migrate(memory);
+      }
     } catch (e) {
       records.close();
+      // A database this call began to create (a full disk, read-only media) is not left behind.
+      if (size === undefined && !memory) removeNew(path);
       if (e instanceof DatabaseError) throw e;
-      return fail(explain(e), e);
+      return fail(explain(e, path), e);
     }
     return records;
+  }
+
+  /**
+   * `PRAGMA quick_check(1)`: every page of the file read once (about a
+   * second a gigabyte), without the index cross-checks of `integrity_check`.
+   */
+  #quickCheck(): void {
+    const row = this.#get("PRAGMA quick_check(1)");
+    const verdict = String(Object.values(row ?? {})[0] ?? "no answer");
+    if (verdict !== "ok") {
+      throw new DatabaseError(
+        this.path,
+        `Cannot open records database "${this.path}": the file is damaged (quick_check: ${verdict}); ` +
+          `nothing was written to it`,
+      );
+    }
   }
 
   #version(): number {
@@ -522,9 +581,15 @@ export class RecordsDB {
       if (e instanceof DatabaseError || (e as { code?: string })?.code !== "ERR_SQLITE_ERROR") {
         throw e;
       }
-      throw new DatabaseError(this.path, `Records database "${this.path}": ${explain(e)}`, {
-        cause: e,
-      });
+      throw new DatabaseError(
+        this.path,
+        `Records database "${this.path}": ${
+          explain(e, this.path === ":memory:" ? undefined : this.path)
+        }`,
+        {
+          cause: e,
+        },
+      );
     }
   }
 

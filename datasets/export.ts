@@ -51,8 +51,9 @@
  * @module
  */
 import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { ioCause } from "./io_errors.ts";
 import { dirname, resolve } from "node:path";
-import { type ExportOptions, exportRowContexts } from "./export_rows.ts";
+import { ExportError, type ExportOptions, exportRowContexts } from "./export_rows.ts";
 import { type ExportFormat, exportFormat } from "./formats/registry.ts";
 import type { RecordsReader } from "./records_reader.ts";
 
@@ -85,7 +86,8 @@ export interface ExportSummary {
  * @param out path of the file to write
  * @param options runs to export and the train/test split
  * @returns rows and bytes written, and the split's sizes
- * @throws {ExportError} for an unknown format, run or holdout workload, or a bad fraction
+ * @throws {ExportError} for an unknown format, run or holdout workload, a bad fraction, or `out`
+ * that cannot be written (a full disk, read-only media)
  */
 export async function exportRecords(
   db: RecordsReader,
@@ -98,19 +100,30 @@ export async function exportRecords(
   const rows = ctx.map((c) => c.row);
   const data = await writer.encode(ctx, options);
   const full = resolve(out);
-  await mkdir(dirname(full), { recursive: true });
-  const tmp = `${full}.tmp-${Deno.pid}`;
+  const existing = await stat(full).catch(() => undefined);
   try {
-    await writeFile(tmp, data);
-    await rename(tmp, full);
+    if (existing && !existing.isFile() && !existing.isDirectory()) {
+      // A device or a pipe (/dev/stdout, /dev/full): written in place, never replaced by a file.
+      await writeFile(full, data);
+    } else {
+      await mkdir(dirname(full), { recursive: true });
+      const tmp = `${full}.tmp-${Deno.pid}`;
+      try {
+        await writeFile(tmp, data);
+        await rename(tmp, full);
+      } catch (e) {
+        await rm(tmp, { force: true });
+        throw e;
+      }
+    }
   } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
+    // A full disk, read-only media: one line naming the path and the cause.
+    throw new ExportError(`Cannot write "${out}": ${ioCause(e)}`);
   }
   const test = rows.filter((r) => r.split === "test");
   return {
     rows: rows.length,
-    bytes: (await stat(full)).size,
+    bytes: typeof data === "string" ? new TextEncoder().encode(data).length : data.length,
     path: out,
     format,
     train: rows.length - test.length,

@@ -34,8 +34,8 @@ import {
   type WorkloadRow,
 } from "./db.ts";
 import type { RecordStore } from "./record_store.ts";
-import { displayUrl } from "./postgres_url.ts";
-export { displayUrl, isPostgresUrl } from "./postgres_url.ts";
+import { DatabaseLostError, displayUrl, isConnectionLoss } from "./postgres_url.ts";
+export { DatabaseLostError, displayUrl, isPostgresUrl } from "./postgres_url.ts";
 
 const KINDS: ReadonlySet<string> = new Set(ERROR_KINDS);
 
@@ -74,14 +74,29 @@ export async function openPostgresRecordStore(url: string): Promise<RecordStore>
   const location = displayUrl(url);
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   pool.on("error", () => {}); // An idle client's lost connection: the next query says so.
+  // A checked-out client's lost connection: its query rejects (no uncaught "error" event).
+  pool.on("connect", (client: pg.PoolClient) => client.on("error", () => {}));
   const fail = (message: string, cause?: unknown): never => {
     throw new DatabaseError(location, message, { cause });
+  };
+  /** An error of a query: the server gone mid-run is a {@link DatabaseLostError} (resumable). */
+  const failQuery = (e: unknown): never => {
+    if (e instanceof DatabaseError) throw e;
+    const message = (e as Error).message;
+    if (isConnectionLoss(e)) {
+      throw new DatabaseLostError(
+        location,
+        `lost the records database ${location}: ${message}`,
+        { cause: e },
+      );
+    }
+    return fail(`Records database "${location}": ${message}`, e);
   };
   const query = async (sql: string, params: unknown[] = []): Promise<Row[]> => {
     try {
       return (await pool.query(sql, params)).rows;
     } catch (e) {
-      return fail(`Records database "${location}": ${(e as Error).message}`, e);
+      return failQuery(e);
     }
   };
   const client = await pool.connect().catch((e: Error) =>
@@ -217,7 +232,7 @@ export async function openPostgresRecordStore(url: string): Promise<RecordStore>
     },
     async addResult(candidateId, r) {
       if (!KINDS.has(r.errorKind)) fail(`Unknown error kind "${r.errorKind}"`);
-      const c = await pool.connect();
+      const c = await pool.connect().catch(failQuery);
       try {
         await c.query("BEGIN");
         const found = await c.query(
@@ -254,8 +269,7 @@ export async function openPostgresRecordStore(url: string): Promise<RecordStore>
         return resultOf(out.rows[0]);
       } catch (e) {
         await c.query("ROLLBACK").catch(() => {});
-        if (e instanceof DatabaseError) throw e;
-        return fail(`Records database "${location}": ${(e as Error).message}`, e);
+        return failQuery(e);
       } finally {
         c.release();
       }

@@ -36,6 +36,15 @@ export class QueueLostError extends Error {
   }
 }
 
+/** A `measure` call through the queue ended by a stop request (Ctrl-C): resumable. */
+export class QueueStoppedError extends Error {
+  /** Creates the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "QueueStoppedError";
+  }
+}
+
 /** No worker of the wanted target and version is announced, or several machines are. */
 export class NoWorkerError extends Error {
   /** Creates the error. */

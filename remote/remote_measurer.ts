@@ -17,6 +17,11 @@
  *   `measure` call rejects with {@link QueueLostError}; the loop stops, the
  *   candidates without results stay unfinished in the records, and
  *   `--resume` measures them.
+ * - Jobs that vanished from Redis (a restart without persistence, a flush,
+ *   an eviction) are sent again, once Redis answers, within a second; a
+ *   result whose event was lost with them is read from its job.
+ * - `signal` aborted (the first Ctrl-C): the pending `measure` call rejects
+ *   at once with {@link QueueStoppedError}; the run is resumable.
  *
  * @example
  * ```ts ignore
@@ -33,8 +38,14 @@ import { Redis } from "npm:ioredis@6.0.0";
 import type { Candidate } from "../ir/candidate.ts";
 import type { MeasureBatchOptions, MeasureResult } from "../measure/measurer.ts";
 import { tunebookVersion } from "../datasets/machine.ts";
-import { closeQueueClient, NoWorkerError, parseQueueUrl, QueueLostError } from "./connection.ts";
-export { NoWorkerError, QueueLostError };
+import {
+  closeQueueClient,
+  NoWorkerError,
+  parseQueueUrl,
+  QueueLostError,
+  QueueStoppedError,
+} from "./connection.ts";
+export { NoWorkerError, QueueLostError, QueueStoppedError };
 import { type MeasureJob, parseResult } from "./job.ts";
 import { type Announcement, liveAnnouncements, MACHINES_KEY } from "./machine.ts";
 import type { RemoteMeasurer, RemoteMeasurerOptions } from "./remote_types.ts";
@@ -79,7 +90,7 @@ export async function createRemoteMeasurer(o: RemoteMeasurerOptions): Promise<Re
   const token = crypto.randomUUID().slice(0, 8);
   let next = 0;
   const waiting = new Map<string, (r: MeasureResult) => void>();
-  events.on("completed", ({ jobId, returnvalue }) => {
+  const completed = (jobId: string, returnvalue: unknown) => {
     const done = waiting.get(jobId);
     if (!done) return;
     waiting.delete(jobId);
@@ -88,8 +99,8 @@ export async function createRemoteMeasurer(o: RemoteMeasurerOptions): Promise<Re
     } catch (e) {
       done(failure("unknown", `unreadable result from the worker: ${(e as Error).message}`));
     }
-  });
-  events.on("failed", ({ jobId, failedReason }) => {
+  };
+  const failed = (jobId: string, failedReason: string) => {
     const done = waiting.get(jobId);
     if (!done) return;
     waiting.delete(jobId);
@@ -98,7 +109,68 @@ export async function createRemoteMeasurer(o: RemoteMeasurerOptions): Promise<Re
         ? failure("worker_lost", `its worker died twice: ${failedReason}`)
         : failure("unknown", `the worker failed the job: ${failedReason}`),
     );
-  });
+  };
+  events.on("completed", ({ jobId, returnvalue }) => completed(jobId, returnvalue));
+  events.on("failed", ({ jobId, failedReason }) => failed(jobId, failedReason));
+
+  /**
+   * The jobs sent and not finished, by id. Every `checkMs` while Redis
+   * answers, each one's hash is read: a job that vanished (Redis restarted
+   * without persistence, a flush, an eviction) is sent again; one that
+   * finished without its event reaching us (the event stream lost with it) is
+   * taken from its hash.
+   */
+  const sent = new Map<string, { name: string; data: MeasureJob; opts: { jobId: string } }>();
+  const checkMs = o.checkSeconds !== undefined ? o.checkSeconds * 1000 : 1000;
+  /** Consecutive looks that found a job missing, by id. */
+  const missing = new Map<string, number>();
+  let checking = false;
+  let lastCheck = Date.now();
+  const checkJobs = async () => {
+    if (checking || redis.status !== "ready" || Date.now() - lastCheck < checkMs) return;
+    checking = true;
+    lastCheck = Date.now();
+    try {
+      const ids = [...sent.keys()].filter((id) => waiting.has(id));
+      if (ids.length === 0) return;
+      const pipe = redis.pipeline();
+      for (const id of ids) {
+        // `timestamp` is set when a job is added: absent, the job's hash is gone.
+        pipe.hmget(queue.toKey(id), "timestamp", "finishedOn", "returnvalue", "failedReason");
+      }
+      const answers = (await pipe.exec()) ?? [];
+      const lost: string[] = [];
+      ids.forEach((id, i) => {
+        const [err, value] = answers[i] ?? [new Error("no answer"), null];
+        if (err) return;
+        const [timestamp, finishedOn, returnvalue, failedReason] = value as (string | null)[];
+        if (timestamp === null) {
+          // Missing twice in a row: a finished job is removed at once (removeOnComplete), and
+          // its event may still be on its way at the first look.
+          const misses = (missing.get(id) ?? 0) + 1;
+          missing.set(id, misses);
+          if (misses >= 2) lost.push(id);
+          return;
+        }
+        missing.delete(id);
+        if (finishedOn !== null && returnvalue !== null) completed(id, returnvalue);
+        else if (finishedOn !== null && failedReason !== null) failed(id, failedReason);
+      });
+      const again = lost.filter((id) => waiting.has(id)).map((id) => sent.get(id)!);
+      for (const id of lost) missing.delete(id);
+      if (again.length) {
+        await queue.addBulk(again);
+        o.onWaiting?.(
+          `${again.length} jobs vanished from Redis at ${display} (restarted without persistence, ` +
+            `flushed or evicted): sent again`,
+        );
+      }
+    } catch {
+      // Redis went away while we looked: the next look, or the grace period, decides.
+    } finally {
+      checking = false;
+    }
+  };
 
   return {
     name: `remote:${machine.key}`,
@@ -109,6 +181,8 @@ export async function createRemoteMeasurer(o: RemoteMeasurerOptions): Promise<Re
       let lastResult = Date.now();
       let noticed = false;
       let lost: (e: Error) => void = () => {};
+      const stop = () =>
+        lost(new QueueStoppedError(`stopped: ${String(o.signal?.reason ?? "aborted")}`));
       const allDone = new Promise<void>((resolve, reject) => {
         lost = reject;
         if (left === 0) resolve();
@@ -123,6 +197,10 @@ export async function createRemoteMeasurer(o: RemoteMeasurerOptions): Promise<Re
         });
       });
       const ids = batch.map(() => `${token}-${next++}`);
+      // A stop request (the first Ctrl-C) ends the wait at once: the jobs unfinished stay
+      // unfinished in the records, and --resume measures them.
+      if (o.signal?.aborted) stop();
+      o.signal?.addEventListener("abort", stop);
       // Redis down for longer than the grace period: give up (the run is resumable).
       let downSince: number | undefined;
       const watch = setInterval(() => {
@@ -135,7 +213,10 @@ export async function createRemoteMeasurer(o: RemoteMeasurerOptions): Promise<Re
               `lost the queue: Redis at ${display} unreachable for ${graceMs / 1000} s`,
             ),
           );
-        } else if (!noticed && Date.now() - lastResult > (o.waitNoticeSeconds ?? 15) * 1000) {
+          return;
+        }
+        checkJobs();
+        if (!noticed && Date.now() - lastResult > (o.waitNoticeSeconds ?? 15) * 1000) {
           noticed = true;
           o.onWaiting?.(
             `waiting for workers of ${machine.key} on ${display}: ${left} jobs unfinished`,
@@ -160,11 +241,16 @@ export async function createRemoteMeasurer(o: RemoteMeasurerOptions): Promise<Re
           return { name: "measure", data, opts: { jobId: ids[i] } };
         });
         await Promise.race([queue.addBulk(jobs), allDone]);
+        for (const j of jobs) sent.set(j.opts.jobId, j);
         await allDone;
         return results;
       } finally {
         clearInterval(watch);
-        ids.forEach((id) => waiting.delete(id));
+        o.signal?.removeEventListener("abort", stop);
+        ids.forEach((id) => {
+          waiting.delete(id);
+          sent.delete(id);
+        });
       }
     },
     async close() {

@@ -26,6 +26,10 @@ export interface RemoteMeasurerOptions {
   onWaiting?: (message: string) => void;
   /** Seconds without a result before `onWaiting`. Default 15. */
   waitNoticeSeconds?: number;
+  /** Seconds between two looks for jobs that vanished from Redis. Default 1. */
+  checkSeconds?: number;
+  /** Aborted: the pending `measure` call rejects at once (`QueueStoppedError`). */
+  signal?: AbortSignal;
 }
 
 /** A remote measurer, with the machine it measures on. */

@@ -37,6 +37,14 @@ export interface RedisService extends Service {
   restart(): Promise<void>;
 }
 
+/** A running PostgreSQL that can also be stopped at once and started again on the same port and data. */
+export interface PostgresService extends Service {
+  /** Stops the server at once (`pg_ctl -m immediate`, as a crash), keeping its data. */
+  halt(): Promise<void>;
+  /** Starts the server again on the same port and data. */
+  restart(): Promise<void>;
+}
+
 /** Options of {@link startRedis}. */
 export interface RedisOptions {
   /** Append-only file on, fsync at every write (so a restart loses nothing). Default false. */
@@ -124,7 +132,7 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServi
 }
 
 /** Starts a PostgreSQL cluster (trust authentication, user `postgres`) on a free port. */
-export async function startPostgres(): Promise<Service> {
+export async function startPostgres(): Promise<PostgresService> {
   const port = freePort();
   const dir = await Deno.makeTempDir({ prefix: "tunebook-pg-" });
   const asRoot = Deno.uid() === 0;
@@ -133,14 +141,15 @@ export async function startPostgres(): Promise<Service> {
     run(
       asRoot ? ["runuser", "-u", "postgres", "--", pgBin(bin)!, ...args] : [pgBin(bin)!, ...args],
     );
-  const stop = async () => {
+  const halt = async () => {
     await pg("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]).catch(() => {});
+  };
+  const stop = async () => {
+    await halt();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   };
-  try {
-    if (asRoot) await run(["chown", "postgres:postgres", dir], false);
-    await pg("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
-    await pg("pg_ctl", [
+  const start = () =>
+    pg("pg_ctl", [
       "-D",
       data,
       "-l",
@@ -150,11 +159,22 @@ export async function startPostgres(): Promise<Service> {
       `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
       "start",
     ]);
+  try {
+    if (asRoot) await run(["chown", "postgres:postgres", dir], false);
+    await pg("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
+    await start();
   } catch (e) {
     await stop();
     throw e;
   }
-  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, dir, stop };
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    dir,
+    stop,
+    halt,
+    restart: start,
+  };
 }
 
 /** Path of a PostgreSQL binary: on PATH, else the newest /usr/lib/postgresql/N/bin. */

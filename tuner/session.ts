@@ -12,6 +12,7 @@ import { isTransient, type TimingOptions } from "../measure/types.ts";
 import type { Candidate, Strategy } from "../search/strategy.ts";
 import { type RecordStore, sqliteRecordStore } from "../datasets/record_store.ts";
 import { isPostgresUrl, loadPostgresStore } from "../datasets/postgres_url.ts";
+import { checkStoredCandidates } from "../datasets/integrity.ts";
 import type { Measurer } from "../measure/measurer.ts";
 import { priorCudaResults } from "../measure/cuda_prior.ts";
 import type { KernelSource } from "../measure/kernel_source.ts";
@@ -293,6 +294,8 @@ export async function runSession(
       if (!run) throw new NothingToResumeError(o.db);
       runId = run.id;
       config = storedConfig(o.db, run.id, run.config);
+      // A stored trace that does not parse or match its hash would lend its result to another.
+      await checkStoredCandidates(await db.candidates(run.id), o.db);
       checkResume(config, o, run.id);
       // Before the strategy table named Ansor's trace search `ansor`, tune stored it as
       // `evolutionary`: a run whose candidates are all traces without knobs continues with it.
