@@ -103,7 +103,7 @@ Deno.test({
   async fn() {
     const redis = await startRedis(); // --save "", no append-only file: a restart loses everything
     const dir = await Deno.makeTempDir();
-    const worker = new Proc("cli/worker.ts", ["--queue", redis.url], {});
+    const worker = new Proc("cli/queue_worker.ts", ["--queue", redis.url], {});
     try {
       await announced(redis.url, 1);
       const db = join(dir, "r.db");
@@ -161,7 +161,7 @@ Deno.test({
   async fn() {
     const redis = await startRedis();
     const dir = await Deno.makeTempDir();
-    const worker = new Proc("cli/worker.ts", ["--queue", redis.url], {});
+    const worker = new Proc("cli/queue_worker.ts", ["--queue", redis.url], {});
     try {
       await announced(redis.url, 1);
       const db = join(dir, "r.db");
