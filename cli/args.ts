@@ -12,6 +12,7 @@ import { TEMPLATE_NAMES } from "../search/templates.ts";
 import { GPU_TEMPLATE_NAMES } from "../search/templates_gpu.ts";
 import { STRATEGY_NAMES, strategyHelp } from "../tuner/strategies.ts";
 import { DEFAULTS, RANGES } from "../tuner/defaults.ts";
+import { didYouMean, unknownSpace } from "./names.ts";
 
 const TUNE = DEFAULTS.tune;
 
@@ -283,7 +284,9 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
   }
   if (!STRATEGY_NAMES.includes(args.strategy)) {
     throw new UsageError(
-      `Unknown strategy "${args.strategy}"; known: ${STRATEGY_NAMES.join(", ")}`,
+      `Unknown strategy "${args.strategy}"${didYouMean(args.strategy, STRATEGY_NAMES)}; known: ${
+        STRATEGY_NAMES.join(", ")
+      }`,
     );
   }
   const templates = args.target === "cuda" ? GPU_TEMPLATE_NAMES : TEMPLATE_NAMES;
@@ -330,6 +333,8 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     ].find((f) => (given as string[]).includes(f));
     if (clash) throw new UsageError(`--${clash} cannot be given with --space (a replayed cache)`);
     if (v.space.trim() === "") throw new UsageError("--space must name a Kernel Tuner cache");
+    const unknown = unknownSpace(v.space);
+    if (unknown) throw new UsageError(unknown);
     args.space = v.space;
     return args;
   }

@@ -65,7 +65,8 @@ import { bandCurveSpec } from "../plots/vegalite.ts";
 import { parseFlags, parseShape, runJsonCommand, UsageError } from "./args.ts";
 
 export type { CompareManyOutput, CompareOutput };
-import { checkOutputDir } from "./output.ts";
+import { checkOutputDir, printResult } from "./output.ts";
+import { didYouMean, unknownSpace } from "./names.ts";
 import { parseQueueUrl, QueueLostError } from "../remote/connection.ts";
 import { isPostgresUrl, loadPostgresStore } from "../datasets/postgres_url.ts";
 import { createRemoteMeasurer, NoWorkerError } from "../remote/remote_measurer.ts";
@@ -168,6 +169,8 @@ async function openSpace(
       `--template ${template}: ${spec} is a recorded space; --template applies to a live workload space (e.g. matmul:256,256,256)`,
     );
   }
+  const unknown = unknownSpace(spec);
+  if (unknown) throw new UsageError(unknown);
   const stem = basename(spec).replace(/\.json(\.gz)?$/, "");
   try {
     const r = await replaySpaceFromFile(spec, { absent });
@@ -302,7 +305,11 @@ export async function compare(
   }
   for (const s of strategies) {
     if (!STRATEGY_NAMES.includes(s)) {
-      throw new UsageError(`Unknown strategy "${s}"; known: ${KNOB_STRATEGY_NAMES.join(", ")}`);
+      throw new UsageError(
+        `Unknown strategy "${s}"${didYouMean(s, KNOB_STRATEGY_NAMES)}; known: ${
+          KNOB_STRATEGY_NAMES.join(", ")
+        }`,
+      );
     }
     if (!KNOB_STRATEGY_NAMES.includes(s)) {
       throw new UsageError(
@@ -402,12 +409,12 @@ export async function compare(
       >,
     ]),
   ));
-  console.error(
+  printResult(
     `\nRanking over ${outputs.length} spaces (score over budgets ${budgets[0]}..${
       budgets[budgets.length - 1]
     }; 0 = random search, 1 = optimum at once):\n`,
   );
-  console.error(rankTable(ranking));
+  printResult(rankTable(ranking));
   return { spaces: outputs, ranking };
 }
 
@@ -452,7 +459,7 @@ async function queued<T>(f: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Compares the strategies on one space: tables on stderr, curves in files, the summary returned. */
+/** Compares the strategies on one space: tables on stdout, curves in files, the summary returned. */
 async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> {
   const { strategies, planSize, seeds } = v;
   let budgets = v.budgets;
@@ -630,19 +637,24 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
   const optimum = space.optimum ??
     Math.min(...[...runs.values()].flat().map((r) => r.best.at(-1) ?? Infinity));
   const rows = compareRows(runs, budgets, optimum);
-  console.error(`\n${space.name}: optimum ${(optimum * 1e3).toPrecision(4)} ms, ${seeds} seeds\n`);
-  console.error(compareTable(rows));
+  printResult(`\n${space.name}: optimum ${(optimum * 1e3).toPrecision(4)} ms, ${seeds} seeds\n`);
+  printResult(compareTable(rows));
   const reach = reachRows(runs, optimum, 0.95);
-  console.error(`\nSamples to reach 95% of the optimum (within ${maxBudget} evaluations):\n`);
-  console.error(reachTable(reach));
+  printResult(`\nSamples to reach 95% of the optimum (within ${maxBudget} evaluations):\n`);
+  printResult(reachTable(reach));
   // The band reads the same statistics as the table (fractionBand), so they agree at each budget.
   const evaluations = Array.from({ length: maxBudget }, (_, i) => i + 1);
   const series = [...runs].map(([label, rs]) => ({
     label,
     ...fractionBand(rs, optimum, evaluations),
   }));
+  // Random search's exact expectation (a cache), drawn as a dashed line.
+  const expected = space.randomCurve?.(1, maxBudget);
   const svg = bandCurveSVG(series, {
     title: `${space.name}: median and quartiles over ${seeds} seeds`,
+    ...(expected
+      ? { baseline: { label: "random search (expected)", x: evaluations, y: expected } }
+      : {}),
   });
   await Deno.mkdir(v.out!, { recursive: true });
   const base = join(v.out!, stem);
@@ -662,7 +674,7 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
   );
   await Deno.writeTextFile(`${base}_wall.svg`, wallSVG);
   await Deno.writeFile(`${base}_wall.png`, await svgToPNG(wallSVG));
-  console.error(
+  printResult(
     `\ntuning curves: ${base}.svg, ${base}.png, ${base}.vl.json (Vega-Lite); against wall seconds: ${base}_wall.png`,
   );
   const lo = budgets[0];
@@ -672,13 +684,13 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
   for (const [name, rs] of runs) {
     scores[name] = random ? budgetScore(meanCurve(rs, optimum, lo, maxBudget), random) : null;
   }
-  console.error(
+  printResult(
     `\nBudget-aggregated score (area under the mean fraction curve, budgets ${lo}..${maxBudget}; ` +
       `0 = random search${
         space.randomCurve ? " (exact expectation)" : ""
       }, 1 = optimum at once):\n`,
   );
-  console.error(
+  printResult(
     [
       "| strategy | score |",
       "| --- | --- |",

@@ -20,7 +20,7 @@ import { openRecordsReader, type RecordsReader } from "../datasets/records_reade
 import { printTrace } from "../ir/trace.ts";
 import { bestSoFar, tuningCurveSVG } from "../plots/tuning_curve.ts";
 import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
-import { checkOutputDir } from "./output.ts";
+import { checkOutputDir, printResult } from "./output.ts";
 import {
   comparisonSection,
   comparisonsOf,
@@ -37,6 +37,7 @@ export const REPORT_USAGE = `usage: deno task report --db PATH [--out DIR] [opti
                    created if missing; an existing file there is refused)
   --runs ID,ID     only these runs (default: all)
   --title TEXT     page title (default "tunebook report")
+  --quiet          only the JSON line (not the path of the page before it)
   --help           this text`;
 
 /** What the report shows of one run. */
@@ -236,6 +237,7 @@ export async function report(
       out: { type: "string" },
       runs: { type: "string" },
       title: { type: "string", default: "tunebook report" },
+      quiet: { type: "boolean", default: false },
     },
     REPORT_USAGE,
   );
@@ -277,11 +279,13 @@ export async function report(
   const out = join(outDir, "index.html");
   await Deno.writeTextFile(out, html);
   const total = runs.length + inComparison.size;
-  console.log(
-    `report of ${total} run(s)${
-      comparisons.length ? `, ${comparisons.length} compared space(s)` : ""
-    }: ${out}`,
-  );
+  if (!v.quiet) {
+    printResult(
+      `report of ${total} run(s)${
+        comparisons.length ? `, ${comparisons.length} compared space(s)` : ""
+      }: ${out}`,
+    );
+  }
   return { out, db: v.db, runs: total, spaces: comparisons.length };
 }
 

@@ -58,7 +58,7 @@ export interface CurveOptions {
    * constant (`value`) or a curve (`x`, `y`), e.g. random search's expected fraction of the
    * optimum. Default: none.
    */
-  baseline?: Baseline;
+  baseline?: Baseline | Baseline[];
 }
 
 /** A reference line of a figure ({@link CurveOptions.baseline}). */
@@ -71,22 +71,39 @@ export interface Baseline {
   x?: number[];
   /** A curve: its y values (with {@link x}). */
   y?: number[];
+  /** Colour of the dashed line. Default dark grey. */
+  colour?: string;
 }
 
 const BASELINE_COLOUR = "#555555";
 
-/** The baseline's marks (a dashed rule or line). */
-function baselineMarks(b: Baseline | undefined): Plot.Markish[] {
-  if (!b) return [];
-  const style = { stroke: BASELINE_COLOUR, strokeWidth: 1.5, strokeDasharray: "6,4" };
-  if (b.value !== undefined) return [Plot.ruleY([b.value], style)];
-  const rows = (b.x ?? []).map((x, i) => ({ x, y: b.y![i] })).filter((r) => Number.isFinite(r.y));
-  return [Plot.line(rows, { x: "x", y: "y", ...style })];
+function baselines(b: Baseline | Baseline[] | undefined): Baseline[] {
+  return b === undefined ? [] : Array.isArray(b) ? b : [b];
 }
 
-function baselineValues(b: Baseline | undefined): number[] {
-  if (!b) return [];
-  return b.value !== undefined ? [b.value] : (b.y ?? []).filter(Number.isFinite);
+/** The baselines' marks (a dashed rule or line each). */
+function baselineMarks(bs: Baseline | Baseline[] | undefined): Plot.Markish[] {
+  return baselines(bs).map((b) => {
+    const style = {
+      stroke: b.colour ?? BASELINE_COLOUR,
+      strokeWidth: 1.5,
+      strokeDasharray: "6,4",
+    };
+    if (b.value !== undefined) return Plot.ruleY([b.value], style);
+    const rows = (b.x ?? []).map((x, i) => ({ x, y: b.y![i] })).filter((r) => Number.isFinite(r.y));
+    return Plot.line(rows, { x: "x", y: "y", ...style });
+  });
+}
+
+function baselineValues(bs: Baseline | Baseline[] | undefined): number[] {
+  return baselines(bs).flatMap((b) =>
+    b.value !== undefined ? [b.value] : (b.y ?? []).filter(Number.isFinite)
+  );
+}
+
+/** Legend entries of the baselines. */
+function baselineLegend(bs: Baseline | Baseline[] | undefined): LegendLine[] {
+  return baselines(bs).map((b) => ({ label: b.label, colour: b.colour ?? BASELINE_COLOUR }));
 }
 
 /**
@@ -132,7 +149,7 @@ export function tuningCurveSVG(series: CurveSeries[], options: CurveOptions = {}
     chart.outerHTML,
     options.title ?? "Tuning curve",
     labels,
-    options.baseline?.label,
+    baselineLegend(options.baseline),
   );
 }
 
@@ -237,7 +254,7 @@ export function bandCurveSVG(
     chart.outerHTML,
     options.title ?? "Tuning curves",
     labels,
-    options.baseline?.label,
+    baselineLegend(options.baseline),
   );
 }
 
@@ -255,15 +272,21 @@ export const PALETTE = [
   "#9498a0",
 ];
 
+/** A dashed reference line's legend entry. */
+export interface LegendLine {
+  label: string;
+  colour: string;
+}
+
 /**
- * Puts a title and a legend above a plot's SVG, as one standalone SVG document; `baseline`
- * names a dashed grey reference line, last in the legend.
+ * Puts a title and a legend above a plot's SVG, as one standalone SVG document; `dashed`
+ * names the dashed reference lines (baselines), last in the legend.
  */
 export function withHeader(
   plot: string,
   title: string,
   labels: string[],
-  baseline?: string,
+  dashed: LegendLine[] = [],
 ): string {
   const width = Number(plot.match(/width="(\d+)"/)?.[1] ?? 640);
   const height = Number(plot.match(/height="(\d+)"/)?.[1] ?? 360);
@@ -276,13 +299,13 @@ export function withHeader(
       `<g transform="translate(${offsets[i]},40)"><rect width="12" height="12" fill="${
         PALETTE[i % PALETTE.length]
       }"/><text x="18" y="10" font-size="12" font-family="sans-serif">${escape(l)}</text></g>`
-    ).join("") + (baseline === undefined
-      ? ""
-      : `<g transform="translate(${
-        labels.reduce((x, l) => x + 30 + 7 * l.length, 10)
-      },40)"><line x1="0" x2="22" y1="6" y2="6" stroke="${BASELINE_COLOUR}" stroke-width="1.5" stroke-dasharray="6,4"/><text x="28" y="10" font-size="12" font-family="sans-serif">${
-        escape(baseline)
-      }</text></g>`);
+    ).join("") + dashed.map((d, k) => {
+      const x = [...labels, ...dashed.slice(0, k).map((e) => e.label)]
+        .reduce((x, l, n) => x + (n < labels.length ? 30 : 36) + 7 * l.length, 10);
+      return `<g transform="translate(${x},40)"><line x1="0" x2="22" y1="6" y2="6" stroke="${d.colour}" stroke-width="1.5" stroke-dasharray="6,4"/><text x="28" y="10" font-size="12" font-family="sans-serif">${
+        escape(d.label)
+      }</text></g>`;
+    }).join("");
   const inner = plot.replace(/^<svg/, `<svg y="60"`);
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${
     height + 60
