@@ -53,6 +53,7 @@ import { warmStart } from "../tuner/task_scheduler.ts";
 import { CONV_WORKLOADS, DEFAULT_CACHE, pairedRatio, type PeerRow, runPeers } from "./peers.ts";
 import { ratioBarsSVG } from "../plots/ratio_bars.ts";
 import { writePlot } from "../plots/figure.ts";
+import { ensureSetupGroup } from "../cli/setup_group.ts";
 
 const TORCH_SCRIPT = fileURLToPath(new URL("./peers/torch_network.py", import.meta.url));
 
@@ -88,7 +89,10 @@ export async function torchLatency(
   const dec = new TextDecoder();
   if (!out.success) {
     const why = dec.decode(out.stderr).trim().split("\n").at(-1);
-    return { unavailable: `${why} (install python3-torch and python3-torchvision)` };
+    return {
+      unavailable:
+        `${why} (install python3-torch and python3-torchvision: bash scripts/setup.sh torch)`,
+    };
   }
   const r = JSON.parse(dec.decode(out.stdout));
   return { timesMs: r.timesMs, version: r.torch };
@@ -188,6 +192,8 @@ function layerRatio(row: PeerRow): number | undefined {
 }
 
 if (import.meta.main) {
+  // First use: install what this needs, saying what and why (TUNEBOOK_NO_SETUP=1: don't).
+  await ensureSetupGroup("torch", "bench/network_peers.ts times the network in PyTorch");
   const { values: v } = parseArgs({
     args: Deno.args,
     options: {
