@@ -211,6 +211,46 @@ Deno.test("report of a comparison: one page per space, bands per strategy, score
   await Deno.remove(dir, { recursive: true });
 });
 
+Deno.test("report of a live comparison shows best GFLOP/s against evaluations", async () => {
+  const dir = await Deno.makeTempDir();
+  const db = join(dir, "live.db");
+  const c = await deno("cli/compare.ts", [
+    "--space",
+    "matmul:24,16,8",
+    "--strategies",
+    "random,sa",
+    "--seeds",
+    "2",
+    "--budget",
+    "4",
+    "--db",
+    db,
+    "--out",
+    join(dir, "curves"),
+    "--quiet",
+  ], dir);
+  assert.equal(c.code, 0, c.stderr);
+  const compared = JSON.parse(c.stdout.trim().split("\n").at(-1)!);
+  const r = await deno("cli/report.ts", ["--db", db, "--out", join(dir, "page"), "--quiet"], dir);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.trim().split("\n").length, 1, "--quiet: the JSON line alone");
+  const html = await Deno.readTextFile(join(dir, "page", "index.html"));
+  const page = html.match(/<section class="space" id="space-matmul_24_16_8">([\s\S]*?)<\/section>/)
+    ?.[1];
+  assert.ok(page, "the page of matmul:24,16,8");
+  assert.match(page, /measured live on this CPU/);
+  // The optimum is the best measured, in ms and GFLOP/s (the workload's flops / seconds).
+  const gflops = (2 * 24 * 16 * 8 / compared.optimum / 1e9).toFixed(2);
+  assert.ok(page.includes(`(${gflops} GFLOP/s), the best measured in these runs`), gflops);
+  const figures = page.match(/<svg[\s\S]*?<\/svg>\s*<\/svg>/g) ?? [];
+  assert.equal(figures.length, 2, "fraction of the optimum, and best GFLOP/s");
+  assert.match(page, /<h3>Best GFLOP\/s so far<\/h3>/);
+  assert.match(figures[1], /best GFLOP\/s so far/);
+  // No random expectation on a live space: the score's reference is the random runs.
+  assert.match(page, /0 = random search \(random runs\)/);
+  await Deno.remove(dir, { recursive: true });
+});
+
 Deno.test("report exits with status 2 and names bad arguments", async () => {
   const dir = await Deno.makeTempDir();
   const cases: [string[], RegExp][] = [
