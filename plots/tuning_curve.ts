@@ -227,7 +227,9 @@ export function bandCurveSVG(
     x: { label: options.x ?? "evaluations", grid: true },
     y,
     color: { domain: labels, range: PALETTE },
-    ...(panels ? { fy: { domain: labels, label: null, axis: "right" as const } } : {}),
+    ...(panels
+      ? { fy: { domain: labels, label: null, axis: "right" as const, padding: 0.2 } }
+      : {}),
     marks: panels
       ? [
         Plot.frame({ stroke: "#ddd" }),
