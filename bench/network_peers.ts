@@ -76,6 +76,8 @@ export async function torchLatency(
   if (!Object.hasOwn(BUILTIN_NETWORKS, o.network)) {
     return { unavailable: `${o.network} is not a torchvision model (built-in networks only)` };
   }
+  // First use: install PyTorch if missing, saying what and why (TUNEBOOK_NO_SETUP=1: don't).
+  await ensureSetupGroup("torch", "bench/network_peers.ts times the network in PyTorch");
   let out;
   try {
     out = await new Deno.Command(o.python, {
@@ -192,8 +194,6 @@ function layerRatio(row: PeerRow): number | undefined {
 }
 
 if (import.meta.main) {
-  // First use: install what this needs, saying what and why (TUNEBOOK_NO_SETUP=1: don't).
-  await ensureSetupGroup("torch", "bench/network_peers.ts times the network in PyTorch");
   const { values: v } = parseArgs({
     args: Deno.args,
     options: {

@@ -806,10 +806,10 @@ async function readTraces(path: string): Promise<Trace[]> {
 }
 
 if (import.meta.main) {
-  // First use: install what this needs, saying what and why (TUNEBOOK_NO_SETUP=1: don't).
-  await ensureSetupGroup("peers", "bench/peers.ts compares with OpenBLAS, oneDNN and Halide");
   await runCommand("peers", async (argv) => {
     const a = parsePeersArgs(argv);
+    // First use: install the peers if missing, saying what and why (TUNEBOOK_NO_SETUP=1: don't).
+    await ensureSetupGroup("peers", "bench/peers.ts compares with OpenBLAS, oneDNN and Halide");
     const traces = a.trace ? await readTraces(a.trace) : undefined;
     const { workloads, peers, threads, rounds } = a;
     console.log(

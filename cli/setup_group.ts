@@ -4,7 +4,8 @@
  * bench/network_peers.ts, Redis and PostgreSQL for distributed measurement,
  * the peers of bench/peers.ts) calls {@link ensureSetupGroup}, which runs
  * `bash scripts/setup.sh GROUP` (idempotent: it skips what is installed and
- * says what it installs and why) with its output on stderr.
+ * says what it installs and why); silent when nothing was missing, else its
+ * lines on stderr.
  *
  * `TUNEBOOK_NO_SETUP=1` turns this off (nothing is installed; the feature
  * then reports what is missing, as before).
@@ -36,8 +37,9 @@ export interface SetupOutcome {
 }
 
 /**
- * Runs `bash scripts/setup.sh group` once per process for `group`, its lines on
- * stderr prefixed with `why` (e.g. `"bench/network_peers.ts needs PyTorch"`).
+ * Runs `bash scripts/setup.sh group` once per process for `group`; when it
+ * installs something (or fails), its lines go to stderr after one naming
+ * `why` (e.g. `"bench/network_peers.ts times the network in PyTorch"`).
  * Never throws: a failed install is returned, and the feature reports what is
  * missing as it would without it.
  *
@@ -61,7 +63,6 @@ export async function ensureSetupGroup(group: SetupGroup, why: string): Promise<
   const done = ensured.get(group);
   if (done) return await done;
   const run = (async (): Promise<SetupOutcome> => {
-    console.error(`tunebook: ${why}: bash scripts/setup.sh ${group} (installs what is missing)`);
     try {
       const out = await new Deno.Command("bash", {
         args: [join(ROOT, "scripts", "setup.sh"), group],
@@ -71,8 +72,11 @@ export async function ensureSetupGroup(group: SetupGroup, why: string): Promise<
         env: { CI: Deno.env.get("CI") ?? "true" },
       }).output();
       const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-      for (const line of text.split("\n")) {
-        if (line && !line.includes("skip:")) console.error(line);
+      // Silent when everything was there; otherwise what was installed (or failed) and why.
+      const said = text.split("\n").filter((l) => l && !/\] (skip|done)/.test(l));
+      if (said.length > 0 || !out.success) {
+        console.error(`tunebook: ${why}: bash scripts/setup.sh ${group}`);
+        for (const line of said) console.error(line);
       }
       return out.success ? { ran: true } : {
         ran: false,
