@@ -353,6 +353,13 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     }
     if (args.shape === undefined) throw new UsageError("Missing --shape");
   }
+  if (args.workload !== undefined && !Object.hasOwn(WORKLOADS, args.workload)) {
+    const known = Object.keys(WORKLOADS);
+    throw new UsageError(
+      `Unknown workload ${JSON.stringify(args.workload)}${didYouMean(args.workload, known)}; ` +
+        `known: ${known.join(", ")}`,
+    );
+  }
   if (args.workload !== undefined && args.shape !== undefined) {
     let w;
     try {

@@ -87,6 +87,11 @@ Deno.test("an unknown space or strategy gets a did-you-mean, not a path", async 
         /--space pnpoly: no recorded space of that name; did you mean pnpoly_RTX_3090\?/,
       ],
       [
+        "cli/tune.ts",
+        ["--workload", "matmull", "--shape", "8,8,8"],
+        /Unknown workload "matmull"; did you mean matmul\?; known: matmul, /,
+      ],
+      [
         "cli/compare.ts",
         ["--space", "pnpoly_RTX_3090", "--strategies", "random,sx"],
         /Unknown strategy "sx"; did you mean sa/,
