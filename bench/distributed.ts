@@ -35,6 +35,7 @@ import { Schedule } from "../ir/schedule.ts";
 import { traceOf } from "../ir/trace.ts";
 import { createPrng } from "../ir/prng.ts";
 import { Redis } from "npm:ioredis@6.0.0";
+import { ensureSetupGroup } from "../cli/setup_group.ts";
 
 /** Jobs/s and overhead per job of trivial jobs through the queue. */
 export async function queueThroughput(jobs: number): Promise<{
@@ -211,6 +212,8 @@ export async function comparisonSeconds(args: string[], workers: number): Promis
 }
 
 if (import.meta.main) {
+  // First use: install what this needs, saying what and why (TUNEBOOK_NO_SETUP=1: don't).
+  await ensureSetupGroup("distributed", "bench/distributed.ts starts a Redis server");
   const { values: v } = parseArgs({
     args: Deno.args,
     options: {

@@ -53,6 +53,7 @@ import { warmStart } from "../tuner/task_scheduler.ts";
 import { CONV_WORKLOADS, DEFAULT_CACHE, pairedRatio, type PeerRow, runPeers } from "./peers.ts";
 import { ratioBarsSVG } from "../plots/ratio_bars.ts";
 import { writePlot } from "../plots/figure.ts";
+import { ensureSetupGroup } from "../cli/setup_group.ts";
 
 const TORCH_SCRIPT = fileURLToPath(new URL("./peers/torch_network.py", import.meta.url));
 
@@ -75,6 +76,8 @@ export async function torchLatency(
   if (!Object.hasOwn(BUILTIN_NETWORKS, o.network)) {
     return { unavailable: `${o.network} is not a torchvision model (built-in networks only)` };
   }
+  // First use: install PyTorch if missing, saying what and why (TUNEBOOK_NO_SETUP=1: don't).
+  await ensureSetupGroup("torch", "bench/network_peers.ts times the network in PyTorch");
   let out;
   try {
     out = await new Deno.Command(o.python, {
@@ -88,7 +91,10 @@ export async function torchLatency(
   const dec = new TextDecoder();
   if (!out.success) {
     const why = dec.decode(out.stderr).trim().split("\n").at(-1);
-    return { unavailable: `${why} (install python3-torch and python3-torchvision)` };
+    return {
+      unavailable:
+        `${why} (install python3-torch and python3-torchvision: bash scripts/setup.sh torch)`,
+    };
   }
   const r = JSON.parse(dec.decode(out.stdout));
   return { timesMs: r.timesMs, version: r.torch };

@@ -56,6 +56,7 @@ import { kernelSource, signatureOf } from "../measure/kernel_source.ts";
 import { runSession } from "../tuner/session.ts";
 import { confirmedBest } from "../tuner/finalists.ts";
 import { nonNegativeInt, parseFlags, positiveInt, runCommand, UsageError } from "../cli/args.ts";
+import { ensureSetupGroup } from "../cli/setup_group.ts";
 
 /** Directory of the harness sources. */
 export const PEERS_DIR: string = fileURLToPath(new URL("./peers/", import.meta.url));
@@ -160,7 +161,7 @@ export function compileFailure(what: string, stderr: string, pkg: string): strin
   const missing = stderr.match(/fatal error: ([\w./]+): No such file/) ??
     stderr.match(/cannot find (-l[\w+.-]+)/);
   return missing
-    ? `${what}: ${missing[1]} not found (apt-get install ${pkg}, or bash scripts/setup.sh)`
+    ? `${what}: ${missing[1]} not found (apt-get install ${pkg}, or bash scripts/setup.sh peers)`
     : `${what} did not compile: ${tail(stderr)}`;
 }
 
@@ -807,6 +808,8 @@ async function readTraces(path: string): Promise<Trace[]> {
 if (import.meta.main) {
   await runCommand("peers", async (argv) => {
     const a = parsePeersArgs(argv);
+    // First use: install the peers if missing, saying what and why (TUNEBOOK_NO_SETUP=1: don't).
+    await ensureSetupGroup("peers", "bench/peers.ts compares with OpenBLAS, oneDNN and Halide");
     const traces = a.trace ? await readTraces(a.trace) : undefined;
     const { workloads, peers, threads, rounds } = a;
     console.log(

@@ -16,6 +16,7 @@ import { TEMPLATE_NAMES } from "../search/templates/registry.ts";
 import { GPU_TEMPLATE_NAMES } from "../search/templates/registry_gpu.ts";
 import { STRATEGY_NAMES, strategyHelp } from "../tuner/strategies.ts";
 import { DEFAULTS, RANGES } from "../ir/defaults.ts";
+import { didYouMean, unknownSpace } from "./names.ts";
 
 const TUNE = DEFAULTS.tune;
 
@@ -289,7 +290,9 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
   }
   if (!STRATEGY_NAMES.includes(args.strategy)) {
     throw new UsageError(
-      `Unknown strategy "${args.strategy}"; known: ${STRATEGY_NAMES.join(", ")}`,
+      `Unknown strategy "${args.strategy}"${didYouMean(args.strategy, STRATEGY_NAMES)}; known: ${
+        STRATEGY_NAMES.join(", ")
+      }`,
     );
   }
   const templates = templateNamesOf(target);
@@ -336,6 +339,8 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     ].find((f) => (given as string[]).includes(f));
     if (clash) throw new UsageError(`--${clash} cannot be given with --space (a replayed cache)`);
     if (v.space.trim() === "") throw new UsageError("--space must name a Kernel Tuner cache");
+    const unknown = unknownSpace(v.space);
+    if (unknown) throw new UsageError(unknown);
     args.space = v.space;
     return args;
   }
@@ -353,6 +358,13 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
       throw new UsageError("Missing --workload (or --resume, --trace, --space)");
     }
     if (args.shape === undefined) throw new UsageError("Missing --shape");
+  }
+  if (args.workload !== undefined && !Object.hasOwn(WORKLOADS, args.workload)) {
+    const known = Object.keys(WORKLOADS);
+    throw new UsageError(
+      `Unknown workload ${JSON.stringify(args.workload)}${didYouMean(args.workload, known)}; ` +
+        `known: ${known.join(", ")}`,
+    );
   }
   if (args.workload !== undefined && args.shape !== undefined) {
     let w;

@@ -60,7 +60,8 @@ import { bandCurveSpec } from "../plots/vegalite.ts";
 import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
 
 export type { CompareManyOutput, CompareOutput };
-import { checkOutputDir } from "./output.ts";
+import { checkOutputDir, printResult } from "./output.ts";
+import { didYouMean, unknownSpace } from "./names.ts";
 import { parseQueueUrl, QueueLostError } from "../remote/connection.ts";
 import { isPostgresUrl, loadPostgresStore } from "../datasets/postgres_url.ts";
 import { createRemoteMeasurer, NoWorkerError } from "../remote/remote_measurer.ts";
@@ -137,6 +138,8 @@ function openCompareSpace(
       `--space ${spec}: with --queue, a cache is named (from data/kerneltuner), never a path`,
     );
   }
+  const unknown = isWorkloadSpec(spec) ? undefined : unknownSpace(spec);
+  if (unknown) throw new UsageError(unknown);
   return flagged(() =>
     openSpace(spec, {
       absent,
@@ -205,7 +208,11 @@ export async function compare(
   }
   for (const s of strategies) {
     if (!STRATEGY_NAMES.includes(s)) {
-      throw new UsageError(`Unknown strategy "${s}"; known: ${KNOB_STRATEGY_NAMES.join(", ")}`);
+      throw new UsageError(
+        `Unknown strategy "${s}"${didYouMean(s, KNOB_STRATEGY_NAMES)}; known: ${
+          KNOB_STRATEGY_NAMES.join(", ")
+        }`,
+      );
     }
     if (!KNOB_STRATEGY_NAMES.includes(s)) {
       throw new UsageError(
@@ -305,12 +312,12 @@ export async function compare(
       >,
     ]),
   ));
-  console.error(
+  printResult(
     `\nRanking over ${outputs.length} spaces (score over budgets ${budgets[0]}..${
       budgets[budgets.length - 1]
     }; 0 = random search, 1 = optimum at once):\n`,
   );
-  console.error(rankTable(ranking));
+  printResult(rankTable(ranking));
   return { spaces: outputs, ranking };
 }
 
@@ -355,7 +362,7 @@ async function queued<T>(f: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Compares the strategies on one space: tables on stderr, curves in files, the summary returned. */
+/** Compares the strategies on one space: tables on stdout, curves in files, the summary returned. */
 async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> {
   const { strategies, planSize, seeds } = v;
   let budgets = v.budgets;
@@ -461,18 +468,23 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
   }
   const { optimum, rows, traces: runs } = c;
   const reach = c.reachRows;
-  console.error(`\n${space.name}: optimum ${(optimum * 1e3).toPrecision(4)} ms, ${seeds} seeds\n`);
-  console.error(compareTable(rows));
-  console.error(`\nSamples to reach 95% of the optimum (within ${maxBudget} evaluations):\n`);
-  console.error(reachTable(reach));
+  printResult(`\n${space.name}: optimum ${(optimum * 1e3).toPrecision(4)} ms, ${seeds} seeds\n`);
+  printResult(compareTable(rows));
+  printResult(`\nSamples to reach 95% of the optimum (within ${maxBudget} evaluations):\n`);
+  printResult(reachTable(reach));
   // The band reads the same statistics as the table (fractionBand), so they agree at each budget.
   const evaluations = Array.from({ length: maxBudget }, (_, i) => i + 1);
   const series = [...runs].map(([label, rs]) => ({
     label,
     ...fractionBand(rs, optimum, evaluations),
   }));
+  // Random search's exact expectation (a cache), drawn as a dashed line.
+  const expected = space.randomCurve?.(1, maxBudget);
   const svg = bandCurveSVG(series, {
     title: `${space.name}: median and quartiles over ${seeds} seeds`,
+    ...(expected
+      ? { baseline: { label: "random search (expected)", x: evaluations, y: expected } }
+      : {}),
   });
   await Deno.mkdir(v.out!, { recursive: true });
   const base = join(v.out!, stem);
@@ -492,16 +504,16 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
   );
   await Deno.writeTextFile(`${base}_wall.svg`, wallSVG);
   await Deno.writeFile(`${base}_wall.png`, await svgToPNG(wallSVG));
-  console.error(
+  printResult(
     `\ntuning curves: ${base}.svg, ${base}.png, ${base}.vl.json (Vega-Lite); against wall seconds: ${base}_wall.png`,
   );
   const lo = budgets[0];
   const scores = c.scoreOf;
-  console.error(
+  printResult(
     `\nBudget-aggregated score (area under the mean fraction curve, budgets ${lo}..${maxBudget}; ` +
       `0 = random search${c.exactRandom ? " (exact expectation)" : ""}, 1 = optimum at once):\n`,
   );
-  console.error(
+  printResult(
     [
       "| strategy | score |",
       "| --- | --- |",

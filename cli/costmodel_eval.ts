@@ -24,7 +24,7 @@ import { replaySpaceFromFile } from "../search/replay.ts";
 import { svgToPNG } from "../plots/tuning_curve.ts";
 import { scatterSVG } from "../plots/scatter.ts";
 import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
-import { checkOutputDir } from "./output.ts";
+import { checkOutputDir, printResult } from "./output.ts";
 import { stopPoints, StopRequested, watchStop } from "./stop.ts";
 
 /** Usage text of `costmodel-eval`. */
@@ -38,6 +38,7 @@ export const COSTMODEL_EVAL_USAGE =
   --split KIND     random | workload (default random)
   --seed N         seed of the split and the model (default 1)
   --out DIR        directory of the scatter plot (default runs/costmodel)
+  --quiet          no progress line on stderr
   --help           this text`;
 
 /** Models `costmodel-eval` knows. */
@@ -116,6 +117,7 @@ export async function costmodelEval(argv: string[]): Promise<Record<string, unkn
       split: { type: "string", default: "random" },
       seed: { type: "string", default: "1" },
       out: { type: "string", default: "runs/costmodel" },
+      quiet: { type: "boolean", default: false },
     },
     COSTMODEL_EVAL_USAGE,
   );
@@ -193,7 +195,7 @@ export async function costmodelEval(argv: string[]): Promise<Record<string, unkn
       best.set(data.group[i], Math.max(best.get(data.group[i]) ?? 0, data.y[i]))
     );
     const target = (i: number) => data.y[i] / (best.get(data.group[i]) ?? Math.max(...data.y));
-    console.error(`costmodel-eval: fitting ${v.model} on ${trainIdx.length} records`);
+    if (!v.quiet) console.error(`costmodel-eval: fitting ${v.model} on ${trainIdx.length} records`);
     await check();
     const started = performance.now();
     await model.fit(rows(data.x, trainIdx), Float32Array.from(trainIdx, target));
@@ -204,13 +206,18 @@ export async function costmodelEval(argv: string[]): Promise<Record<string, unkn
     const truth = testIdx.map((i) => data.y[i]);
     const metrics = evaluateRanking(pred, truth);
     const unit = v.db ? "GFLOP/s" : "1/ms";
-    console.error(
+    printResult(
       `${data.name}: ${v.model} trained on ${trainIdx.length}, tested on ${testIdx.length} (${v.split} split), fit ${
         fitSeconds.toFixed(2)
       } s`,
     );
-    console.error("| metric | value |\n| --- | --- |");
-    for (const [k, val] of Object.entries(metrics)) console.error(`| ${k} | ${val.toFixed(3)} |`);
+    printResult(
+      [
+        "| metric | value |",
+        "| --- | --- |",
+        ...Object.entries(metrics).map(([k, val]) => `| ${k} | ${val.toFixed(3)} |`),
+      ].join("\n"),
+    );
     const svg = scatterSVG(pred.map((p, i) => ({ x: truth[i], y: p })), {
       title: `${v.model} on ${data.name}: held-out predictions`,
       x: `measured throughput (${unit})`,
@@ -222,7 +229,7 @@ export async function costmodelEval(argv: string[]): Promise<Record<string, unkn
     await Deno.writeTextFile(`${path}.svg`, svg);
     await Deno.writeFile(`${path}.png`, await svgToPNG(svg));
     written = `${path}.svg`;
-    console.error(`scatter: ${path}.svg, ${path}.png`);
+    printResult(`scatter: ${path}.svg, ${path}.png`);
     await check();
     return {
       data: data.name,

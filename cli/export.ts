@@ -32,6 +32,7 @@ export const EXPORT_USAGE = `usage: deno task export --db PATH --format FORMAT -
                             matmul:512,512,512,dense:16,24,8 (repeatable)
   --holdout-fraction F      or hold out a fraction F of the workloads, chosen
   --split-seed N            with seed N (default 1)
+  --quiet                   accepted, as by every command (export prints only its JSON line)
   --help                    this text`;
 
 /** Parsed arguments of `export`. */
@@ -74,6 +75,7 @@ export function parseExportArgs(argv: string[]): ExportArgs {
       holdout: { type: "string", multiple: true },
       "holdout-fraction": { type: "string" },
       "split-seed": { type: "string" },
+      quiet: { type: "boolean", default: false },
     },
     EXPORT_USAGE,
   );

@@ -124,3 +124,41 @@ export function checkOutputDir(dir: string, files: string[], o: OutputCheck): vo
   }
   for (const f of files) checkOutputFile(resolve(target, f), { ...o, flag: `${o.flag} "${dir}":` });
 }
+
+/**
+ * Prints what a person reads of a command's result (a table, the paths it
+ * wrote) on stdout. The convention of every command in cli/: results on
+ * stdout, the JSON summary as the last line of stdout (`| tail -n 1` keeps
+ * it alone), progress and notes on stderr (`--quiet` silences them); so
+ * `deno task compare ... > out.txt` keeps the tables and the summary. Trials
+ * are numbered from 1 in every output.
+ *
+ * @example
+ * ```ts
+ * import { printResult } from "./output.ts";
+ * printResult("| strategy | score |\n| --- | --- |\n| sa | 0.710 |");
+ * ```
+ */
+export function printResult(text: string): void {
+  console.log(text);
+}
+
+/**
+ * The JSON summary of a command's stdout: its last non-empty line, parsed (typed as
+ * `JSON.parse` types it).
+ *
+ * @example
+ * ```ts
+ * import { lastJsonLine } from "./output.ts";
+ * const s = lastJsonLine('| a |\n{"runs": 2}\n') as { runs: number };
+ * if (s.runs !== 2) throw new Error();
+ * ```
+ */
+// deno-lint-ignore no-explicit-any -- what JSON.parse gives: the caller knows the command's shape
+export function lastJsonLine(stdout: string): any {
+  const last = stdout.trimEnd().split("\n").at(-1);
+  if (last === undefined || last.trim() === "") {
+    throw new SyntaxError("lastJsonLine: the output is empty (no JSON summary line)");
+  }
+  return JSON.parse(last);
+}

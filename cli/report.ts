@@ -3,29 +3,41 @@
  * page (`index.html`: inline SVG and CSS, no script, no external URL) of the
  * runs of a records database: a table of the runs (strategy, seed,
  * workload, machine, compiler, tunebook version, counts, best GFLOP/s), and
- * for each run its tuning curve and its best schedule printed as code.
- * Ends with one line of JSON on stdout: `{"out", "db", "runs"}`.
+ * for each run its tuning curve and its best schedule printed as code. The
+ * runs of a comparison (`compare --db`) get one page per space instead
+ * (cli/compare_report.ts): fraction of the optimum against evaluations with
+ * quartile bands per strategy, the score and reach tables, and on a live
+ * space GFLOP/s. Trials are numbered from 1, as in every tunebook output.
+ * Ends with one line of JSON on stdout: `{"out", "db", "runs", "spaces"}`.
  *
  * Options: `--runs 1,3` (only these runs), `--title TEXT`.
  * @module
  */
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { RunRow } from "../datasets/db.ts";
 import { isPostgresUrl } from "../datasets/postgres_url.ts";
 import { openRecordsReader, type RecordsReader } from "../datasets/records_reader.ts";
 import { printTrace } from "../ir/trace.ts";
 import { bestSoFar, tuningCurveSVG } from "../plots/tuning_curve.ts";
 import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
-import { checkOutputDir } from "./output.ts";
+import { checkOutputDir, printResult } from "./output.ts";
+import {
+  comparisonSection,
+  comparisonsOf,
+  spaceAnchor,
+  type SpaceComparison,
+} from "./compare_report.ts";
 
 /** Usage text of `report`. */
 export const REPORT_USAGE = `usage: deno task report --db PATH [--out DIR] [options]
 
   --db PATH        records database to read (must exist; opened read-only)
-  --out DIR        directory to write index.html into (default report; created if missing;
-                   an existing file there is refused)
+  --out DIR        directory to write index.html into (default: beside --db, e.g.
+                   runs/F_report for runs/F.db, or runs/report for a PostgreSQL database;
+                   created if missing; an existing file there is refused)
   --runs ID,ID     only these runs (default: all)
   --title TEXT     page title (default "tunebook report")
+  --quiet          only the JSON line (not the path of the page before it)
   --help           this text`;
 
 /** What the report shows of one run. */
@@ -51,7 +63,7 @@ export interface RunSummary {
   curve: number[];
   /** The best candidate's trace printed as schedule code. */
   bestSchedule?: string;
-  /** Trial of the best candidate. */
+  /** Trial of the best candidate, numbered from 1. */
   bestTrial?: number;
 }
 
@@ -62,7 +74,7 @@ function machineLine(m: Record<string, unknown>): string {
     m.os,
     m.arch,
   ].filter((x) => x !== undefined && x !== null && x !== "");
-  return parts.length ? parts.join(", ") : JSON.stringify(m);
+  return parts.length ? parts.join(", ") : Object.keys(m).length ? JSON.stringify(m) : "-";
 }
 
 /** Summaries of runs of a database (all of them, or those of `ids`), oldest first. */
@@ -103,7 +115,7 @@ export function summarizeRuns(db: RecordsReader, ids?: readonly number[]): RunSu
       ...counts,
       bestGflops: best?.result.gflops ?? null,
       curve,
-      ...(bestSchedule === undefined ? {} : { bestSchedule, bestTrial: best!.trial }),
+      ...(bestSchedule === undefined ? {} : { bestSchedule, bestTrial: best!.trial + 1 }),
     };
   });
 }
@@ -127,13 +139,25 @@ th { background: #f0f0f0; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 pre { background: #f6f6f6; padding: 8px; overflow-x: auto; font-size: 12px; }
 section { margin-top: 2.5em; border-top: 1px solid #ddd; }
+section.space { break-before: page; }
 .meta { font-size: 13px; color: #555; }`;
 
 /** The report page of some runs. */
 export function reportHTML(
   runs: readonly RunSummary[],
-  o: { title: string; db: string; generated?: string },
+  o: { title: string; db: string; generated?: string; comparisons?: readonly SpaceComparison[] },
 ): string {
+  const comparisons = o.comparisons ?? [];
+  const compared = comparisons.flatMap((c) => c.strategies.flatMap((s) => s.ids)).length;
+  const toc = comparisons.length === 0
+    ? ""
+    : `<h2>Comparisons</h2>\n<ul>\n${
+      comparisons.map((c) =>
+        `<li><a href="#${spaceAnchor(c.spec)}">${esc(c.spec)}</a>: ${
+          c.strategies.map((s) => esc(s.name)).join(", ")
+        }, ${Math.max(...c.strategies.map((s) => s.runs.length))} seeds</li>`
+      ).join("\n")
+    }\n</ul>`;
   const num = (v: number | null, digits = 2) =>
     `<td class="num">${v === null ? "-" : v.toFixed(digits)}</td>`;
   const rows = runs.map((r) =>
@@ -172,15 +196,22 @@ ${STYLE}
 </head>
 <body>
 <h1>${esc(o.title)}</h1>
-<p class="meta">${runs.length} run${runs.length === 1 ? "" : "s"} of <code>${esc(o.db)}</code>${
-    o.generated ? `, generated ${esc(o.generated)}` : ""
+<p class="meta">${runs.length + compared} run${runs.length + compared === 1 ? "" : "s"} of <code>${
+    esc(o.db)
+  }</code>${o.generated ? `, generated ${esc(o.generated)}` : ""}${
+    compared ? `; ${compared} of them in ${comparisons.length} comparison(s)` : ""
   }.</p>
+${toc}
+${comparisons.map(comparisonSection).join("\n")}
+${
+    runs.length === 0 ? "" : `<h2>Runs</h2>
 <table>
 <thead><tr><th>run</th><th>strategy</th><th>seed</th><th>workload</th><th>target</th><th>machine</th><th>compiler</th><th>version</th><th>status</th><th>trials</th><th>measured</th><th>valid</th><th>errors</th><th>best GFLOP/s</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
-</table>
+</table>`
+  }
 ${sections}
 </body>
 </html>
@@ -196,14 +227,17 @@ function runIds(text: string): number[] {
 }
 
 /** Writes the report; returns the JSON summary. */
-export async function report(argv: string[]): Promise<{ out: string; db: string; runs: number }> {
+export async function report(
+  argv: string[],
+): Promise<{ out: string; db: string; runs: number; spaces: number }> {
   const v = parseFlags(
     argv,
     {
       db: { type: "string" },
-      out: { type: "string", default: "report" },
+      out: { type: "string" },
       runs: { type: "string" },
       title: { type: "string", default: "tunebook report" },
+      quiet: { type: "boolean", default: false },
     },
     REPORT_USAGE,
   );
@@ -217,24 +251,42 @@ export async function report(argv: string[]): Promise<{ out: string; db: string;
     throw new UsageError(`--db ${v.db}: no such records database`);
   }
   const ids = v.runs === undefined ? undefined : runIds(v.runs);
-  checkOutputDir(v.out!, ["index.html"], { flag: "--out", db: v.db });
+  // Beside the database, never into the current folder unasked.
+  const outDir = v.out ??
+    (isPostgresUrl(v.db)
+      ? join("runs", "report")
+      : join(dirname(v.db), `${basename(v.db).replace(/\.[^.]*$/, "")}_report`));
+  checkOutputDir(outDir, ["index.html"], { flag: "--out", db: v.db });
   const db = await openRecordsReader(v.db);
   let runs: RunSummary[];
+  let comparisons: SpaceComparison[];
   try {
     runs = summarizeRuns(db, ids);
+    // The runs of a comparison are shown by space; --runs picks among the others.
+    comparisons = ids === undefined ? await comparisonsOf(db) : [];
   } finally {
     db.close();
   }
+  const inComparison = new Set(comparisons.flatMap((c) => c.strategies.flatMap((s) => s.ids)));
+  runs = runs.filter((r) => !inComparison.has(r.id));
   const html = reportHTML(runs, {
     title: v.title!,
     db: v.db,
     generated: new Date().toISOString(),
+    comparisons,
   });
-  await Deno.mkdir(v.out!, { recursive: true });
-  const out = join(v.out!, "index.html");
+  await Deno.mkdir(outDir, { recursive: true });
+  const out = join(outDir, "index.html");
   await Deno.writeTextFile(out, html);
-  console.error(`report of ${runs.length} run(s): ${out}`);
-  return { out, db: v.db, runs: runs.length };
+  const total = runs.length + inComparison.size;
+  if (!v.quiet) {
+    printResult(
+      `report of ${total} run(s)${
+        comparisons.length ? `, ${comparisons.length} compared space(s)` : ""
+      }: ${out}`,
+    );
+  }
+  return { out, db: v.db, runs: total, spaces: comparisons.length };
 }
 
 if (import.meta.main) await runJsonCommand("report", report);

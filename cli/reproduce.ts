@@ -21,6 +21,7 @@ import { bestSoFar } from "../plots/tuning_curve.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { runSession } from "../tuner/session.ts";
 import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
+import { printResult } from "./output.ts";
 import { watchRuns } from "./stop.ts";
 
 /** Usage text of `reproduce`. */
@@ -116,7 +117,7 @@ export function diffRuns(db: RecordsReader, oldRun: number, newRun: number): Run
   };
 }
 
-/** The diff as a Markdown table, one row per trial, and a closing summary line. */
+/** The diff as a Markdown table, one row per trial (numbered from 1), and a closing summary line. */
 export function diffTable(d: RunDiff, sameAt: (i: number) => boolean): string {
   const f = (v: number | null | undefined, digits = 2) => (v == null ? "-" : v.toFixed(digits));
   const lines = [
@@ -125,7 +126,7 @@ export function diffTable(d: RunDiff, sameAt: (i: number) => boolean): string {
   ];
   for (let i = 0; i < d.per_trial_ratio.length; i++) {
     lines.push(
-      `| ${i} | ${f(d.old_curve[i])} | ${f(d.new_curve[i])} | ${f(d.per_trial_ratio[i], 3)} | ${
+      `| ${i + 1} | ${f(d.old_curve[i])} | ${f(d.new_curve[i])} | ${f(d.per_trial_ratio[i], 3)} | ${
         sameAt(i) ? "yes" : "no"
       } |`,
     );
@@ -215,12 +216,12 @@ export async function reproduce(argv: string[]): Promise<Reproduction> {
   try {
     const d = diffRuns(db, runId, summary.run_id);
     const a = db.candidates(runId), b = db.candidates(summary.run_id);
-    console.error(
+    printResult(
       `\nrun ${runId} reproduced as run ${summary.run_id} (${config.workload} ${
         config.shape.join(",")
       }, ${config.strategy}, seed ${config.seed}, ${config.trials} trials)\n`,
     );
-    console.error(diffTable(d, (i) => a[i] !== undefined && a[i].traceHash === b[i]?.traceHash));
+    printResult(diffTable(d, (i) => a[i] !== undefined && a[i].traceHash === b[i]?.traceHash));
     return {
       db: v.db,
       run: runId,

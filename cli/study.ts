@@ -28,8 +28,16 @@ export const STUDY_USAGE =
   --trials N        random trials per size (default ${DEFAULTS.tune.trials}, as tune)
   --seed N          seed of the search (default 1)
   --db PATH         records database (default runs/study.db); curves beside it
+  --quiet           no progress bar
   --help            this text`;
-import { bestSoFar, type CurveSeries, svgToPNG, tuningCurveSVG } from "../plots/tuning_curve.ts";
+import {
+  bestSoFar,
+  type CurveSeries,
+  PALETTE,
+  svgToPNG,
+  tuningCurveSVG,
+} from "../plots/tuning_curve.ts";
+import { printResult } from "./output.ts";
 import { dirname } from "node:path";
 
 /** One row of the study's table. */
@@ -77,6 +85,7 @@ export async function study(argv: string[]): Promise<StudyRow[]> {
       trials: { type: "string", default: String(DEFAULTS.tune.trials) },
       seed: { type: "string", default: "1" },
       db: { type: "string", default: "runs/study.db" },
+      quiet: { type: "boolean", default: false },
     },
     STUDY_USAGE,
   );
@@ -90,11 +99,14 @@ export async function study(argv: string[]): Promise<StudyRow[]> {
   RecordsDB.open(v.db!).close(); // an unusable --db is refused before anything is measured
   const rows: StudyRow[] = [];
   const curves: CurveSeries[] = [];
+  const naives: number[] = [];
   for (const n of sizes.map(Number)) {
-    console.error(`\nmatmul ${n}x${n}x${n}: naive triple loop, then ${trials} random trials`);
+    if (!v.quiet) {
+      console.error(`\nmatmul ${n}x${n}x${n}: naive triple loop, then ${trials} random trials`);
+    }
     const naive = await measureNaive("matmul", [n, n, n]);
-    const progress = stderrProgress();
-    const stop = watchRuns("study", v.db!, () => progress.done());
+    const progress = v.quiet ? undefined : stderrProgress();
+    const stop = watchRuns("study", v.db!, () => progress?.done());
     let s;
     try {
       s = await runSession({
@@ -105,10 +117,10 @@ export async function study(argv: string[]): Promise<StudyRow[]> {
         strategy: "random",
         seed,
         trials,
-        onProgress: progress.update,
+        onProgress: progress?.update,
       });
     } finally {
-      progress.done();
+      progress?.done();
       stop.dispose();
     }
     if (stop.stopped(s)) Deno.exit(stop.exitCode());
@@ -121,27 +133,36 @@ export async function study(argv: string[]): Promise<StudyRow[]> {
       errors: s.errors,
       run_id: s.run_id,
     });
-    if (s.bestTrace) console.error(`best schedule of matmul ${n}:\n${s.bestTrace}`);
+    if (s.bestTrace) printResult(`best schedule of matmul ${n}:\n${s.bestTrace}`);
     const db = RecordsDB.open(v.db!);
     const perTrial = db.candidates(s.run_id).map((c) => c.result?.gflops ?? NaN);
     db.close();
-    curves.push({ label: `matmul ${n} (naive ${naive.toFixed(1)})`, values: bestSoFar(perTrial) });
+    curves.push({ label: `matmul ${n}`, values: bestSoFar(perTrial) });
+    naives.push(naive);
   }
-  const svg = tuningCurveSVG(curves, { title: `Random search, ${trials} trials, seed ${seed}` });
+  // Each size's naive loop is drawn as a dashed line in its curve's colour.
+  const svg = tuningCurveSVG(curves, {
+    title: `Random search, ${trials} trials, seed ${seed}`,
+    baseline: naives.map((value, i) => ({
+      label: `naive ${sizes[i]} (${value.toFixed(1)})`,
+      value,
+      colour: PALETTE[i % PALETTE.length],
+    })),
+  });
   const base = v.db!.replace(/\.db$/, "");
   await Deno.mkdir(dirname(base), { recursive: true });
   await Deno.writeTextFile(`${base}.svg`, svg);
   await Deno.writeFile(`${base}.png`, await svgToPNG(svg));
-  console.error("\n| matmul | naive GFLOP/s | best of random GFLOP/s | speedup | valid | errors |");
-  console.error("| --- | --- | --- | --- | --- | --- |");
+  printResult("\n| matmul | naive GFLOP/s | best of random GFLOP/s | speedup | valid | errors |");
+  printResult("| --- | --- | --- | --- | --- | --- |");
   for (const r of rows) {
-    console.error(
+    printResult(
       `| ${r.size} | ${r.naive_gflops.toFixed(2)} | ${r.best_gflops?.toFixed(1) ?? "-"} | ${
         r.speedup?.toFixed(1) ?? "-"
       }x | ${r.valid} | ${r.errors} |`,
     );
   }
-  console.error(`records: ${v.db}; tuning curves: ${base}.svg, ${base}.png`);
+  printResult(`records: ${v.db}; tuning curves: ${base}.svg, ${base}.png`);
   return rows;
 }
 

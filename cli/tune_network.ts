@@ -32,8 +32,8 @@ import {
 import { TASK_SCHEDULERS, type TaskSchedulerName, warmStart } from "../tuner/task_scheduler.ts";
 import { trialsToReach } from "../tuner/trials_used.ts";
 import { existsSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { checkOutputFile } from "./output.ts";
+import { dirname, join, resolve } from "node:path";
+import { checkOutputFile, printResult } from "./output.ts";
 import type { MeasureResult } from "../measure/measurer.ts";
 import { TEMPLATE_NAMES } from "../search/templates/registry.ts";
 import { nonNegativeInt, parseFlags, positiveInt, runJsonCommand, UsageError } from "./args.ts";
@@ -60,8 +60,9 @@ export const TUNE_NETWORK_USAGE =
                       every task within an eighth of the budget)
   --seed N            seed of strategies, scheduler, weights and input (default 1)
   --size N            input height and width of a built-in network (default 224)
-  --plot FILE         plot of the estimate against trials, .svg or .png
-                      (default tune_network_<network>.svg)
+  --plot FILE         plot of the estimate against trials, .svg or .png (default
+                      tune_network_<network>.svg beside --db, or under runs/ when --db
+                      is left at runs.db)
   --no-seed-default   do not measure each task's default schedule as its first trial
                       (by default it is, so no task ends slower than untuned)
   --no-transfer       do not pretrain a task's cost model (xgb, xgb-rank) on the other
@@ -72,7 +73,8 @@ export const TUNE_NETWORK_USAGE =
                       are at most a quarter of --trials, else 0)
   --finalist-rounds N rounds of that re-timing (default 3)
   --repeat N          timed forward passes of the tuned network (default 5)
-  --no-execute        skip running the tuned network (estimate only)`;
+  --no-execute        skip running the tuned network (estimate only)
+  --quiet             no line per round on stderr`;
 
 /** Parsed arguments of `tune-network`. */
 export interface TuneNetworkArgs {
@@ -99,6 +101,8 @@ export interface TuneNetworkArgs {
   finalists?: number;
   /** Rounds of their re-timing. */
   finalistRounds: number;
+  /** No line per round on stderr (`--quiet`). */
+  quiet: boolean;
   /** Channel block of the convolutions' activations (`--layout`; 1: NCHW). */
   block: number;
 }
@@ -111,6 +115,22 @@ function list<T extends string>(flag: string, v: string, known: readonly T[]): T
     }
   }
   return [...new Set(items)] as T[];
+}
+
+/**
+ * Where `tune-network` writes its plot when `--plot` is not given: beside
+ * `--db`, or under `runs/` when `--db` is left at its default `runs.db`;
+ * never into the current folder unasked.
+ *
+ * @example
+ * ```ts
+ * import { defaultPlot } from "./tune_network.ts";
+ * if (defaultPlot("runs.db", "resnet18") !== "runs/tune_network_resnet18.svg") throw new Error();
+ * if (defaultPlot("/tmp/x/n.db", "two") !== "/tmp/x/tune_network_two.svg") throw new Error();
+ * ```
+ */
+export function defaultPlot(db: string, network: string): string {
+  return join(db === "runs.db" ? "runs" : dirname(db), `tune_network_${network}.svg`);
 }
 
 /**
@@ -142,6 +162,7 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
     finalists: { type: "string" },
     "finalist-rounds": { type: "string" },
     layout: { type: "string", default: "NCHW" },
+    quiet: { type: "boolean", default: false },
   }, TUNE_NETWORK_USAGE);
   if (!v.network) {
     throw new UsageError(
@@ -174,6 +195,7 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
     seedDefault: !v["no-seed-default"],
     transfer: !v["no-transfer"],
     finalists: nonNegativeInt("finalists", v.finalists),
+    quiet: v.quiet!,
     finalistRounds: positiveInt("finalist-rounds", v["finalist-rounds"], DEFAULT_FINALIST_ROUNDS)!,
     block,
   };
@@ -333,7 +355,8 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
     throw e;
   }
   const net = loaded.network;
-  const plot = a.plot ?? `tune_network_${net.name}.svg`;
+  const plot = a.plot ?? defaultPlot(a.db, net.name);
+  if (a.plot === undefined) await Deno.mkdir(dirname(plot), { recursive: true });
   checkOutputFile(plot, { flag: "--plot", db: a.db });
   if (!existsSync(dirname(resolve(plot)))) {
     throw new UsageError(`--plot "${plot}": no directory ${dirname(resolve(plot))}`);
@@ -358,7 +381,8 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
   }
   const perRound = a.perRound ?? defaultPerRound(a.trials, tasks.length);
   const finalists = a.finalists ?? defaultFinalists(a.trials, tasks.length, a.finalistRounds);
-  console.error(
+  const note = a.quiet ? () => {} : (line: string) => console.error(line);
+  note(
     `tune-network: ${net.name}, ${tasks.length} tasks, ${a.trials} trials per session, ${perRound} per round, ${
       finalists > 0
         ? `then ${finalists} finalists per task timed ${a.finalistRounds} times`
@@ -388,7 +412,7 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
         transfer: a.transfer,
         ...(finalists > 0 ? { finalists: { top: finalists, rounds: a.finalistRounds } } : {}),
         onFinalists: (i, t) =>
-          console.error(
+          note(
             `[${label}] finalists of task ${i} ${t.key}: ${t.finalists!.count} timed ${
               t.finalists!.rounds
             } times; best ${ms(t.finalists!.recordedSeconds) ?? "-"} ms as recorded, ${
@@ -396,7 +420,7 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
             } ms over the rounds`,
           ),
         onRound: (r, t) =>
-          console.error(
+          note(
             `[${label}] ${r.trialsUsed}/${a.trials} trials: task ${r.task} ${t.key} x${t.weight} +${r.measured} (${t.trials} in all), best ${
               ms(t.bestSeconds) ?? "-"
             } ms; estimate ${ms(r.objective) ?? "-"} ms`,
@@ -445,7 +469,7 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
         series.find((s) => s.label === `${scheduler} ${strategy}`)?.values;
       const c = schedulerComparison(curve("gradient"), curve("round-robin"));
       if (c) {
-        console.error(
+        printResult(
           `[${strategy}] gradient reaches round robin's ${
             ms(c.roundRobinMs / 1e3)
           } ms (at ${c.budget} trials) ${

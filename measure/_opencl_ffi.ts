@@ -177,7 +177,7 @@ export function loadOpenCL(): OpenCLLibrary {
   throw new Error(
     `libOpenCL not found (${
       (last as Error)?.message
-    }); install pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev (bash scripts/setup.sh)`,
+    }); install pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev (bash scripts/setup.sh opencl)`,
   );
 }
 

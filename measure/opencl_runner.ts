@@ -104,7 +104,7 @@ export class OpenCLRuntime {
       let rc = cl.symbols.clGetPlatformIDs(0, null, count);
       if (rc !== 0 || count[0] === 0) {
         throw new Error(
-          `No OpenCL platform (clGetPlatformIDs: ${rc}); install pocl-opencl-icd (bash scripts/setup.sh)`,
+          `No OpenCL platform (clGetPlatformIDs: ${rc}); install pocl-opencl-icd (bash scripts/setup.sh opencl)`,
         );
       }
       const platforms = new BigUint64Array(count[0]);
@@ -146,7 +146,7 @@ export class OpenCLRuntime {
       throw new Error(
         `No OpenCL platform${
           options.platform ? ` named like "${options.platform}"` : ""
-        } with a device; install pocl-opencl-icd (bash scripts/setup.sh)`,
+        } with a device; install pocl-opencl-icd (bash scripts/setup.sh opencl)`,
       );
     } catch (e) {
       cl.close();

@@ -42,12 +42,13 @@ Deno.test("figureBundle() carries the SVG, its PNG at twice the size and an <img
   assert.equal(bundle["image/svg+xml"], svg);
   assert.equal(bundle["text/plain"], 'curve "a" <b>');
   const image = decodePNG(Buffer.from(bundle["image/png"], "base64"));
-  assert.deepEqual([image.width, image.height], [1280, 840]);
+  const size = svgSize(svg);
+  assert.deepEqual([image.width, image.height], [2 * size.width, 2 * size.height]);
   assert.ok(inkFraction(image) > 0.01, "axes, labels and the line are drawn");
   assert.equal(
     bundle["text/html"],
     `<img src="data:image/png;base64,${
       bundle["image/png"]
-    }" width="640" height="420" alt="curve &quot;a&quot; &lt;b>">`,
+    }" width="${size.width}" height="${size.height}" alt="curve &quot;a&quot; &lt;b>">`,
   );
 });

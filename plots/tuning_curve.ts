@@ -39,10 +39,90 @@ export interface CurveOptions {
   title?: string;
   /** Label of the y axis. Default "best GFLOP/s so far". */
   y?: string;
-  /** Width in pixels. Default 640. */
+  /** Width in pixels. Default 760. */
   width?: number;
-  /** Logarithmic y axis (values that span decades, such as latencies). Default false: linear from 0. */
+  /**
+   * Height in pixels of the plot area (title and legend come above it). Default 380; band
+   * curves of more than three series draw one panel per series, 130 px each.
+   */
+  height?: number;
+  /**
+   * Logarithmic y axis (values that span decades, such as latencies). Default false: a linear
+   * axis fitted to the data (and to the baseline), not from 0.
+   */
   logY?: boolean;
+  /** A linear y axis from 0 (values compared with 0). Default false: fitted to the data. */
+  zeroY?: boolean;
+  /**
+   * A reference drawn as a dashed grey line in every panel and named in the legend: a
+   * constant (`value`) or a curve (`x`, `y`), e.g. random search's expected fraction of the
+   * optimum. Default: none.
+   */
+  baseline?: Baseline | Baseline[];
+}
+
+/** A reference line of a figure ({@link CurveOptions.baseline}). */
+export interface Baseline {
+  /** Legend label, e.g. `"random (expected)"`. */
+  label: string;
+  /** A horizontal line at this y. */
+  value?: number;
+  /** A curve: its x values (with {@link y}). */
+  x?: number[];
+  /** A curve: its y values (with {@link x}). */
+  y?: number[];
+  /** Colour of the dashed line. Default dark grey. */
+  colour?: string;
+}
+
+const BASELINE_COLOUR = "#555555";
+
+function baselines(b: Baseline | Baseline[] | undefined): Baseline[] {
+  return b === undefined ? [] : Array.isArray(b) ? b : [b];
+}
+
+/** The baselines' marks (a dashed rule or line each). */
+function baselineMarks(bs: Baseline | Baseline[] | undefined): Plot.Markish[] {
+  return baselines(bs).map((b) => {
+    const style = {
+      stroke: b.colour ?? BASELINE_COLOUR,
+      strokeWidth: 1.5,
+      strokeDasharray: "6,4",
+    };
+    if (b.value !== undefined) return Plot.ruleY([b.value], style);
+    const rows = (b.x ?? []).map((x, i) => ({ x, y: b.y![i] })).filter((r) => Number.isFinite(r.y));
+    return Plot.line(rows, { x: "x", y: "y", ...style });
+  });
+}
+
+function baselineValues(bs: Baseline | Baseline[] | undefined): number[] {
+  return baselines(bs).flatMap((b) =>
+    b.value !== undefined ? [b.value] : (b.y ?? []).filter(Number.isFinite)
+  );
+}
+
+/** Legend entries of the baselines. */
+function baselineLegend(bs: Baseline | Baseline[] | undefined): LegendLine[] {
+  return baselines(bs).map((b) => ({ label: b.label, colour: b.colour ?? BASELINE_COLOUR }));
+}
+
+/**
+ * The y axis of a figure: log, linear from 0, or linear fitted to `values` (a 5% margin each
+ * side, so a flat curve is not drawn on the frame).
+ */
+function yScale(options: CurveOptions, values: number[], label: string): Plot.ScaleOptions {
+  if (options.logY) return { label, grid: true, type: "log" };
+  if (options.zeroY) return { label, grid: true, zero: true };
+  const finite = values.filter(Number.isFinite);
+  if (finite.length === 0) return { label, grid: true };
+  let lo = Math.min(...finite), hi = Math.max(...finite);
+  const pad = hi > lo ? (hi - lo) * 0.05 : Math.abs(hi) * 0.05 || 1;
+  lo -= pad;
+  hi += pad;
+  if (Math.min(...finite) >= 0 && lo < 0) lo = 0;
+  // A fraction of the optimum never passes 1: no tick above it.
+  if (Math.max(...finite) <= 1 && hi > 1) hi = 1;
+  return { label, grid: true, domain: [lo, hi], nice: true };
 }
 
 /** An SVG tuning curve (best so far against trial number). */
@@ -53,17 +133,25 @@ export function tuningCurveSVG(series: CurveSeries[], options: CurveOptions = {}
   );
   const labels = series.map((s) => s.label);
   const chart = Plot.plot({
-    ...plotFrame(options.width),
+    ...plotFrame(options.width ?? 760, options.height ?? 380),
     x: { label: "trial", grid: true },
-    y: {
-      label: options.y ?? "best GFLOP/s so far",
-      grid: true,
-      ...(options.logY ? { type: "log" as const } : { zero: true }),
-    },
+    y: yScale(
+      options,
+      [...rows.map((r) => r.value), ...baselineValues(options.baseline)],
+      options.y ?? "best GFLOP/s so far",
+    ),
     color: { domain: labels, range: PALETTE },
-    marks: [Plot.line(rows, { x: "trial", y: "value", stroke: "series", curve: "step-after" })],
+    marks: [
+      ...baselineMarks(options.baseline),
+      Plot.line(rows, { x: "trial", y: "value", stroke: "series", curve: "step-after" }),
+    ],
   }) as unknown as { outerHTML: string };
-  return withHeader(chart.outerHTML, options.title ?? "Tuning curve", labels);
+  return withHeader(
+    chart.outerHTML,
+    options.title ?? "Tuning curve",
+    labels,
+    baselineLegend(options.baseline),
+  );
 }
 
 /**
@@ -111,7 +199,22 @@ function checkSeries(series: unknown, field: string): void {
   }
 }
 
-/** An SVG tuning curve with the median line and the p25-p75 band of each series. */
+/**
+ * An SVG tuning curve with the median line and the p25-p75 band of each series. Up to three
+ * series share one panel; more are drawn one panel per series (the same axes, stacked), each
+ * showing its band and median over the other series' medians in light grey, so that six bands
+ * do not overlap into one blur.
+ *
+ * @example
+ * ```ts
+ * import { bandCurveSVG } from "./tuning_curve.ts";
+ * const band = { x: [1, 2, 3], median: [0.5, 0.7, 0.9], p25: [0.4, 0.6, 0.8], p75: [0.6, 0.8, 1] };
+ * const svg = bandCurveSVG([{ label: "sa", ...band }], {
+ *   baseline: { label: "random", x: [1, 2, 3], y: [0.3, 0.5, 0.6] },
+ * });
+ * if (!svg.includes('stroke-dasharray="6,4"')) throw new Error("the baseline is drawn");
+ * ```
+ */
 export function bandCurveSVG(
   series: BandSeries[],
   options: CurveOptions & { x?: string } = {},
@@ -121,17 +224,52 @@ export function bandCurveSVG(
     s.x.map((x, i) => ({ series: s.label, x, median: s.median[i], p25: s.p25[i], p75: s.p75[i] }))
   );
   const labels = series.map((s) => s.label);
+  const panels = series.length > 3;
+  const y = yScale(
+    options,
+    [...rows.flatMap((r) => [r.p25, r.p75, r.median]), ...baselineValues(options.baseline)],
+    options.y ?? "fraction of optimum",
+  );
+  const band = { x: "x", y1: "p25", y2: "p75", fill: "series" } as const;
+  const median = { x: "x", y: "median", stroke: "series", strokeWidth: 1.75 } as const;
   const chart = Plot.plot({
-    ...plotFrame(options.width),
+    ...plotFrame(options.width ?? 760, options.height ?? (panels ? 130 * series.length : 380)),
+    // Room on the right for the panel labels (about 7 px a character at 12 px).
+    ...(panels ? { marginRight: 16 + 7 * Math.max(...labels.map((l) => l.length)) } : {}),
     x: { label: options.x ?? "evaluations", grid: true },
-    y: { label: options.y ?? "fraction of optimum", grid: true, zero: true },
+    y,
     color: { domain: labels, range: PALETTE },
-    marks: [
-      Plot.areaY(rows, { x: "x", y1: "p25", y2: "p75", fill: "series", fillOpacity: 0.15 }),
-      Plot.line(rows, { x: "x", y: "median", stroke: "series" }),
-    ],
+    ...(panels
+      ? { fy: { domain: labels, label: null, axis: "right" as const, padding: 0.2 } }
+      : {}),
+    marks: panels
+      ? [
+        Plot.frame({ stroke: "#ddd" }),
+        Plot.line(rows, {
+          x: "x",
+          y: "median",
+          z: "series",
+          fy: "series",
+          facet: "exclude",
+          stroke: "#c8c8c8",
+          strokeWidth: 1,
+        }),
+        ...baselineMarks(options.baseline),
+        Plot.areaY(rows, { ...band, fy: "series", fillOpacity: 0.3 }),
+        Plot.line(rows, { ...median, fy: "series" }),
+      ]
+      : [
+        ...baselineMarks(options.baseline),
+        Plot.areaY(rows, { ...band, fillOpacity: 0.18 }),
+        Plot.line(rows, median),
+      ],
   }) as unknown as { outerHTML: string };
-  return withHeader(chart.outerHTML, options.title ?? "Tuning curves", labels);
+  return withHeader(
+    chart.outerHTML,
+    options.title ?? "Tuning curves",
+    labels,
+    baselineLegend(options.baseline),
+  );
 }
 
 /** Colours of the series, in order (Observable's "observable10"). */
@@ -148,19 +286,40 @@ export const PALETTE = [
   "#9498a0",
 ];
 
-/** Puts a title and a legend above a plot's SVG, as one standalone SVG document. */
-export function withHeader(plot: string, title: string, labels: string[]): string {
+/** A dashed reference line's legend entry. */
+export interface LegendLine {
+  label: string;
+  colour: string;
+}
+
+/**
+ * Puts a title and a legend above a plot's SVG, as one standalone SVG document; `dashed`
+ * names the dashed reference lines (baselines), last in the legend.
+ */
+export function withHeader(
+  plot: string,
+  title: string,
+  labels: string[],
+  dashed: LegendLine[] = [],
+): string {
   const width = Number(plot.match(/width="(\d+)"/)?.[1] ?? 640);
   const height = Number(plot.match(/height="(\d+)"/)?.[1] ?? 360);
   // Each entry is as wide as its label (about 7 px a character at 12 px).
   const offsets = labels.map((_, i) =>
     labels.slice(0, i).reduce((x, l) => x + 30 + 7 * l.length, 10)
   );
-  const legend = labels.map((l, i) =>
-    `<g transform="translate(${offsets[i]},40)"><rect width="12" height="12" fill="${
-      PALETTE[i % PALETTE.length]
-    }"/><text x="18" y="10" font-size="12" font-family="sans-serif">${escape(l)}</text></g>`
-  ).join("");
+  const legend =
+    labels.map((l, i) =>
+      `<g transform="translate(${offsets[i]},40)"><rect width="12" height="12" fill="${
+        PALETTE[i % PALETTE.length]
+      }"/><text x="18" y="10" font-size="12" font-family="sans-serif">${escape(l)}</text></g>`
+    ).join("") + dashed.map((d, k) => {
+      const x = [...labels, ...dashed.slice(0, k).map((e) => e.label)]
+        .reduce((x, l, n) => x + (n < labels.length ? 30 : 36) + 7 * l.length, 10);
+      return `<g transform="translate(${x},40)"><line x1="0" x2="22" y1="6" y2="6" stroke="${d.colour}" stroke-width="1.5" stroke-dasharray="6,4"/><text x="28" y="10" font-size="12" font-family="sans-serif">${
+        escape(d.label)
+      }</text></g>`;
+    }).join("");
   const inner = plot.replace(/^<svg/, `<svg y="60"`);
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${
     height + 60

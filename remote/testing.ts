@@ -6,7 +6,7 @@
  *
  * A test that needs a service calls {@link redisMissing} / {@link postgresMissing}
  * first and is ignored, with that message, when the binaries are absent
- * (`bash scripts/setup.sh` installs them).
+ * (`bash scripts/setup.sh distributed` installs them).
  *
  * @example
  * ```ts ignore
@@ -63,14 +63,14 @@ export function freePort(): number {
 export function redisMissing(): string | undefined {
   return which("redis-server")
     ? undefined
-    : "redis-server not installed (bash scripts/setup.sh installs it): Redis tests skipped";
+    : "redis-server not installed (bash scripts/setup.sh distributed installs it): Redis tests skipped";
 }
 
 /** Why PostgreSQL tests cannot run here, or undefined when `initdb` and `pg_ctl` are found. */
 export function postgresMissing(): string | undefined {
   return pgBin("initdb") && pgBin("pg_ctl")
     ? undefined
-    : "PostgreSQL (initdb, pg_ctl) not installed (bash scripts/setup.sh installs it): tests skipped";
+    : "PostgreSQL (initdb, pg_ctl) not installed (bash scripts/setup.sh distributed installs it): tests skipped";
 }
 
 /** Starts `redis-server` bound to 127.0.0.1 on a free port; resolves once it answers PING. */

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Run setup, then format check, lint and the test suite: scripts/test.sh [test args...]
+# Set up every group the tests use (setup.sh test: Jupyter, pocl, peers, PyTorch, Redis,
+# PostgreSQL, Chromium), then format check, lint and the test suite: scripts/test.sh [test args...]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-bash scripts/setup.sh
+bash scripts/setup.sh test
 DENO="$ROOT/.tools/deno/node_modules/.bin/deno"
 "$DENO" fmt --check
 "$DENO" lint

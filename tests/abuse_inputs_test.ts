@@ -4,6 +4,7 @@
  * limit (no stack trace), and the records database byte-identical.
  */
 import assert from "node:assert/strict";
+import { lastJsonLine } from "../cli/output.ts";
 import { join } from "node:path";
 import { RecordsDB } from "../datasets/db.ts";
 import { runScript, type ScriptResult, SHARED_KERNEL_CACHE } from "./_cli.ts";
@@ -201,7 +202,7 @@ Deno.test("compare on a cache with a time of 0 ms treats it as invalid: fraction
     r.stderr,
     /1 entries of the cache have time 0 ms; replayed as invalid configurations/,
   );
-  const s = JSON.parse(r.stdout.trim());
+  const s = lastJsonLine(r.stdout);
   assert.ok(Math.abs(s.optimum - 1.1e-3) < 1e-12, `optimum ${s.optimum}`);
   for (const row of s.results) assert.equal(row.mean_fraction, 1, JSON.stringify(row));
   await Deno.remove(dir, { recursive: true });

@@ -5,6 +5,7 @@
  * byte-identical; `--help` exits 0; an interrupted run stays resumable.
  */
 import assert from "node:assert/strict";
+import { lastJsonLine } from "../cli/output.ts";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { RecordsDB } from "../datasets/db.ts";
@@ -261,7 +262,7 @@ Deno.test("a read-only database can be exported but not resumed, and stays byte-
       "ro.csv",
     ]);
     assert.equal(exported.code, 0, exported.stderr);
-    assert.equal(JSON.parse(exported.stdout).rows, 40);
+    assert.equal(lastJsonLine(exported.stdout).rows, 40);
     assert.deepEqual(Deno.readFileSync(db), before);
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -426,7 +427,7 @@ Deno.test("Ctrl-C stops tune resumably and prints the resume command; the resume
     const args = resume[1].split(" ").slice(0, -1).concat(db);
     const r = await runScript("cli/tune.ts", [...args, "--unity", "2", "--quiet"], dir, env);
     assert.equal(r.code, 0, r.stderr);
-    const summary = JSON.parse(r.stdout);
+    const summary = lastJsonLine(r.stdout);
     assert.equal(summary.valid + summary.errors, 30);
     const after = new DatabaseSync(db, { readOnly: true });
     const rows = after.prepare("SELECT * FROM results ORDER BY id").all();

@@ -5,6 +5,7 @@
  * when Debian's python3-torch is installed.
  */
 import assert from "node:assert/strict";
+import { lastJsonLine } from "../cli/output.ts";
 import { join } from "node:path";
 import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
 
@@ -117,7 +118,7 @@ Deno.test("bench/network_peers.ts --layout NCHW16c runs and times the blocked co
       SHARED_KERNEL_CACHE,
     );
     assert.equal(tuned.code, 0, tuned.stderr);
-    const summary = JSON.parse(tuned.stdout);
+    const summary = lastJsonLine(tuned.stdout);
     assert.equal(summary.layout, "NCHW16c");
     assert.equal(summary.sessions[0].measured.matchesReference, true);
     assert.deepEqual(

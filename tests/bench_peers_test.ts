@@ -138,7 +138,7 @@ Deno.test("a peer whose library is missing is reported with the package to insta
   );
   assert.equal(
     msg,
-    "openblas harness: cblas.h not found (apt-get install libopenblas-dev, or bash scripts/setup.sh)",
+    "openblas harness: cblas.h not found (apt-get install libopenblas-dev, or bash scripts/setup.sh peers)",
   );
   assert.match(
     compileFailure(

@@ -5,6 +5,7 @@
  * ones start.
  */
 import assert from "node:assert/strict";
+import { lastJsonLine } from "../cli/output.ts";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
@@ -61,13 +62,13 @@ Deno.test("compare --db on a replayed cache records every run, and --resume cont
     ["sa", 1, "finished", 30],
   ]);
   const inMemory = await compare(args, dir);
-  assert.deepEqual(JSON.parse(inMemory.stdout).results, JSON.parse(first.stdout).results);
+  assert.deepEqual(lastJsonLine(inMemory.stdout).results, lastJsonLine(first.stdout).results);
   cut(db, 3, 12);
   const resumed = await compare([...args, "--db", db, "--resume"], dir);
   assert.equal(resumed.code, 0, resumed.stderr);
   assert.equal(runsOf(db).length, 4, "no run started again");
   assert.deepEqual(runsOf(db)[2], ["sa", 0, "finished", 30]);
-  assert.deepEqual(JSON.parse(resumed.stdout).results, JSON.parse(first.stdout).results);
+  assert.deepEqual(lastJsonLine(resumed.stdout).results, lastJsonLine(first.stdout).results);
   await Deno.remove(dir, { recursive: true });
 });
 
@@ -88,7 +89,7 @@ Deno.test("compare --space matmul:64,64,64 --db F writes records and --resume co
     ["random", 1, "finished", 3],
     ["grid", 1, "finished", 3],
   ]);
-  assert.equal(JSON.parse(resumed.stdout).results[0].seeds, 2);
+  assert.equal(lastJsonLine(resumed.stdout).results[0].seeds, 2);
   // Each configuration was measured once: every record of it holds the same times.
   const sqlite = new DatabaseSync(db, { readOnly: true });
   const timesOf = new Map<string, Set<string>>();

@@ -4,6 +4,7 @@
  * Each test starts its own Redis on a free port of 127.0.0.1 and stops it.
  */
 import assert from "node:assert/strict";
+import { lastJsonLine } from "../cli/output.ts";
 import { join } from "node:path";
 import { Redis } from "npm:ioredis@6.0.0";
 import { RecordsDB } from "../datasets/db.ts";
@@ -328,7 +329,7 @@ Deno.test({
       assert.equal(remote.code, 0, remote.stderr);
       const local = await runScript("cli/compare.ts", [...args, "--out", join(dir, "l")], dir);
       assert.equal(local.code, 0, local.stderr);
-      const got = JSON.parse(remote.stdout), want = JSON.parse(local.stdout);
+      const got = lastJsonLine(remote.stdout), want = lastJsonLine(local.stdout);
       for (const k of ["optimum", "results", "reach", "scores"]) assert.deepEqual(got[k], want[k]);
       assert.ok(workers[0].jobs + workers[1].jobs + workers[2].jobs >= 12);
       const db = RecordsDB.open(join(dir, "q.db"), { mode: "read" });

@@ -138,7 +138,7 @@ function jupyter(): string | undefined {
 const JUPYTER = jupyter();
 if (!JUPYTER) {
   console.log(
-    "notebooks_test: `jupyter` is not installed (bash scripts/setup.sh installs it): " +
+    "notebooks_test: `jupyter` is not installed (bash scripts/setup.sh notebooks installs it): " +
       "the notebooks are checked but not executed",
   );
 }

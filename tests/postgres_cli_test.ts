@@ -3,6 +3,7 @@
  * real PostgreSQL server started on a free port of 127.0.0.1.
  */
 import assert from "node:assert/strict";
+import { lastJsonLine } from "../cli/output.ts";
 import { join } from "node:path";
 import { postgresMissing, startPostgres } from "../remote/testing.ts";
 import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
@@ -40,7 +41,7 @@ Deno.test({
         SHARED_KERNEL_CACHE,
       );
       assert.equal(one.code, 0, one.stderr);
-      const summary = JSON.parse(one.stdout);
+      const summary = lastJsonLine(one.stdout);
       assert.equal(summary.valid + summary.errors, 4);
       assert.equal(summary.db, server.url);
       const two = await runScript(
@@ -65,7 +66,7 @@ Deno.test({
         dir,
       );
       assert.equal(exp.code, 0, exp.stderr);
-      assert.equal(JSON.parse(exp.stdout).rows, 7);
+      assert.equal(lastJsonLine(exp.stdout).rows, 7);
       assert.equal((await Deno.readTextFile(out)).trim().split("\n").length, 7);
 
       const rep = await runScript(
@@ -74,7 +75,7 @@ Deno.test({
         dir,
       );
       assert.equal(rep.code, 0, rep.stderr);
-      assert.equal(JSON.parse(rep.stdout).runs, 2);
+      assert.equal(lastJsonLine(rep.stdout).runs, 2);
 
       const cmp = ["--space", "pnpoly_RTX_3090", "--strategies", "random,sa", "--seeds", "2"];
       const compared = await runScript(
@@ -99,7 +100,7 @@ Deno.test({
         dir,
       );
       assert.equal(resumed.code, 0, resumed.stderr);
-      assert.deepEqual(JSON.parse(resumed.stdout).results, JSON.parse(compared.stdout).results);
+      assert.deepEqual(lastJsonLine(resumed.stdout).results, lastJsonLine(compared.stdout).results);
 
       const again = await runScript(
         "cli/reproduce.ts",
@@ -108,7 +109,7 @@ Deno.test({
         SHARED_KERNEL_CACHE,
       );
       assert.equal(again.code, 0, again.stderr);
-      const d = JSON.parse(again.stdout);
+      const d = lastJsonLine(again.stdout);
       assert.equal(d.new_run, 7); // 2 tune runs, 4 compare runs, then this one
     } finally {
       await server.stop();

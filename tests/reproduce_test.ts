@@ -53,8 +53,12 @@ Deno.test("reproduce reruns a run into a new run and compares the curves", async
   } else assert.equal(s.final_best_ratio, null);
   // The best so far after the last trial is the best of the run.
   assert.equal(s.per_trial_ratio[3], s.final_best_ratio);
-  assert.match(r.stderr, /\| trial \| old best GFLOP\/s \| new best GFLOP\/s \| new \/ old \|/);
-  assert.match(r.stderr, /identical candidates 4 of 4/);
+  assert.match(r.stdout, /\| trial \| old best GFLOP\/s \| new best GFLOP\/s \| new \/ old \|/);
+  assert.match(r.stdout, /identical candidates 4 of 4/);
+  // Trials are numbered from 1, as in the progress bar and every other output.
+  assert.match(r.stdout, /^\| 1 \| /m);
+  assert.match(r.stdout, /^\| 4 \| /m);
+  assert.doesNotMatch(r.stdout, /^\| 0 \| /m);
 
   const records = RecordsDB.open(db);
   const [old, fresh] = records.runs();

@@ -6,6 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { lastJsonLine } from "../cli/output.ts";
 import { join } from "node:path";
 import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
 import onnxProto from "npm:onnx-proto@8.0.1";
@@ -69,7 +70,7 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
       "2",
     ]);
     assert.equal(first.code, 0, first.stderr);
-    const s = JSON.parse(first.stdout);
+    const s = lastJsonLine(first.stdout);
     assert.equal(s.tasks, 3);
     assert.equal(s.perRound, 1);
     assert.deepEqual(s.finalists, { perTask: 2, rounds: 2, chosen: "--finalists" });
@@ -114,7 +115,7 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
       JSON.stringify(cmp),
     );
     assert.match(
-      first.stderr,
+      first.stdout,
       /\[random\] gradient reaches round robin's [\d.]+ ms \(at 6 trials\)/,
     );
     const svg = await Deno.readTextFile(join(dir, "curve.svg"));
@@ -137,7 +138,7 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
       "0",
     ]);
     assert.equal(second.code, 0, second.stderr);
-    const [w]: Session[] = JSON.parse(second.stdout).sessions;
+    const [w]: Session[] = lastJsonLine(second.stdout).sessions;
     assert.deepEqual(w.tasks.map((t) => t.warmTrials), [
       sessions[0].tasks[0].trials + sessions[1].tasks[0].trials,
       sessions[0].tasks[1].trials + sessions[1].tasks[1].trials,
@@ -149,7 +150,7 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
       JSON.stringify([w, sessions[1]]),
     );
     assert.equal(w.measured, undefined);
-    assert.deepEqual(JSON.parse(second.stdout).schedulers, []);
+    assert.deepEqual(lastJsonLine(second.stdout).schedulers, []);
     const png = await Deno.readFile(join(dir, "c.png"));
     assert.equal(png[1], 80); // "\x89PNG"
   } finally {
@@ -218,7 +219,7 @@ Deno.test("tune-network tunes an ONNX model and runs it with the model's own wei
       SHARED_KERNEL_CACHE,
     );
     assert.equal(r.code, 0, r.stderr);
-    const s = JSON.parse(r.stdout);
+    const s = lastJsonLine(r.stdout);
     assert.equal(s.network, "oneconv");
     assert.equal(s.tasks, 1);
     const [x]: Session[] = s.sessions;

@@ -35,7 +35,7 @@ Deno.test("tune --space exits with status 2 and one line for a missing cache or 
   const dir = await Deno.makeTempDir();
   const db = ["--db", join(dir, "r.db")];
   const cases: [string[], RegExp][] = [
-    [["--space", "no_such_cache"], /^tune: --space: .*no_such_cache/],
+    [["--space", "no_such_cache"], /^tune: --space no_such_cache: no recorded space of that name/],
     [
       ["--space", "pnpoly_RTX_3090", "--workload", "matmul"],
       /--workload cannot be given with --space/,
