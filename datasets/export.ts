@@ -62,6 +62,9 @@
  *   workload, so that an exhaustively measured space replays with
  *   `search/replay.ts` (and `compare --space FILE`) like the shared GPU
  *   caches. See {@link kernelTunerCacheOf}.
+ * - **T4** (`t4`): the same records as the Kernel Tuner cache, in the
+ *   community's T4 result format (`datasets/formats/t4.ts`); it reads back
+ *   as a recorded space (`compare --space FILE`).
  *
  * ## Split
  *
@@ -99,9 +102,10 @@ import { createPrng } from "../ir/prng.ts";
 import { type Knob, KnobSpace } from "../ir/knobs.ts";
 import type { ErrorKind, RunRow, WorkloadRow } from "./db.ts";
 import type { RecordsReader } from "./records_reader.ts";
+import { t4OfCache } from "./formats/t4.ts";
 
 /** Formats {@link exportRecords} writes. */
-export type ExportFormat = "csv" | "jsonl" | "parquet" | "autotvm" | "kerneltuner";
+export type ExportFormat = "csv" | "jsonl" | "parquet" | "autotvm" | "kerneltuner" | "t4";
 
 /** Every export format. */
 export const EXPORT_FORMATS: readonly ExportFormat[] = [
@@ -110,6 +114,7 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
   "parquet",
   "autotvm",
   "kerneltuner",
+  "t4",
 ];
 
 /** How rows are split: named workloads held out, or a seeded fraction of the workloads. */
@@ -672,6 +677,7 @@ export async function exportRecords(
   else if (format === "csv") data = [csvHeader(), ...rows.map(csvLine)].join("\n") + "\n";
   else if (format === "jsonl") data = rows.map((r) => jsonLine(r) + "\n").join("");
   else if (format === "kerneltuner") data = JSON.stringify(kernelTunerCacheOf(ctx), null, 1) + "\n";
+  else if (format === "t4") data = JSON.stringify(t4OfCache(kernelTunerCacheOf(ctx))) + "\n";
   else {
     data = ctx.map((c) => JSON.stringify(autotvmRecord(c.row, c.knobs, c.space)) + "\n").join("");
   }

@@ -5,9 +5,9 @@
  * Tuner cache (`search/replay.ts`) or from our own records
  * ({@link recordTable}); this module only looks up.
  *
- * A replayed result has one time (the recorded seconds per call) and zero
- * build and run seconds; an entry without seconds is a failure of its error
- * kind.
+ * A replayed result has one time (the recorded seconds per call) and the
+ * entry's recorded build and run seconds (zero when it has none); an entry
+ * without seconds is a failure of its error kind.
  *
  * @example
  * ```ts
@@ -35,6 +35,10 @@ export interface ReplayEntry {
   seconds?: number;
   /** Why it failed, or the source's error marker. */
   error?: string;
+  /** Recorded seconds spent compiling it (default 0: nothing is built). */
+  buildSeconds?: number;
+  /** Recorded seconds spent measuring it (default 0: nothing is run). */
+  runSeconds?: number;
 }
 
 /** Recorded measurements by knob vector. */
@@ -84,8 +88,8 @@ export function resultOf(e: ReplayEntry): MeasureResult {
     errorKind: e.errorKind,
     ...(e.error !== undefined ? { error: e.error } : {}),
     times: e.errorKind === "none" && e.seconds !== undefined ? [e.seconds] : [],
-    buildSeconds: 0,
-    runSeconds: 0,
+    buildSeconds: e.buildSeconds ?? 0,
+    runSeconds: e.runSeconds ?? 0,
   };
 }
 

@@ -34,6 +34,7 @@ import {
   KERNELTUNER_CACHE_NAMES,
   KERNELTUNER_DIR,
   type KernelTunerCache,
+  type KernelTunerEntry,
   KernelTunerError,
   type ParamValue,
   readKernelTunerCache,
@@ -85,6 +86,13 @@ export interface ReplaySpace {
   evaluate(point: Point): ReplayResult;
   /** Replays the point of a flat index. */
   evaluateIndex(index: number): ReplayResult;
+  /**
+   * The cache's entry of a flat index (its recorded times and timing), or
+   * undefined when the point is absent or violates a restriction.
+   */
+  entryOf(index: number): KernelTunerEntry | undefined;
+  /** The flat index of a point (a RangeError when it is not a point of the space). */
+  indexOf(point: Point): number;
   /** Replays candidates (each needs `knobs`) into observations. */
   measure(candidates: Candidate[]): Observation[];
   /** The replay as a {@link Measurer} (`"replay:<name>"`), for the tuning loop. */
@@ -180,6 +188,7 @@ export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}
 
   const table = new Int32Array(size).fill(-1);
   const results: ReplayResult[] = [];
+  const entries: KernelTunerEntry[] = [];
   let optimum = Infinity, optimumIndex = -1, nonPositiveTimes = 0;
   for (const [key, entry] of cache.cache) {
     const tokens = key.split(",");
@@ -202,6 +211,7 @@ export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}
     }
     table[idx] = results.length;
     results.push(resultOf(entry.time));
+    entries.push(entry);
     if (typeof entry.time === "number" && entry.time <= 0) nonPositiveTimes++;
     if (typeof entry.time === "number" && entry.time > 0 && entry.time < optimum) {
       optimum = entry.time;
@@ -278,6 +288,23 @@ export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}
     return e < 0 ? ABSENT : results[e];
   };
   const evaluate = (point: Point): ReplayResult => evaluateIndex(indexOf(point));
+  const entryOf = (index: number): KernelTunerEntry | undefined => {
+    if (!Number.isInteger(index) || index < 0 || index >= size) {
+      throw new RangeError(`Index ${index} is outside the space of ${size} points`);
+    }
+    return (violates && violates[index]) || table[index] < 0 ? undefined : entries[table[index]];
+  };
+  /** The result with the entry's recorded compile and benchmark seconds, for the records. */
+  const recorded = (point: Point) => {
+    const index = indexOf(point);
+    const t = entryOf(index)?.timing;
+    if (!t) return evaluateIndex(index);
+    return {
+      ...evaluateIndex(index),
+      buildSeconds: (t.compile ?? 0) / 1000,
+      runSeconds: ((t.benchmark ?? 0) + (t.verification ?? 0)) / 1000,
+    };
+  };
 
   let validCount = 0, allowedCount = 0;
   for (let i = 0; i < size; i++) {
@@ -295,11 +322,13 @@ export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}
   const name = `${cache.kernelName} on ${deviceOf(cache)}`;
   return {
     name,
-    measurer: createReplayMeasurer({ get: evaluate }, { name: `replay:${name}` }),
+    measurer: createReplayMeasurer({ get: recorded }, { name: `replay:${name}` }),
     cache,
     space,
     evaluate,
     evaluateIndex,
+    entryOf,
+    indexOf,
     measure: (candidates) =>
       candidates.map((c) => {
         if (!c.knobs) throw new RangeError("A replayed candidate needs knobs");
