@@ -73,6 +73,19 @@ import { createRunQueue, RunJobFailed } from "../remote/run_queue.ts";
 import { recordRun } from "../remote/run_job.ts";
 import { tunebookVersion } from "../datasets/machine.ts";
 import { stopPoints, StopRequested, watchStop } from "./stop.ts";
+// Tuning-time budgets and the methodology score (issue 45): flags parsed in parseTimeFlags,
+// the library called in compareOn's marked blocks.
+import {
+  budgetedRun,
+  methodologyRanking,
+  methodologyTable,
+  runIdsOf,
+  type TimeCompareOptions,
+  timeResults,
+  timeSpace,
+} from "../tuner/compare_time.ts";
+import { type TimeRow, timeTable } from "../search/tuning_time.ts";
+import type { ReplaySpace } from "../search/replay.ts";
 
 const C = DEFAULTS.compare;
 
@@ -83,6 +96,13 @@ export const COMPARE_USAGE = `usage: deno task compare --space SPACE [options]
                          workload measured live, e.g. matmul:256,256,256
   --strategies A,B,...   strategies to compare (default ${C.strategies.join(",")})
   --budget N,N,...       evaluations at which to compare (default ${C.budgets.join(",")})
+  --budget-time S,S,...  also compare in tuning time (replayed spaces): a run stops once its
+                         clock (each configuration's recorded compile, verification,
+                         benchmark and framework time, plus the strategy's own time) passes
+                         the largest S seconds; \`auto\`: the methodology's budget of each
+                         space. Prints fractions over time and the methodology score
+                         (Willemsen et al., FGCS 2024) beside the count-based score
+  --no-strategy-time     with --budget-time: leave the strategy's own time off the clock
   --seeds N              seeds per strategy (default ${C.seeds})
   --absent KIND          invalid | restricted: configurations a cache lacks (default ${C.absent})
   --template NAME        knob template of a live workload space
@@ -120,6 +140,8 @@ interface CompareSpace {
   nonPositiveTimes?: number;
   /** Exact expected fraction of optimum of random search at budgets lo..hi (replay). */
   randomCurve?(lo: number, hi: number): number[];
+  /** The replayed cache (replay only): its recorded times set the tuning clock. */
+  replay?: ReplaySpace;
 }
 
 /** A comma-separated list of positive integers; a bad value is named with its flag. */
@@ -179,6 +201,7 @@ async function openSpace(
       nonPositiveTimes: r.nonPositiveTimes,
       measurer: r.measurer,
       workload: { name: stem, shape: [], flops: 0 },
+      replay: r,
       randomCurve: (lo, hi) => {
         const times: number[] = [];
         for (let i = 0; i < r.space.size; i++) {
@@ -263,6 +286,8 @@ export async function compare(
       space: { type: "string" },
       strategies: { type: "string", default: C.strategies.join(",") },
       budget: { type: "string", default: C.budgets.join(",") },
+      "budget-time": { type: "string" },
+      "no-strategy-time": { type: "boolean", default: false },
       seeds: { type: "string", default: String(C.seeds) },
       absent: { type: "string", default: C.absent },
       template: { type: "string" },
@@ -344,8 +369,10 @@ export async function compare(
     : isPostgresUrl(v.db)
     ? await (await loadPostgresStore()).openPostgresRecordStore(v.db)
     : sqliteRecordStore(RecordsDB.open(v.db, { mode: v.resume ? "write" : "create" }));
+  const time = parseTimeFlags(v);
   const flags: CompareFlags = {
     ...v,
+    time,
     absent: v.absent,
     strategies,
     budgets,
@@ -408,7 +435,70 @@ export async function compare(
     }; 0 = random search, 1 = optimum at once):\n`,
   );
   console.error(rankTable(ranking));
+  // --budget-time: the methodology score aggregated over the spaces, by grid index.
+  const timed = outputs.flatMap((o) => {
+    const c = timeCurves.get(o);
+    return c ? [c] : [];
+  });
+  if (timed.length > 0) {
+    const rows = methodologyRanking(timed);
+    console.error(
+      `\nMethodology score over ${timed.length} spaces (Willemsen et al., FGCS 2024: tuning time, ` +
+        `0 = calculated random search, 1 = optimum at once):\n`,
+    );
+    console.error(methodologyTable(rows));
+    return {
+      spaces: outputs,
+      ranking,
+      methodology: rows.map((r) => ({ ...r, score: round3(r.score), error: round3(r.error) })),
+    } as CompareManyOutput;
+  }
   return { spaces: outputs, ranking };
+}
+
+/** What --budget-time adds to a space's output. */
+interface TimedOutput extends CompareOutput {
+  time?: {
+    rows: TimeRow[];
+    /** Methodology score per strategy. */
+    scores: Record<string, number>;
+    range: { start: number; end: number; limit: number; strategyTime: boolean };
+    /** Standardised curves (kept in {@link timeCurves}, not in the JSON). */
+    curves: Record<string, number[]>;
+  };
+}
+
+/** Each timed space output's standardised curves per strategy, for the aggregation over spaces. */
+const timeCurves = new WeakMap<CompareOutput, Record<string, number[]>>();
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+/** `--budget-time` and `--no-strategy-time`: the comparison in tuning time, or undefined. */
+function parseTimeFlags(
+  v: { "budget-time"?: string; "no-strategy-time"?: boolean; queue?: string },
+): TimeCompareOptions | undefined {
+  if (v["budget-time"] === undefined) {
+    if (v["no-strategy-time"]) throw new UsageError("--no-strategy-time needs --budget-time");
+    return undefined;
+  }
+  if (v.queue !== undefined) {
+    throw new UsageError("--budget-time cannot be given with --queue (workers count evaluations)");
+  }
+  const text = v["budget-time"].trim();
+  const budgets = text === "auto" ? "auto" as const : text.split(",").map((raw, i) => {
+    const x = Number(raw.trim());
+    if (raw.trim() === "" || !Number.isFinite(x) || x <= 0) {
+      throw new UsageError(
+        `--budget-time: value ${i + 1} ${
+          JSON.stringify(raw.trim())
+        } is not a positive number of seconds (or give auto)`,
+      );
+    }
+    return x;
+  });
+  return { budgets, strategyTime: !v["no-strategy-time"] };
 }
 
 /** What {@link compareOn} needs of the parsed flags. */
@@ -432,6 +522,8 @@ interface CompareFlags {
   resume?: boolean;
   /** Redis of a queue of workers (`--queue`). */
   queue?: string;
+  /** `--budget-time`: also compare in tuning time. */
+  time?: TimeCompareOptions;
 }
 
 /**
@@ -459,7 +551,15 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
   const stem = basename(spec).replace(/[^A-Za-z0-9_.-]/g, "_").replace(/\.json(\.gz)?$/, "");
   checkOutputDir(
     v.out!,
-    [".svg", ".png", ".vl.json", "_wall.svg", "_wall.png"].map((x) => stem + x),
+    [
+      ".svg",
+      ".png",
+      ".vl.json",
+      "_wall.svg",
+      "_wall.png",
+      ...(v.time ? ["_time.svg", "_time.png"] : []),
+    ]
+      .map((x) => stem + x),
     { flag: "--out" },
   );
   const space = await openSpace(spec, v.absent, v.template, v.queue);
@@ -487,6 +587,39 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
     ? await transferSamples(v["transfer-from"], space.space)
     : undefined;
   const maxBudget = budgets[budgets.length - 1];
+  // --budget-time: runs stop at the tuning-time limit instead (up to every configuration).
+  let ts: ReturnType<typeof timeSpace> | undefined;
+  if (v.time) {
+    if (!space.replay) {
+      await space.close();
+      throw new UsageError(
+        `--budget-time: ${space.name} is measured live; its clock is its wall time (the _wall curves)`,
+      );
+    }
+    try {
+      ts = timeSpace(space.replay, v.time);
+    } catch (e) {
+      await space.close();
+      throw new UsageError(`--budget-time on ${space.name}: ${(e as Error).message}`);
+    }
+    if (!(ts.range.tEnd > 0)) {
+      await space.close();
+      throw new UsageError(`--budget-time: ${space.name} records no measuring times`);
+    }
+  }
+  const trials = ts ? size : maxBudget;
+  const timeConfig = v.time
+    ? { budgetTime: v.time.budgets, strategyTime: v.time.strategyTime !== false }
+    : {};
+  const localConfig = {
+    compare: spec,
+    absent: v.absent,
+    ...(v.template ? { template: v.template } : {}),
+    ...(v["transfer-from"] ? { transferFrom: v["transfer-from"] } : {}),
+    ...(planSize !== undefined ? { planSize } : {}),
+    budget: maxBudget,
+    ...timeConfig,
+  };
   const runs = new Map<string, RunTrace[]>();
   const progress = v.quiet ? undefined : stderrProgress();
   const total = strategies.length * seeds;
@@ -574,14 +707,7 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
     for (const name of runQueue ? [] : strategies) {
       const list: RunTrace[] = [];
       for (let seed = 0; seed < seeds; seed++) {
-        const config = {
-          compare: spec,
-          absent: v.absent,
-          ...(v.template ? { template: v.template } : {}),
-          ...(v["transfer-from"] ? { transferFrom: v["transfer-from"] } : {}),
-          ...(planSize !== undefined ? { planSize } : {}),
-          budget: maxBudget,
-        };
+        const config = localConfig;
         const same = recorded.findLast((r) =>
           r.strategy === name && r.seed === seed &&
           JSON.stringify(r.config) === JSON.stringify(config)
@@ -595,16 +721,17 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
             pretrain,
             planSize,
           });
+          const timed = ts ? budgetedRun(strategy, measurer, ts) : undefined;
           list.push(
-            await runStrategy(strategy, measurer, {
-              budget: maxBudget,
+            await runStrategy(timed?.strategy ?? strategy, timed?.measurer ?? measurer, {
+              budget: trials,
               store: v.store,
               keyOf: knobKey,
               ...(same ? { runId: same.id } : {}),
               run: {
                 strategy: name,
                 seed,
-                trials: maxBudget,
+                trials,
                 target: space.measurer.name,
                 config,
                 workload: space.workload,
@@ -685,7 +812,56 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
       ...Object.entries(scores).map(([n, x]) => `| ${n} | ${x === null ? "n/a" : x.toFixed(3)} |`),
     ].join("\n"),
   );
-  return {
+  // --budget-time: the same runs on the tuning clock, tabled over time and scored by the methodology.
+  let time: TimedOutput["time"];
+  if (ts) {
+    const ids = await runIdsOf(v.store, strategies, seeds, localConfig);
+    const out = await timeResults(v.store, ids, runs, ts);
+    const { tStart, tEnd, timeLimit } = ts.range;
+    const clockNote = v.time!.strategyTime === false
+      ? "recorded times only"
+      : "recorded times plus the strategy's own";
+    console.error(
+      `\nIn tuning time (${clockNote}; runs stop after ${timeLimit.toFixed(1)} s):\n`,
+    );
+    console.error(timeTable(out.rows));
+    console.error(
+      `\nMethodology score (Willemsen et al., FGCS 2024; range ${tStart.toFixed(2)}..${
+        tEnd.toFixed(2)
+      } s, calculated random-search baseline; 0 = random search, 1 = optimum at once):\n`,
+    );
+    console.error(
+      [
+        "| strategy | methodology score | count-based score |",
+        "| --- | --- | --- |",
+        ...Object.entries(out.scores).map(([n, x]) =>
+          `| ${n} | ${x.toFixed(3)} | ${scores[n] === null ? "n/a" : scores[n]!.toFixed(3)} |`
+        ),
+      ].join("\n"),
+    );
+    const timeSVG = bandCurveSVG(
+      [...out.clocks].map(([label, rs]) => ({
+        label,
+        ...fractionOverWall(rs, optimum, timeLimit),
+      })),
+      { title: `${space.name}: by tuning time, ${seeds} seeds`, x: "tuning seconds" },
+    );
+    await Deno.writeTextFile(`${base}_time.svg`, timeSVG);
+    await Deno.writeFile(`${base}_time.png`, await svgToPNG(timeSVG));
+    console.error(`\nagainst tuning seconds: ${base}_time.png`);
+    time = {
+      rows: out.rows,
+      scores: Object.fromEntries(Object.entries(out.scores).map(([n, x]) => [n, round3(x)])),
+      range: {
+        start: tStart,
+        end: tEnd,
+        limit: timeLimit,
+        strategyTime: v.time!.strategyTime !== false,
+      },
+      curves: out.curves,
+    };
+  }
+  const output: TimedOutput = {
     space: space.name,
     spec,
     optimum,
@@ -698,6 +874,12 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
     })),
     scores,
   };
+  if (time) {
+    const { curves, ...shown } = time;
+    output.time = shown as TimedOutput["time"];
+    timeCurves.set(output, curves);
+  }
+  return output;
 }
 
 if (import.meta.main) await runJsonCommand("compare", compare);
