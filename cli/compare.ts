@@ -86,6 +86,7 @@ import {
 } from "../tuner/compare_time.ts";
 import { type TimeRow, timeTable } from "../search/tuning_time.ts";
 import type { ReplaySpace } from "../search/replay.ts";
+import { parseStrategyName, readPreset, type StrategyPreset } from "../tuner/presets.ts";
 
 const C = DEFAULTS.compare;
 
@@ -118,6 +119,9 @@ export const COMPARE_USAGE = `usage: deno task compare --space SPACE [options]
                          measurements; the records stay here
   --quiet                no progress bar
   --help                 this text
+
+A strategy may carry a preset, NAME@PRESET: a file of tune-strategy (runs/presets/PRESET.json,
+or a path ending in .json), or random@kt (Kernel Tuner's random_sample, a tenth of the space).
 
 Strategies (tuner/strategies.ts; tune takes the same names, and ansor):
 ${strategyHelp(2, KNOB_STRATEGY_NAMES)}`;
@@ -325,7 +329,9 @@ export async function compare(
   if (strategies.length === 0) {
     throw new UsageError(`--strategies names no strategy; known: ${STRATEGY_NAMES.join(", ")}`);
   }
-  for (const s of strategies) {
+  // STRATEGY@PRESET (tuner/presets.ts): a strategy of the table with a preset's settings.
+  const presets = await readPresets(strategies, v.queue);
+  for (const s of strategies.map((x) => parseStrategyName(x).strategy)) {
     if (!STRATEGY_NAMES.includes(s)) {
       throw new UsageError(`Unknown strategy "${s}"; known: ${KNOB_STRATEGY_NAMES.join(", ")}`);
     }
@@ -353,7 +359,10 @@ export async function compare(
       }`,
     );
   }
-  if (planSize !== undefined && !strategies.some((s) => STRATEGIES[s].plans)) {
+  if (
+    planSize !== undefined &&
+    !strategies.some((s) => STRATEGIES[parseStrategyName(s).strategy].plans)
+  ) {
     throw new UsageError(
       `--plan-size: none of ${strategies.join(", ")} plans; it sets the plan of ${
         KNOB_STRATEGY_NAMES.filter((s) => STRATEGIES[s].plans).join(", ")
@@ -373,6 +382,7 @@ export async function compare(
   const flags: CompareFlags = {
     ...v,
     time,
+    presets,
     absent: v.absent,
     strategies,
     budgets,
@@ -475,6 +485,26 @@ function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
 
+/** The presets of the `STRATEGY@PRESET` names among `names`; a bad one is a usage error. */
+async function readPresets(
+  names: readonly string[],
+  queue?: string,
+): Promise<Map<string, StrategyPreset>> {
+  const out = new Map<string, StrategyPreset>();
+  for (const n of names) {
+    if (parseStrategyName(n).preset === undefined) continue;
+    if (queue !== undefined) {
+      throw new UsageError(`--strategies ${n}: presets cannot be sent to --queue workers`);
+    }
+    try {
+      out.set(n, await readPreset(n));
+    } catch (e) {
+      throw new UsageError(`--strategies ${n}: ${(e as Error).message}`);
+    }
+  }
+  return out;
+}
+
 /** `--budget-time` and `--no-strategy-time`: the comparison in tuning time, or undefined. */
 function parseTimeFlags(
   v: { "budget-time"?: string; "no-strategy-time"?: boolean; queue?: string },
@@ -524,6 +554,8 @@ interface CompareFlags {
   queue?: string;
   /** `--budget-time`: also compare in tuning time. */
   time?: TimeCompareOptions;
+  /** The presets of `STRATEGY@PRESET` names. */
+  presets?: Map<string, StrategyPreset>;
 }
 
 /**
@@ -715,11 +747,12 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
         if (same?.status === "finished") {
           list.push(await runTrace(v.store, same.id));
         } else {
-          const strategy = await createStrategy(name, space.space, {
+          const strategy = await createStrategy(parseStrategyName(name).strategy, space.space, {
             seed,
             candidateOf: space.candidateOf,
             pretrain,
             planSize,
+            ...(v.presets?.has(name) ? { hyper: v.presets.get(name)!.hyper } : {}),
           });
           const timed = ts ? budgetedRun(strategy, measurer, ts) : undefined;
           list.push(
