@@ -651,6 +651,16 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
     ...(planSize !== undefined ? { planSize } : {}),
     budget: maxBudget,
     ...timeConfig,
+    // A replayed space's knobs, so that export (kerneltuner, t4) can name the configurations.
+    ...(space.replay
+      ? {
+        knobSpace: space.replay.space.knobs.map(({ name, kind, options }) => ({
+          name,
+          kind,
+          options,
+        })),
+      }
+      : {}),
   };
   const runs = new Map<string, RunTrace[]>();
   const progress = v.quiet ? undefined : stderrProgress();

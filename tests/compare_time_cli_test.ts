@@ -74,3 +74,55 @@ Deno.test("compare --budget-time refuses bad budgets and live spaces in one line
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("export --format t4 of a compare run reads back as a space that replays to its records", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const c = await compare([
+      "--space",
+      "pnpoly_RTX_3090",
+      "--strategies",
+      "sa",
+      "--budget",
+      "30",
+      "--seeds",
+      "1",
+      "--db",
+      "c.db",
+      "--quiet",
+      "--out",
+      "out",
+    ], dir);
+    assert.equal(c.code, 0, c.stderr);
+    const e = await runScript("cli/export.ts", [
+      "--db",
+      "c.db",
+      "--format",
+      "t4",
+      "--out",
+      "sa_T4.json",
+    ], dir);
+    assert.equal(e.code, 0, e.stderr);
+    const { replaySpaceFromFile } = await import("../search/replay.ts");
+    const { RecordsDB } = await import("../datasets/db.ts");
+    const back = await replaySpaceFromFile(join(dir, "sa_T4.json"));
+    const source = await replaySpaceFromFile("pnpoly_RTX_3090");
+    assert.deepEqual(back.cache.tuneParams, source.cache.tuneParams);
+    const db = RecordsDB.open(join(dir, "c.db"));
+    try {
+      const cands = db.candidates(db.runs()[0].id);
+      assert.equal(cands.length, 30);
+      for (const cand of cands) {
+        const r = back.evaluate(cand.knobs!);
+        assert.equal(r.errorKind, cand.result!.errorKind);
+        if (cand.result!.seconds !== null) {
+          assert.ok(Math.abs(r.seconds! - cand.result!.seconds) < 1e-15);
+        }
+      }
+    } finally {
+      db.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
