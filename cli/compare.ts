@@ -470,8 +470,8 @@ export async function compare(
 interface TimedOutput extends CompareOutput {
   time?: {
     rows: TimeRow[];
-    /** Methodology score per strategy. */
-    scores: Record<string, number>;
+    /** Methodology score per strategy (null: no valid evaluation within the range). */
+    scores: Record<string, number | null>;
     range: { start: number; end: number; limit: number; strategyTime: boolean };
     /** Standardised curves (kept in {@link timeCurves}, not in the JSON). */
     curves: Record<string, number[]>;
@@ -878,7 +878,9 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
         "| strategy | methodology score | count-based score |",
         "| --- | --- | --- |",
         ...Object.entries(out.scores).map(([n, x]) =>
-          `| ${n} | ${x.toFixed(3)} | ${scores[n] === null ? "n/a" : scores[n]!.toFixed(3)} |`
+          `| ${n} | ${Number.isNaN(x) ? "n/a" : x.toFixed(3)} | ${
+            scores[n] === null ? "n/a" : scores[n]!.toFixed(3)
+          } |`
         ),
       ].join("\n"),
     );
@@ -894,7 +896,9 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
     console.error(`\nagainst tuning seconds: ${base}_time.png`);
     time = {
       rows: out.rows,
-      scores: Object.fromEntries(Object.entries(out.scores).map(([n, x]) => [n, round3(x)])),
+      scores: Object.fromEntries(
+        Object.entries(out.scores).map(([n, x]) => [n, Number.isNaN(x) ? null : round3(x)]),
+      ),
       range: {
         start: tStart,
         end: tEnd,

@@ -160,7 +160,7 @@ export interface TimeResults {
   rows: TimeRow[];
   /** Each strategy's runs on the tuning clock (`wall` = clock seconds). */
   clocks: Map<string, RunTrace[]>;
-  /** Methodology score per strategy on this space. */
+  /** Methodology score per strategy on this space (NaN: no valid evaluation within its range). */
   scores: Record<string, number>;
   /** Standardised curve per strategy on the range's grid (for aggregation over spaces). */
   curves: Record<string, number[]>;
@@ -196,12 +196,20 @@ export async function timeResults(
       onTime.push(onClock(trace, tuningClock(costs, trace.wall, ts.options)));
     }
     clocks.set(name, onTime);
-    const curve = performanceCurve(
-      onTime.map((r) => ({ time: r.wall, best: r.best })),
-      ts.record,
-      ts.range,
-      { seed: ts.options.seed },
-    );
+    let curve;
+    try {
+      curve = performanceCurve(
+        onTime.map((r) => ({ time: r.wall, best: r.best })),
+        ts.record,
+        ts.range,
+        { seed: ts.options.seed },
+      );
+    } catch (e) {
+      // No valid evaluation within the time range: no curve, no score (NaN).
+      if (!(e instanceof RangeError)) throw e;
+      scores[name] = NaN;
+      continue;
+    }
     curves[name] = standardisedCurve(curve, ts.baseline, ts.range.optimum);
     scores[name] = methodologyScore([curves[name]]).score;
   }

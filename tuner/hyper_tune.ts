@@ -27,7 +27,7 @@
  */
 import { createMemoryRecordStore } from "../datasets/memory_store.ts";
 import { KnobSpace } from "../ir/knobs.ts";
-import { methodologyScore } from "../search/methodology.ts";
+import { methodologyScore, standardisedCurve } from "../search/methodology.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
 import type { Candidate, Observation } from "../search/strategy.ts";
 import { budgetedRun, runIdsOf, timeResults, type TimeSpace, timeSpace } from "./compare_time.ts";
@@ -166,10 +166,18 @@ export async function tuneStrategy(o: TuneStrategyOptions): Promise<TuneStrategy
     }
     const ids = await runIdsOf(store, [o.strategy], seeds, config);
     const out = await timeResults(store, ids, new Map([[o.strategy, traces]]), ts);
-    const curve = out.curves[o.strategy];
+    // No valid evaluation within the range: scored as if it found only the worst configuration.
+    const curve = out.curves[o.strategy] ??
+      standardisedCurve(
+        ts.range.grid.map(() => Math.max(...ts.record.values)),
+        ts.baseline,
+        ts.range.optimum,
+      );
     memo.set(key, curve);
     o.onProgress?.(
-      `${o.strategy} ${JSON.stringify(setting)} on ${name}: ${out.scores[o.strategy].toFixed(3)}`,
+      `${o.strategy} ${JSON.stringify(setting)} on ${name}: ${
+        methodologyScore([curve]).score.toFixed(3)
+      }`,
     );
     return curve;
   };
