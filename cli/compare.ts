@@ -32,6 +32,7 @@ import {
 } from "../search/comparison.ts";
 import { runTrace } from "../tuner/run_strategy.ts";
 import {
+  createStrategy,
   KNOB_STRATEGY_NAMES,
   STRATEGIES,
   STRATEGY_NAMES,
@@ -52,6 +53,7 @@ import {
   compareStrategies,
   type Comparison,
   type RunJobRequest,
+  type StrategyChoice,
 } from "../tuner/compare_strategies.ts";
 import { cacheName } from "../datasets/cache_names.ts";
 import { stderrProgress } from "../tuner/progress.ts";
@@ -69,6 +71,19 @@ import { createRunQueue, RunJobFailed } from "../remote/run_queue.ts";
 import { recordRun } from "../remote/run_job.ts";
 import { tunebookVersion } from "../datasets/machine.ts";
 import { stopPoints, StopRequested, watchStop } from "./stop.ts";
+// Tuning-time budgets and the methodology score (issue 45): flags parsed in parseTimeFlags,
+// the library called in compareOn's marked blocks.
+import {
+  budgetedRun,
+  methodologyRanking,
+  methodologyTable,
+  runIdsOf,
+  type TimeCompareOptions,
+  timeResults,
+  timeSpace,
+} from "../tuner/compare_time.ts";
+import { type TimeRow, timeTable } from "../search/tuning_time.ts";
+import { parseStrategyName, readPreset, type StrategyPreset } from "../tuner/presets.ts";
 
 const C = DEFAULTS.compare;
 
@@ -79,6 +94,13 @@ export const COMPARE_USAGE = `usage: deno task compare --space SPACE [options]
                          workload measured live, e.g. matmul:256,256,256
   --strategies A,B,...   strategies to compare (default ${C.strategies.join(",")})
   --budget N,N,...       evaluations at which to compare (default ${C.budgets.join(",")})
+  --budget-time S,S,...  also compare in tuning time (replayed spaces): a run stops once its
+                         clock (each configuration's recorded compile, verification,
+                         benchmark and framework time, plus the strategy's own time) passes
+                         the largest S seconds; \`auto\`: the methodology's budget of each
+                         space. Prints fractions over time and the methodology score
+                         (Willemsen et al., FGCS 2024) beside the count-based score
+  --no-strategy-time     with --budget-time: leave the strategy's own time off the clock
   --seeds N              seeds per strategy (default ${C.seeds})
   --absent KIND          invalid | restricted: configurations a cache lacks (default ${C.absent})
   --template NAME        knob template of a live workload space
@@ -94,6 +116,9 @@ export const COMPARE_USAGE = `usage: deno task compare --space SPACE [options]
                          measurements; the records stay here
   --quiet                no progress bar
   --help                 this text
+
+A strategy may carry a preset, NAME@PRESET: a file of tune-strategy (runs/presets/PRESET.json,
+or a path ending in .json), or random@kt (Kernel Tuner's random_sample, a tenth of the space).
 
 Strategies (tuner/strategies.ts; tune takes the same names, and ansor):
 ${strategyHelp(2, KNOB_STRATEGY_NAMES)}`;
@@ -169,6 +194,8 @@ export async function compare(
       space: { type: "string" },
       strategies: { type: "string", default: C.strategies.join(",") },
       budget: { type: "string", default: C.budgets.join(",") },
+      "budget-time": { type: "string" },
+      "no-strategy-time": { type: "boolean", default: false },
       seeds: { type: "string", default: String(C.seeds) },
       absent: { type: "string", default: C.absent },
       template: { type: "string" },
@@ -206,7 +233,9 @@ export async function compare(
   if (strategies.length === 0) {
     throw new UsageError(`--strategies names no strategy; known: ${STRATEGY_NAMES.join(", ")}`);
   }
-  for (const s of strategies) {
+  // STRATEGY@PRESET (tuner/presets.ts): a strategy of the table with a preset's settings.
+  const presets = await readPresets(strategies, v.queue);
+  for (const s of strategies.map((x) => parseStrategyName(x).strategy)) {
     if (!STRATEGY_NAMES.includes(s)) {
       throw new UsageError(
         `Unknown strategy "${s}"${didYouMean(s, KNOB_STRATEGY_NAMES)}; known: ${
@@ -238,7 +267,10 @@ export async function compare(
       }`,
     );
   }
-  if (planSize !== undefined && !strategies.some((s) => STRATEGIES[s].plans)) {
+  if (
+    planSize !== undefined &&
+    !strategies.some((s) => STRATEGIES[parseStrategyName(s).strategy].plans)
+  ) {
     throw new UsageError(
       `--plan-size: none of ${strategies.join(", ")} plans; it sets the plan of ${
         KNOB_STRATEGY_NAMES.filter((s) => STRATEGIES[s].plans).join(", ")
@@ -254,8 +286,11 @@ export async function compare(
     : isPostgresUrl(v.db)
     ? await (await loadPostgresStore()).openPostgresRecordStore(v.db)
     : sqliteRecordStore(RecordsDB.open(v.db, { mode: v.resume ? "write" : "create" }));
+  const time = parseTimeFlags(v);
   const flags: CompareFlags = {
     ...v,
+    time,
+    presets,
     absent: v.absent,
     strategies,
     budgets,
@@ -318,7 +353,110 @@ export async function compare(
     }; 0 = random search, 1 = optimum at once):\n`,
   );
   printResult(rankTable(ranking));
+  // --budget-time: the methodology score aggregated over the spaces, by grid index.
+  const timed = outputs.flatMap((o) => {
+    const c = timeCurves.get(o);
+    return c ? [c] : [];
+  });
+  if (timed.length > 0) {
+    const rows = methodologyRanking(timed);
+    printResult(
+      `\nMethodology score over ${timed.length} spaces (Willemsen et al., FGCS 2024: tuning time, ` +
+        `0 = calculated random search, 1 = optimum at once):\n`,
+    );
+    printResult(methodologyTable(rows));
+    return {
+      spaces: outputs,
+      ranking,
+      methodology: rows.map((r) => ({ ...r, score: round3(r.score), error: round3(r.error) })),
+    } as CompareManyOutput;
+  }
   return { spaces: outputs, ranking };
+}
+
+/** What --budget-time adds to a space's output. */
+interface TimedOutput extends CompareOutput {
+  time?: {
+    rows: TimeRow[];
+    /** Methodology score per strategy (null: no valid evaluation within the range). */
+    scores: Record<string, number | null>;
+    range: { start: number; end: number; limit: number; strategyTime: boolean };
+    /** Standardised curves (kept in {@link timeCurves}, not in the JSON). */
+    curves: Record<string, number[]>;
+  };
+}
+
+/** Each timed space output's standardised curves per strategy, for the aggregation over spaces. */
+const timeCurves = new WeakMap<CompareOutput, Record<string, number[]>>();
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+/**
+ * The strategies as compareStrategies takes them: a plain name as itself, a `STRATEGY@PRESET` name
+ * as a factory of its strategy with the preset's settings (the run keeps the full name).
+ */
+function strategyChoices(
+  names: readonly string[],
+  presets: Map<string, StrategyPreset> | undefined,
+): StrategyChoice[] {
+  return names.map((name) => {
+    const preset = presets?.get(name);
+    if (!preset) return name;
+    const { strategy } = parseStrategyName(name);
+    return {
+      name,
+      create: (space, context) =>
+        createStrategy(strategy, space, { ...context, hyper: preset.hyper }),
+    };
+  });
+}
+
+/** The presets of the `STRATEGY@PRESET` names among `names`; a bad one is a usage error. */
+async function readPresets(
+  names: readonly string[],
+  queue?: string,
+): Promise<Map<string, StrategyPreset>> {
+  const out = new Map<string, StrategyPreset>();
+  for (const n of names) {
+    if (parseStrategyName(n).preset === undefined) continue;
+    if (queue !== undefined) {
+      throw new UsageError(`--strategies ${n}: presets cannot be sent to --queue workers`);
+    }
+    try {
+      out.set(n, await readPreset(n));
+    } catch (e) {
+      throw new UsageError(`--strategies ${n}: ${(e as Error).message}`);
+    }
+  }
+  return out;
+}
+
+/** `--budget-time` and `--no-strategy-time`: the comparison in tuning time, or undefined. */
+function parseTimeFlags(
+  v: { "budget-time"?: string; "no-strategy-time"?: boolean; queue?: string },
+): TimeCompareOptions | undefined {
+  if (v["budget-time"] === undefined) {
+    if (v["no-strategy-time"]) throw new UsageError("--no-strategy-time needs --budget-time");
+    return undefined;
+  }
+  if (v.queue !== undefined) {
+    throw new UsageError("--budget-time cannot be given with --queue (workers count evaluations)");
+  }
+  const text = v["budget-time"].trim();
+  const budgets = text === "auto" ? "auto" as const : text.split(",").map((raw, i) => {
+    const x = Number(raw.trim());
+    if (raw.trim() === "" || !Number.isFinite(x) || x <= 0) {
+      throw new UsageError(
+        `--budget-time: value ${i + 1} ${
+          JSON.stringify(raw.trim())
+        } is not a positive number of seconds (or give auto)`,
+      );
+    }
+    return x;
+  });
+  return { budgets, strategyTime: !v["no-strategy-time"] };
 }
 
 /** What {@link compareOn} needs of the parsed flags. */
@@ -342,6 +480,10 @@ interface CompareFlags {
   resume?: boolean;
   /** Redis of a queue of workers (`--queue`). */
   queue?: string;
+  /** `--budget-time`: also compare in tuning time. */
+  time?: TimeCompareOptions;
+  /** The presets of `STRATEGY@PRESET` names. */
+  presets?: Map<string, StrategyPreset>;
 }
 
 /**
@@ -369,7 +511,15 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
   const stem = cacheName(spec).replace(/[^A-Za-z0-9_.-]/g, "_");
   checkOutputDir(
     v.out!,
-    [".svg", ".png", ".vl.json", "_wall.svg", "_wall.png"].map((x) => stem + x),
+    [
+      ".svg",
+      ".png",
+      ".vl.json",
+      "_wall.svg",
+      "_wall.png",
+      ...(v.time ? ["_time.svg", "_time.png"] : []),
+    ]
+      .map((x) => stem + x),
     { flag: "--out" },
   );
   const space = await openCompareSpace(spec, v.absent, v.template, v.queue);
@@ -397,6 +547,49 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
     ? await flagged(() => transferSamples(v["transfer-from"]!, space.space))
     : undefined;
   const maxBudget = budgets[budgets.length - 1];
+  // --budget-time: runs stop at the tuning-time limit instead (up to every configuration).
+  let ts: ReturnType<typeof timeSpace> | undefined;
+  if (v.time) {
+    if (!space.replay) {
+      await space.close();
+      throw new UsageError(
+        `--budget-time: ${space.name} is measured live; its clock is its wall time (the _wall curves)`,
+      );
+    }
+    try {
+      ts = timeSpace(space.replay, v.time);
+    } catch (e) {
+      await space.close();
+      throw new UsageError(`--budget-time on ${space.name}: ${(e as Error).message}`);
+    }
+    if (!(ts.range.tEnd > 0)) {
+      await space.close();
+      throw new UsageError(`--budget-time: ${space.name} records no measuring times`);
+    }
+  }
+  const trials = ts ? size : maxBudget;
+  const timeConfig = v.time
+    ? { budgetTime: v.time.budgets, strategyTime: v.time.strategyTime !== false }
+    : {};
+  const localConfig = {
+    compare: spec,
+    absent: v.absent,
+    ...(v.template ? { template: v.template } : {}),
+    ...(v["transfer-from"] ? { transferFrom: v["transfer-from"] } : {}),
+    ...(planSize !== undefined ? { planSize } : {}),
+    budget: maxBudget,
+    ...timeConfig,
+    // A replayed space's knobs, so that export (kerneltuner, t4) can name the configurations.
+    ...(space.replay
+      ? {
+        knobSpace: space.replay.space.knobs.map(({ name, kind, options }) => ({
+          name,
+          kind,
+          options,
+        })),
+      }
+      : {}),
+  };
   const progress = v.quiet ? undefined : stderrProgress();
   const started = performance.now();
   const check = v.checkStop ?? (() => Promise.resolve());
@@ -435,9 +628,12 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
       }, await queued(() => result));
       return await runTrace(v.store, runId, wallOf);
     });
+  // The run config as stored (compareStrategies adds the largest budget, already in its place).
+  const { transferFrom: _, ...queueConfig } = localConfig;
+  const runConfig: Record<string, unknown> = runQueue ? queueConfig : localConfig;
   let c: Comparison;
   try {
-    c = await compareStrategies(space, strategies, {
+    c = await compareStrategies(space, strategyChoices(strategies, v.presets), {
       budgets,
       seeds,
       db: v.store,
@@ -445,13 +641,8 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
       resume: v.resume,
       pretrain,
       planSize,
-      config: {
-        compare: spec,
-        absent: v.absent,
-        ...(v.template ? { template: v.template } : {}),
-        ...(v["transfer-from"] && !runQueue ? { transferFrom: v["transfer-from"] } : {}),
-        ...(planSize !== undefined ? { planSize } : {}),
-      },
+      config: runConfig,
+      ...(ts ? { trials, wrap: (strategy, m) => budgetedRun(strategy, m, ts!) } : {}),
       ...(execute ? { execute } : {}),
       onRun: ({ done, total }) =>
         progress?.update({
@@ -520,7 +711,60 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
       ...Object.entries(scores).map(([n, x]) => `| ${n} | ${x === null ? "n/a" : x.toFixed(3)} |`),
     ].join("\n"),
   );
-  return {
+  // --budget-time: the same runs on the tuning clock, tabled over time and scored by the methodology.
+  let time: TimedOutput["time"];
+  if (ts) {
+    const ids = await runIdsOf(v.store, strategies, seeds, localConfig);
+    const out = await timeResults(v.store, ids, runs, ts);
+    const { tStart, tEnd, timeLimit } = ts.range;
+    const clockNote = v.time!.strategyTime === false
+      ? "recorded times only"
+      : "recorded times plus the strategy's own";
+    console.error(
+      `\nIn tuning time (${clockNote}; runs stop after ${timeLimit.toFixed(1)} s):\n`,
+    );
+    console.error(timeTable(out.rows));
+    console.error(
+      `\nMethodology score (Willemsen et al., FGCS 2024; range ${tStart.toFixed(2)}..${
+        tEnd.toFixed(2)
+      } s, calculated random-search baseline; 0 = random search, 1 = optimum at once):\n`,
+    );
+    console.error(
+      [
+        "| strategy | methodology score | count-based score |",
+        "| --- | --- | --- |",
+        ...Object.entries(out.scores).map(([n, x]) =>
+          `| ${n} | ${Number.isNaN(x) ? "n/a" : x.toFixed(3)} | ${
+            scores[n] === null ? "n/a" : scores[n]!.toFixed(3)
+          } |`
+        ),
+      ].join("\n"),
+    );
+    const timeSVG = bandCurveSVG(
+      [...out.clocks].map(([label, rs]) => ({
+        label,
+        ...fractionOverWall(rs, optimum, timeLimit),
+      })),
+      { title: `${space.name}: by tuning time, ${seeds} seeds`, x: "tuning seconds" },
+    );
+    await Deno.writeTextFile(`${base}_time.svg`, timeSVG);
+    await Deno.writeFile(`${base}_time.png`, await svgToPNG(timeSVG));
+    console.error(`\nagainst tuning seconds: ${base}_time.png`);
+    time = {
+      rows: out.rows,
+      scores: Object.fromEntries(
+        Object.entries(out.scores).map(([n, x]) => [n, Number.isNaN(x) ? null : round3(x)]),
+      ),
+      range: {
+        start: tStart,
+        end: tEnd,
+        limit: timeLimit,
+        strategyTime: v.time!.strategyTime !== false,
+      },
+      curves: out.curves,
+    };
+  }
+  const output: TimedOutput = {
     space: space.name,
     spec,
     optimum,
@@ -533,6 +777,12 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
     })),
     scores,
   };
+  if (time) {
+    const { curves, ...shown } = time;
+    output.time = shown as TimedOutput["time"];
+    timeCurves.set(output, curves);
+  }
+  return output;
 }
 
 if (import.meta.main) await runJsonCommand("compare", compare);

@@ -26,6 +26,10 @@
  *   writes its cache files, for the knob-vector records of exactly one
  *   workload, so that an exhaustively measured space replays with
  *   `search/replay.ts` (and `compare --space FILE`) like the shared GPU
+ *   caches.
+ * - **T4** (`t4`): the same records as the Kernel Tuner cache, in the
+ *   community's T4 result format (`datasets/formats/t4.ts`); it reads back
+ *   as a recorded space (`compare --space FILE`).
  *
  * below 1). Without a split every row is `train`.
  *

@@ -29,6 +29,7 @@ export {
   kernelTunerCaches,
   type KernelTunerEntry,
   type KernelTunerStats,
+  type KernelTunerTiming,
   readKernelTunerCache,
   validateCache,
 } from "./kerneltuner_cache.ts";

@@ -21,6 +21,7 @@ import {
   type ParamValue,
   readKernelTunerJSON,
 } from "./kerneltuner_json.ts";
+import { cacheOfT4, isT4 } from "./formats/t4.ts";
 
 /** One cached configuration. */
 export interface KernelTunerEntry {
@@ -28,7 +29,35 @@ export interface KernelTunerEntry {
   time: number | string;
   /** The individual times in milliseconds, when the file has them. */
   times?: number[];
+  /**
+   * What measuring the configuration cost, in milliseconds, when the file
+   * records it (Kernel Tuner's `compile_time`, `verification_time`,
+   * `benchmark_time`, `framework_time`, `strategy_time`; T4's `times`).
+   */
+  timing?: KernelTunerTiming;
 }
+
+/** The recorded parts of one configuration's tuning time, in milliseconds. */
+export interface KernelTunerTiming {
+  /** Compiling the kernel. */
+  compile?: number;
+  /** Checking its output. */
+  verification?: number;
+  /** Benchmarking it (all its runs). */
+  benchmark?: number;
+  /** The tuner's own work around it. */
+  framework?: number;
+  /** The search strategy's time for it, on the recording machine. */
+  strategy?: number;
+}
+
+const TIMING_FIELDS: readonly [keyof KernelTunerTiming, string][] = [
+  ["compile", "compile_time"],
+  ["verification", "verification_time"],
+  ["benchmark", "benchmark_time"],
+  ["framework", "framework_time"],
+  ["strategy", "strategy_time"],
+];
 
 /** A Kernel Tuner cache file, validated. */
 export interface KernelTunerCache {
@@ -81,6 +110,8 @@ export function kernelTunerCaches(dir: string = KERNELTUNER_DIR): string[] {
  */
 export async function readKernelTunerCache(path: string): Promise<KernelTunerCache> {
   const data = await readKernelTunerJSON(path);
+  // A T4 file (the community's result format) reads as the same kind of space.
+  if (isT4(data)) return cacheOfT4(data, path);
   return validateCache(data, path);
 }
 
@@ -162,6 +193,12 @@ export function validateCache(data: unknown, file: string): KernelTunerCache {
     }
     const entry: KernelTunerEntry = { time: time as number | string };
     if (times !== undefined) entry.times = times as number[];
+    const timing: KernelTunerTiming = {};
+    for (const [part, name] of TIMING_FIELDS) {
+      const x = (e as Record<string, unknown>)[name];
+      if (typeof x === "number" && Number.isFinite(x) && x >= 0) timing[part] = x;
+    }
+    if (Object.keys(timing).length > 0) entry.timing = timing;
     cache.set(key, entry);
   }
   return {

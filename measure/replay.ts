@@ -7,9 +7,9 @@
  * module only looks up. It is the one replay measurer: `search/` keeps the
  * recorded space (the knob space and its lookups), never a measurer.
  *
- * A replayed result has one time (the recorded seconds per call) and zero
- * build and run seconds; an entry without seconds is a failure of its error
- * kind.
+ * A replayed result has one time (the recorded seconds per call) and the
+ * entry's recorded build and run seconds (zero when it has none); an entry
+ * without seconds is a failure of its error kind.
  *
  * @example
  * ```ts
@@ -37,6 +37,10 @@ export interface ReplayEntry {
   seconds?: number;
   /** Why it failed, or the source's error marker. */
   error?: string;
+  /** Recorded seconds spent compiling it (default 0: nothing is built). */
+  buildSeconds?: number;
+  /** Recorded seconds spent measuring it (default 0: nothing is run). */
+  runSeconds?: number;
 }
 
 /** Recorded measurements by knob vector. */
@@ -86,8 +90,8 @@ export function resultOf(e: ReplayEntry): MeasureResult {
     errorKind: e.errorKind,
     ...(e.error !== undefined ? { error: e.error } : {}),
     times: e.errorKind === "none" && e.seconds !== undefined ? [e.seconds] : [],
-    buildSeconds: 0,
-    runSeconds: 0,
+    buildSeconds: e.buildSeconds ?? 0,
+    runSeconds: e.runSeconds ?? 0,
   };
 }
 
@@ -111,6 +115,8 @@ export interface RecordedSpace {
   name: string;
   /** The recorded measurement of a point (a RangeError for a knob vector outside the space). */
   evaluate(point: readonly number[]): ReplayEntry;
+  /** `evaluate` with the recorded build and run seconds, where the source keeps them. */
+  recorded?(point: readonly number[]): ReplayEntry;
 }
 
 /**
@@ -129,7 +135,10 @@ export interface RecordedSpace {
  * ```
  */
 export function replayMeasurer(space: RecordedSpace): Measurer {
-  return createReplayMeasurer({ get: (knobs) => space.evaluate(knobs) }, {
+  const get = space.recorded
+    ? (knobs: readonly number[]) => space.recorded!(knobs)
+    : (knobs: readonly number[]) => space.evaluate(knobs);
+  return createReplayMeasurer({ get }, {
     name: `replay:${space.name}`,
   });
 }

@@ -29,6 +29,7 @@ import {
   compileRestrictions,
   deviceOf,
   type KernelTunerCache,
+  type KernelTunerEntry,
   KernelTunerError,
   type ParamValue,
   readKernelTunerCache,
@@ -78,8 +79,17 @@ export interface ReplaySpace {
   space: KnobSpace;
   /** Replays a point (a RangeError when it is not a point of the space). */
   evaluate(point: Point): ReplayResult;
+  /** `evaluate` with the configuration's recorded compile and benchmark seconds, for the records. */
+  recorded(point: Point): ReplayResult & { buildSeconds?: number; runSeconds?: number };
   /** Replays the point of a flat index. */
   evaluateIndex(index: number): ReplayResult;
+  /**
+   * The cache's entry of a flat index (its recorded times and timing), or
+   * undefined when the point is absent or violates a restriction.
+   */
+  entryOf(index: number): KernelTunerEntry | undefined;
+  /** The flat index of a point (a RangeError when it is not a point of the space). */
+  indexOf(point: Point): number;
   /** Replays candidates (each needs `knobs`) into observations. */
   measure(candidates: Candidate[]): Observation[];
   /** Best (lowest) seconds over the whole cache. */
@@ -184,6 +194,7 @@ export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}
 
   const table = new Int32Array(size).fill(-1);
   const results: ReplayResult[] = [];
+  const entries: KernelTunerEntry[] = [];
   let optimum = Infinity, optimumIndex = -1, nonPositiveTimes = 0;
   for (const [key, entry] of cache.cache) {
     const tokens = key.split(",");
@@ -206,6 +217,7 @@ export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}
     }
     table[idx] = results.length;
     results.push(resultOf(entry.time));
+    entries.push(entry);
     if (typeof entry.time === "number" && entry.time <= 0) nonPositiveTimes++;
     if (typeof entry.time === "number" && entry.time > 0 && entry.time < optimum) {
       optimum = entry.time;
@@ -282,6 +294,23 @@ export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}
     return e < 0 ? ABSENT : results[e];
   };
   const evaluate = (point: Point): ReplayResult => evaluateIndex(indexOf(point));
+  const entryOf = (index: number): KernelTunerEntry | undefined => {
+    if (!Number.isInteger(index) || index < 0 || index >= size) {
+      throw new RangeError(`Index ${index} is outside the space of ${size} points`);
+    }
+    return (violates && violates[index]) || table[index] < 0 ? undefined : entries[table[index]];
+  };
+  /** The result with the entry's recorded compile and benchmark seconds, for the records. */
+  const recorded = (point: Point) => {
+    const index = indexOf(point);
+    const t = entryOf(index)?.timing;
+    if (!t) return evaluateIndex(index);
+    return {
+      ...evaluateIndex(index),
+      buildSeconds: (t.compile ?? 0) / 1000,
+      runSeconds: ((t.benchmark ?? 0) + (t.verification ?? 0)) / 1000,
+    };
+  };
 
   let validCount = 0, allowedCount = 0;
   for (let i = 0; i < size; i++) {
@@ -302,7 +331,10 @@ export function replaySpace(cache: KernelTunerCache, options: ReplayOptions = {}
     cache,
     space,
     evaluate,
+    recorded,
     evaluateIndex,
+    entryOf,
+    indexOf,
     measure: (candidates) =>
       candidates.map((c) => {
         if (!c.knobs) throw new RangeError("A replayed candidate needs knobs");

@@ -113,6 +113,16 @@ export interface CompareStrategiesOptions {
    * at once and awaited in order. Default: each run here, in turn.
    */
   execute?: (job: RunJobRequest) => Promise<RunTrace>;
+  /**
+   * Evaluations each run may make, at least the largest budget (default: the largest budget). A
+   * run under a tuning-time budget (`wrap`) is given the space's size and ends on its clock.
+   */
+  trials?: number;
+  /**
+   * Wraps each run's strategy and measurer before it runs (default: none), e.g. with a tuning-time
+   * budget (tuner/compare_time.ts `budgetedRun`), which ends the run when its clock passes the limit.
+   */
+  wrap?: (strategy: Strategy, measurer: Measurer) => { strategy: Strategy; measurer: Measurer };
   /** Fraction of the optimum of the reach table. Default 0.95. */
   fraction?: number;
 }
@@ -238,7 +248,7 @@ export async function compareStrategies(
     }
     budgets = [...new Set(budgets.map((b) => Math.min(b, size)))];
   }
-  for (const k of ["onRun", "execute"] as const) {
+  for (const k of ["onRun", "execute", "wrap"] as const) {
     if (options[k] !== undefined && typeof options[k] !== "function") {
       throw new TypeError(`${k} must be a function, got ${typeof options[k]}`);
     }
@@ -246,6 +256,15 @@ export async function compareStrategies(
   const store = options.db ?? createMemoryRecordStore();
   const measurer = options.measurer ?? space.measurer;
   const maxBudget = budgets[budgets.length - 1];
+  const trials = options.trials ?? maxBudget;
+  if (!Number.isInteger(trials) || trials < maxBudget) {
+    throw new RangeError(
+      `trials must be an integer of at least the largest budget (${maxBudget}), got ${trials}`,
+    );
+  }
+  if (options.execute && (options.wrap || options.trials !== undefined)) {
+    throw new TypeError("execute runs whole jobs elsewhere: it takes neither wrap nor trials");
+  }
   const config: Record<string, unknown> = {
     ...(options.config ?? { compare: space.spec }),
     budget: maxBudget,
@@ -311,16 +330,17 @@ export async function compareStrategies(
           const strategy = typeof choice === "string"
             ? await createStrategy(choice, space.space, context)
             : await choice.create(space.space, context);
+          const run = options.wrap?.(strategy, measurer) ?? { strategy, measurer };
           try {
-            trace = await runStrategy(strategy, measurer, {
-              budget: maxBudget,
+            trace = await runStrategy(run.strategy, run.measurer, {
+              budget: trials,
               store,
               keyOf: knobKey,
               ...(before ? { runId: before.id } : {}),
               run: {
                 strategy: name,
                 seed,
-                trials: maxBudget,
+                trials,
                 target: space.measurer.name,
                 config,
                 workload: space.workload,

@@ -68,6 +68,23 @@ export interface StrategyContext {
   autoMembers?: readonly string[];
   /** Plan size of the model-based tuners (AutoTVM's plan_size). Default `DEFAULTS.planSize`. */
   planSize?: number;
+  /**
+   * Settings of the strategy's declared hyperparameters ({@link StrategyEntry.hyper}),
+   * e.g. a preset's; the rest keep their defaults. Checked by {@link checkHyper}.
+   */
+  hyper?: Readonly<Record<string, number | string>>;
+}
+
+/** A strategy's hyperparameter: the values a tuner may set it to, and its default. */
+export interface Hyperparameter {
+  /** The option of the strategy's factory it sets (e.g. `alpha`). */
+  name: string;
+  /** What it does. */
+  about: string;
+  /** The values searched (the range, as a grid, as Kernel Tuner's hyperparameter tuning has it). */
+  values: readonly (number | string)[];
+  /** The strategy's default (one of `values`). */
+  default: number | string;
 }
 
 /** One row of the table. */
@@ -84,6 +101,17 @@ export interface StrategyEntry {
   knobs?: (space: KnobSpace, c: StrategyContext) => Promise<Strategy>;
   /** Builds it over a trace space; absent for a knob-only strategy. */
   traces?: (space: DesignSpace, c: { seed: number }) => Strategy;
+  /** Its hyperparameters, for `tune-strategy` (absent: none are declared). */
+  hyper?: readonly Hyperparameter[];
+}
+
+function hp(
+  name: string,
+  about: string,
+  values: readonly (number | string)[],
+  def: number | string,
+): Hyperparameter {
+  return Object.freeze({ name, about, values: Object.freeze([...values]), default: def });
 }
 
 /** A learned model of a kind (`xgb`, `xgb-rank`, `mlp`) over a space's features. */
@@ -129,6 +157,28 @@ function rl(name: string): StrategyEntry["knobs"] {
   return async (space, c) => (await import("../rl/presets.ts")).rlStrategy(name, space, c);
 }
 
+/** Points of a knob space its `isValid` accepts (counted up to 2^20 points, else its size). */
+function allowedPoints(space: KnobSpace): number {
+  if (space.size > 2 ** 20) return space.size;
+  let n = 0;
+  for (let i = 0; i < space.size; i++) if (space.isValid(space.point(i))) n++;
+  return n;
+}
+
+/** A strategy that proposes at most `limit` candidates in all, then nothing. */
+function capped(s: Strategy, limit: number): Strategy {
+  let left = limit;
+  return {
+    name: s.name,
+    propose(n) {
+      const out = s.propose(Math.min(n, left));
+      left -= out.length;
+      return out;
+    },
+    observe: (o) => s.observe(o),
+  };
+}
+
 /** A synchronous knob factory as an asynchronous one. */
 function now(f: (space: KnobSpace, c: StrategyContext) => Strategy): StrategyEntry["knobs"] {
   return (space, c) => Promise.resolve(f(space, c));
@@ -138,8 +188,20 @@ function now(f: (space: KnobSpace, c: StrategyContext) => Strategy): StrategyEnt
 export const STRATEGIES: Readonly<Record<string, Readonly<StrategyEntry>>> = Object.freeze({
   random: {
     about: "uniform random sampling of the space (knobs or sketches)",
-    knobs: now((space, c) => randomKnobSearch(space, c)),
+    knobs: now((space, c) => {
+      const s = randomKnobSearch(space, c);
+      const f = c.hyper?.fraction;
+      return typeof f === "number" && f < 1 ? capped(s, Math.ceil(f * allowedPoints(space))) : s;
+    }),
     traces: (space, c) => randomSearch(space, c),
+    hyper: [
+      hp(
+        "fraction",
+        "stop after this fraction of the allowed points (Kernel Tuner's random_sample: 0.1)",
+        [0.05, 0.1, 0.2, 0.5, 1],
+        1,
+      ),
+    ],
   },
   grid: {
     about: "every point in index order",
@@ -151,11 +213,23 @@ export const STRATEGIES: Readonly<Record<string, Readonly<StrategyEntry>>> = Obj
   },
   sa: {
     about: "simulated annealing (Kernel Tuner's defaults)",
-    knobs: now((space, c) => simulatedAnnealing(space, c)),
+    knobs: now((space, c) => simulatedAnnealing(space, { ...c, ...c.hyper })),
+    hyper: [
+      hp("t0", "starting temperature (Kernel Tuner's T)", [0.5, 1, 1.5], 1),
+      hp("tMin", "restart temperature (T_min)", [0.0001, 0.001, 0.01], 0.001),
+      hp("alpha", "temperature factor per evaluation", [0.99, 0.995, 0.9975], 0.995),
+      hp("maxStuck", "moves over measured neighbours before a restart", [25, 100, 400], 100),
+      hp("init", "random points measured first", [5, 10, 20], 10),
+    ],
   },
   ga: {
     about: "AutoTVM's genetic algorithm (generations of 16)",
-    knobs: now((space, c) => geneticAlgorithm(space, { ...c, populationSize: 16 })),
+    knobs: now((space, c) => geneticAlgorithm(space, { ...c, populationSize: 16, ...c.hyper })),
+    hyper: [
+      hp("populationSize", "points per generation", [8, 16, 32, 64], 16),
+      hp("eliteNum", "best points carried to the next parents", [1, 3, 6], 3),
+      hp("mutationProb", "probability of a random knob in a child", [0.05, 0.1, 0.2], 0.1),
+    ],
   },
   evolutionary: {
     about: "MetaSchedule's evolutionary search over knob points (population 512, cost model)",
@@ -228,11 +302,21 @@ export const STRATEGIES: Readonly<Record<string, Readonly<StrategyEntry>>> = Obj
   },
   diff_evo: {
     about: "differential evolution (Kernel Tuner)",
-    knobs: now((space, c) => differentialEvolution(space, c)),
+    knobs: now((space, c) => differentialEvolution(space, { ...c, ...c.hyper })),
+    hyper: [
+      hp("populationSize", "members of the population", [5, 10, 20], 10),
+      hp("crossover", "crossover rate CR", [0.5, 0.7, 0.9], 0.7),
+    ],
   },
   pso: {
     about: "particle swarm optimization (Kernel Tuner)",
-    knobs: now((space, c) => particleSwarm(space, c)),
+    knobs: now((space, c) => particleSwarm(space, { ...c, ...c.hyper })),
+    hyper: [
+      hp("swarmSize", "particles", [5, 10, 20, 30], 10),
+      hp("w", "inertia", [0.5, 0.7, 0.9], 0.9),
+      hp("c1", "pull towards the particle's best", [1, 2, 3], 2),
+      hp("c2", "pull towards the swarm's best", [0.5, 1, 1.5], 1),
+    ],
   },
   // Bayesian optimization: a Gaussian process with expected improvement (or another acquisition).
   bo: {
@@ -260,7 +344,7 @@ export const STRATEGIES: Readonly<Record<string, Readonly<StrategyEntry>>> = Obj
         ...c,
         members: await Promise.all(
           (c.autoMembers ?? AUTO_MEMBERS).map((m, k) =>
-            createStrategy(m, space, { ...c, seed: c.seed * 8 + k })
+            createStrategy(m, space, { ...c, hyper: undefined, seed: c.seed * 8 + k })
           ),
         ),
       }),
@@ -295,6 +379,45 @@ export function strategyEntry(name: string): Readonly<StrategyEntry> {
   return e;
 }
 
+/**
+ * Checks settings of a strategy's hyperparameters: every name declared in its
+ * table row, every value one of the declared values.
+ *
+ * @example
+ * ```ts
+ * import { checkHyper } from "./strategies.ts";
+ * checkHyper("sa", { alpha: 0.99 });
+ * let refused = false;
+ * try {
+ *   checkHyper("sa", { popsize: 3 });
+ * } catch (e) {
+ *   refused = e instanceof RangeError;
+ * }
+ * if (!refused) throw new Error();
+ * ```
+ * @throws {RangeError} naming the strategy, the hyperparameter and the value
+ */
+export function checkHyper(name: string, hyper: Readonly<Record<string, unknown>>): void {
+  const declared = strategyEntry(name).hyper ?? [];
+  for (const [k, v] of Object.entries(hyper)) {
+    const h = declared.find((d) => d.name === k);
+    if (!h) {
+      throw new RangeError(
+        `Strategy "${name}" has no hyperparameter "${k}"; declared: ${
+          declared.map((d) => d.name).join(", ") || "none"
+        }`,
+      );
+    }
+    if (!h.values.includes(v as number | string)) {
+      throw new RangeError(
+        `Hyperparameter ${name}.${k} must be one of ${h.values.join(", ")}, got ${
+          JSON.stringify(v)
+        }`,
+      );
+    }
+  }
+}
+
 /** Builds a strategy by name over a knob space; a trace-only or unknown name is a RangeError. */
 export async function createStrategy(
   name: string,
@@ -315,6 +438,7 @@ export async function createStrategy(
   if (typeof c !== "object" || c === null || !Number.isInteger(c.seed)) {
     throw new TypeError(`context must be { seed: integer, ... }, got ${described(c)}`);
   }
+  if (c.hyper) checkHyper(name, c.hyper);
   if (!e.knobs) {
     throw new RangeError(
       `Strategy "${name}" searches sketches (traces), not a knob space; knob strategies: ${

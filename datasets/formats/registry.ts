@@ -1,6 +1,6 @@
 /**
- * The export formats by name: `csv`, `jsonl`, `parquet`, `autotvm` and
- * `kerneltuner`, one file each in this folder.
+ * The export formats by name: `csv`, `jsonl`, `parquet`, `autotvm`,
+ * `kerneltuner` and `t4`, one file each in this folder.
  *
  * @example
  * ```ts
@@ -16,9 +16,10 @@ import type { ExportFormatWriter } from "./format.ts";
 import { JSONL_FORMAT } from "./jsonl.ts";
 import { KERNEL_TUNER_FORMAT } from "./kerneltuner.ts";
 import { PARQUET_FORMAT } from "./parquet.ts";
+import { T4_FORMAT } from "./t4.ts";
 
 /** Formats `exportRecords` writes. */
-export type ExportFormat = "csv" | "jsonl" | "parquet" | "autotvm" | "kerneltuner";
+export type ExportFormat = "csv" | "jsonl" | "parquet" | "autotvm" | "kerneltuner" | "t4";
 
 /** Every export format. */
 export const EXPORT_FORMATS: readonly ExportFormat[] = [
@@ -27,6 +28,7 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
   "parquet",
   "autotvm",
   "kerneltuner",
+  "t4",
 ];
 
 const WRITERS: Readonly<Record<ExportFormat, ExportFormatWriter>> = Object.freeze({
@@ -35,6 +37,7 @@ const WRITERS: Readonly<Record<ExportFormat, ExportFormatWriter>> = Object.freez
   parquet: PARQUET_FORMAT,
   autotvm: AUTOTVM_FORMAT,
   kerneltuner: KERNEL_TUNER_FORMAT,
+  t4: T4_FORMAT,
 });
 
 /**

@@ -1,0 +1,261 @@
+/**
+ * Comparisons in tuning time, for `compare --budget-time` (and, once it
+ * lands, `compareStrategies`): runs on a replayed space stop at a budget of
+ * tuning seconds (search/tuning_time.ts), their curves are tabled over time
+ * beside the curves over evaluations, and each strategy gets the methodology
+ * score of Willemsen et al. (FGCS 2024; search/methodology.ts) per space and
+ * aggregated over spaces.
+ *
+ * @example
+ * ```ts
+ * import { replaySpaceFromFile } from "../search/replay.ts";
+ * import { createStrategy } from "./strategies.ts";
+ * import { runStrategy } from "./run_strategy.ts";
+ * import { createMemoryRecordStore } from "../datasets/memory_store.ts";
+ * import { budgetedRun, runIdsOf, timeResults, timeSpace } from "./compare_time.ts";
+ * const r = await replaySpaceFromFile("convolution_MI250X");
+ * const ts = timeSpace(r, { budgets: "auto" });
+ * const store = createMemoryRecordStore();
+ * const config = { compare: "convolution_MI250X", budgetTime: "auto" };
+ * const traces = [];
+ * for (let seed = 0; seed < 3; seed++) {
+ *   const s = await createStrategy("random", r.space, { seed, candidateOf: r.candidateOf });
+ *   const b = budgetedRun(s, r.measurer, ts);
+ *   traces.push(await runStrategy(b.strategy, b.measurer, {
+ *     budget: r.space.size, store, run: { strategy: "random", seed, config },
+ *   }));
+ * }
+ * const ids = await runIdsOf(store, ["random"], 3, config);
+ * const out = await timeResults(store, ids, new Map([["random", traces]]), ts);
+ * console.log(ts.range.tEnd.toFixed(1), out.scores.random); // 83.2 and a score near 0
+ * ```
+ * @module
+ */
+import type { RecordStore } from "../datasets/record_store.ts";
+import type { Measurer } from "../measure/measurer.ts";
+import type { RunTrace } from "../search/comparison.ts";
+import {
+  baselineCurve,
+  methodologyRange,
+  methodologyScore,
+  performanceCurve,
+  type RangeOptions,
+  type SpaceRecord,
+  standardisedCurve,
+  type TimeRange,
+} from "../search/methodology.ts";
+import type { ReplaySpace } from "../search/replay.ts";
+import type { Strategy } from "../search/strategy.ts";
+import {
+  type ClockOptions,
+  onClock,
+  recordedSeconds,
+  spaceRecordOf,
+  timeBudgeted,
+  type TimeRow,
+  timeRows,
+  tuningClock,
+} from "../search/tuning_time.ts";
+
+/** Options of a comparison in tuning time. */
+export interface TimeCompareOptions extends ClockOptions {
+  /**
+   * Budgets in seconds of tuning time (runs go to the largest), or `"auto"`:
+   * the methodology's budget of each space, (1 + margin) × T(percentile),
+   * tabled at a quarter, a half and the whole of its range.
+   */
+  budgets: readonly number[] | "auto";
+  /** The methodology's range settings (defaults: Kernel Tuner's hyperparameter tuner's). */
+  range?: RangeOptions;
+  /** Seed of the methodology curve's bagging (default 0). */
+  seed?: number;
+}
+
+/** A replayed space set up for a comparison in tuning time. */
+export interface TimeSpace {
+  record: SpaceRecord;
+  range: TimeRange;
+  /** The random-search baseline on the range's grid. */
+  baseline: number[];
+  /** Seconds of tuning time each run gets. */
+  limit: number;
+  /** Seconds at which the table compares. */
+  budgets: number[];
+  /** Recorded seconds of measuring a configuration. */
+  costOf(knobs: readonly number[]): number;
+  options: TimeCompareOptions;
+}
+
+/**
+ * Sets a replayed space up for a comparison in tuning time.
+ *
+ * @throws {RangeError} for a budget that is not a positive number
+ */
+export function timeSpace(replay: ReplaySpace, o: TimeCompareOptions): TimeSpace {
+  const record = spaceRecordOf(replay);
+  const range = methodologyRange(record, o.range);
+  let budgets: number[];
+  if (o.budgets === "auto") {
+    const r = (x: number) => Number(x.toPrecision(4));
+    budgets = [r(range.tEnd / 4), r(range.tEnd / 2), r(range.tEnd)];
+  } else {
+    budgets = [...o.budgets].sort((a, b) => a - b);
+    for (const b of budgets) {
+      if (!(b > 0) || !Number.isFinite(b)) {
+        throw new RangeError(`budgets must be positive seconds, got ${b}`);
+      }
+    }
+    if (budgets.length === 0) throw new RangeError("budgets must name at least one budget");
+  }
+  const limit = o.budgets === "auto" ? range.timeLimit : budgets[budgets.length - 1];
+  return {
+    record,
+    range,
+    baseline: baselineCurve(record, range),
+    limit,
+    budgets,
+    costOf: (knobs) => recordedSeconds(replay.entryOf(replay.indexOf([...knobs]))),
+    options: o,
+  };
+}
+
+/** A run's strategy and measurer that stop at the space's tuning-time limit. */
+export function budgetedRun(
+  strategy: Strategy,
+  measurer: Measurer,
+  ts: TimeSpace,
+): { strategy: Strategy; measurer: Measurer } {
+  return timeBudgeted(strategy, measurer, (c) => ts.costOf(c.knobs ?? []), ts.limit, ts.options);
+}
+
+/**
+ * The ids of the recorded runs of each strategy (seed 0 to seeds − 1; the
+ * last run of a seed whose config equals `config`), in seed order.
+ */
+export async function runIdsOf(
+  store: RecordStore,
+  strategies: readonly string[],
+  seeds: number,
+  config: Record<string, unknown>,
+): Promise<Map<string, number[]>> {
+  const all = await store.runs();
+  const want = JSON.stringify(config);
+  const out = new Map<string, number[]>();
+  for (const name of strategies) {
+    const ids: number[] = [];
+    for (let seed = 0; seed < seeds; seed++) {
+      const run = all.findLast((r) =>
+        r.strategy === name && r.seed === seed && JSON.stringify(r.config) === want
+      );
+      if (run) ids.push(run.id);
+    }
+    out.set(name, ids);
+  }
+  return out;
+}
+
+/** What a comparison in tuning time gives on one space. */
+export interface TimeResults {
+  /** Fractions of optimum at each time budget. */
+  rows: TimeRow[];
+  /** Each strategy's runs on the tuning clock (`wall` = clock seconds). */
+  clocks: Map<string, RunTrace[]>;
+  /** Methodology score per strategy on this space (NaN: no valid evaluation within its range). */
+  scores: Record<string, number>;
+  /** Standardised curve per strategy on the range's grid (for aggregation over spaces). */
+  curves: Record<string, number[]>;
+}
+
+/**
+ * Puts each strategy's runs on the tuning clock (recorded costs of their
+ * evaluations, from the records, plus their wall time unless left out) and
+ * scores them.
+ *
+ * @param ids recorded run ids per strategy ({@link runIdsOf}), in the order of `traces`
+ * @param traces the runs' traces per strategy
+ */
+export async function timeResults(
+  store: RecordStore,
+  ids: ReadonlyMap<string, readonly number[]>,
+  traces: ReadonlyMap<string, readonly RunTrace[]>,
+  ts: TimeSpace,
+): Promise<TimeResults> {
+  const clocks = new Map<string, RunTrace[]>();
+  const scores: Record<string, number> = {};
+  const curves: Record<string, number[]> = {};
+  for (const [name, list] of traces) {
+    const runIds = ids.get(name) ?? [];
+    if (runIds.length !== list.length) {
+      throw new RangeError(`${name}: ${list.length} runs but ${runIds.length} recorded run ids`);
+    }
+    const onTime: RunTrace[] = [];
+    for (const [k, trace] of list.entries()) {
+      const costs = (await store.candidates(runIds[k]))
+        .filter((c) => c.result)
+        .map((c) => c.knobs ? ts.costOf(c.knobs) : 0);
+      onTime.push(onClock(trace, tuningClock(costs, trace.wall, ts.options)));
+    }
+    clocks.set(name, onTime);
+    let curve;
+    try {
+      curve = performanceCurve(
+        onTime.map((r) => ({ time: r.wall, best: r.best })),
+        ts.record,
+        ts.range,
+        { seed: ts.options.seed },
+      );
+    } catch (e) {
+      // No valid evaluation within the time range: no curve, no score (NaN).
+      if (!(e instanceof RangeError)) throw e;
+      scores[name] = NaN;
+      continue;
+    }
+    curves[name] = standardisedCurve(curve, ts.baseline, ts.range.optimum);
+    scores[name] = methodologyScore([curves[name]]).score;
+  }
+  return { rows: timeRows(clocks, ts.budgets, ts.range.optimum), clocks, scores, curves };
+}
+
+/** A strategy's methodology score aggregated over spaces. */
+export interface MethodologyRow {
+  strategy: string;
+  score: number;
+  /** Standard deviation over the grid of the space-averaged curve. */
+  error: number;
+  /** Spaces aggregated. */
+  spaces: number;
+}
+
+/**
+ * The methodology score over spaces: each strategy's standardised curves
+ * averaged by grid index over the spaces it ran on, then over the grid;
+ * sorted best first.
+ *
+ * @example
+ * ```ts
+ * import { methodologyRanking } from "./compare_time.ts";
+ * const rows = methodologyRanking([{ a: [0, 0], b: [1, 1] }, { a: [1, 1], b: [1, 0] }]);
+ * if (rows[0].strategy !== "b" || rows[0].score !== 0.75) throw new Error();
+ * ```
+ */
+export function methodologyRanking(
+  perSpace: readonly Readonly<Record<string, readonly number[]>>[],
+): MethodologyRow[] {
+  const names = [...new Set(perSpace.flatMap((c) => Object.keys(c)))];
+  return names.map((strategy) => {
+    const curves = perSpace.flatMap((c) => c[strategy] ? [c[strategy]] : []);
+    const { score, error } = methodologyScore(curves);
+    return { strategy, score, error, spaces: curves.length };
+  }).sort((a, b) => b.score - a.score);
+}
+
+/** Renders {@link methodologyRanking} rows as a Markdown table. */
+export function methodologyTable(rows: readonly MethodologyRow[]): string {
+  return [
+    "| rank | strategy | methodology score | error | spaces |",
+    "| --- | --- | --- | --- | --- |",
+    ...rows.map((r, i) =>
+      `| ${i + 1} | ${r.strategy} | ${r.score.toFixed(3)} | ${r.error.toFixed(3)} | ${r.spaces} |`
+    ),
+  ].join("\n");
+}
