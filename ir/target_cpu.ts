@@ -125,7 +125,7 @@ export class LanesError extends RangeError {
  *
  * @example
  * ```ts
- * import { laneOverride, LanesError } from "./cpu.ts";
+ * import { laneOverride, LanesError } from "./target_cpu.ts";
  * const before = Deno.env.get("TUNEBOOK_LANES");
  * try {
  *   Deno.env.set("TUNEBOOK_LANES", "8");

@@ -12,6 +12,7 @@
  * import { createStrategy } from "./strategies.ts";
  * import { runStrategy } from "./run_strategy.ts";
  * import { createMemoryRecordStore } from "../datasets/memory_store.ts";
+ * import { replayMeasurer } from "../measure/replay.ts";
  * import { budgetedRun, runIdsOf, timeResults, timeSpace } from "./compare_time.ts";
  * const r = await replaySpaceFromFile("convolution_MI250X");
  * const ts = timeSpace(r, { budgets: "auto" });
@@ -20,7 +21,7 @@
  * const traces = [];
  * for (let seed = 0; seed < 3; seed++) {
  *   const s = await createStrategy("random", r.space, { seed, candidateOf: r.candidateOf });
- *   const b = budgetedRun(s, r.measurer, ts);
+ *   const b = budgetedRun(s, replayMeasurer(r), ts);
  *   traces.push(await runStrategy(b.strategy, b.measurer, {
  *     budget: r.space.size, store, run: { strategy: "random", seed, config },
  *   }));
