@@ -720,16 +720,16 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
     const clockNote = v.time!.strategyTime === false
       ? "recorded times only"
       : "recorded times plus the strategy's own";
-    console.error(
+    printResult(
       `\nIn tuning time (${clockNote}; runs stop after ${timeLimit.toFixed(1)} s):\n`,
     );
-    console.error(timeTable(out.rows));
-    console.error(
+    printResult(timeTable(out.rows));
+    printResult(
       `\nMethodology score (Willemsen et al., FGCS 2024; range ${tStart.toFixed(2)}..${
         tEnd.toFixed(2)
       } s, calculated random-search baseline; 0 = random search, 1 = optimum at once):\n`,
     );
-    console.error(
+    printResult(
       [
         "| strategy | methodology score | count-based score |",
         "| --- | --- | --- |",
@@ -749,7 +749,7 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
     );
     await Deno.writeTextFile(`${base}_time.svg`, timeSVG);
     await Deno.writeFile(`${base}_time.png`, await svgToPNG(timeSVG));
-    console.error(`\nagainst tuning seconds: ${base}_time.png`);
+    printResult(`\nagainst tuning seconds: ${base}_time.png`);
     time = {
       rows: out.rows,
       scores: Object.fromEntries(

@@ -52,13 +52,15 @@ Deno.test("timed() counts a busy propose as CPU and wall time, and a sleeping ob
     const c = process.cpuUsage();
     return (c.user + c.system) / 1000;
   };
-  const busyMs = 30, sleepMs = 60;
+  const busyMs = 30, sleepMs = 200;
   const strategy: Strategy = {
     name: "fake",
     propose() {
-      // Spin until this process has used busyMs of CPU: however loaded the machine, that much.
-      const start = cpuMs();
-      while (cpuMs() - start < busyMs) { /* spin */ }
+      // Spin until this process has used busyMs of CPU and busyMs of wall time have passed:
+      // however loaded the machine (fewer CPU ms per wall ms) or busy the runtime's own threads
+      // (more), both are at least that much.
+      const start = cpuMs(), t0 = performance.now();
+      while (cpuMs() - start < busyMs || performance.now() - t0 < busyMs) { /* spin */ }
       return [];
     },
     observe: () => new Promise<void>((done) => setTimeout(done, sleepMs)),

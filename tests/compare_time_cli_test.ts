@@ -1,4 +1,5 @@
 /** End-to-end tests of `compare --budget-time`: tuning-time budgets and the methodology score. */
+import { lastJsonLine } from "../cli/output.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
@@ -26,7 +27,7 @@ Deno.test("compare --budget-time prints the time-based and the count-based ranki
       "out",
     ], dir);
     assert.equal(r.code, 0, r.stderr);
-    const s = JSON.parse(r.stdout.trim());
+    const s = lastJsonLine(r.stdout);
     assert.equal(s.spaces.length, 2);
     for (const space of s.spaces) {
       assert.deepEqual(Object.keys(space.time.scores), ["random", "sa"]);
@@ -42,9 +43,10 @@ Deno.test("compare --budget-time prints the time-based and the count-based ranki
       "sa",
     ]);
     assert.ok(s.methodology.every((m: { spaces: number }) => m.spaces === 2));
-    assert.match(r.stderr, /Ranking over 2 spaces/);
-    assert.match(r.stderr, /Methodology score over 2 spaces/);
-    assert.match(r.stderr, /\| strategy \| seconds \| mean \| median/);
+    // Tables on stdout before the JSON line, as every command prints them (cli/output.ts).
+    assert.match(r.stdout, /Ranking over 2 spaces/);
+    assert.match(r.stdout, /Methodology score over 2 spaces/);
+    assert.match(r.stdout, /\| strategy \| seconds \| mean \| median/);
     const png = await Deno.stat(join(dir, "out", "pnpoly_RTX_3090_time.png"));
     assert.ok(png.size > 0);
   } finally {

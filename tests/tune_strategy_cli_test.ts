@@ -1,4 +1,5 @@
 /** End-to-end: `tune-strategy` writes a preset that `compare --strategies NAME@PRESET` runs. */
+import { lastJsonLine } from "../cli/output.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
@@ -25,7 +26,7 @@ Deno.test("tune-strategy writes a preset with its leave-one-space-out score; com
       SHARED_KERNEL_CACHE,
     );
     assert.equal(r.code, 0, r.stderr);
-    const s = JSON.parse(r.stdout.trim());
+    const s = lastJsonLine(r.stdout);
     assert.equal(s.folds.length, 2);
     assert.equal(typeof s.leaveOneOutScore, "number");
     assert.match(r.stderr, /Leave-one-space-out/);
@@ -52,7 +53,7 @@ Deno.test("tune-strategy writes a preset with its leave-one-space-out score; com
       SHARED_KERNEL_CACHE,
     );
     assert.equal(c.code, 0, c.stderr);
-    assert.deepEqual(Object.keys(JSON.parse(c.stdout).scores), ["ga", "ga@ga-small.json"]);
+    assert.deepEqual(Object.keys(lastJsonLine(c.stdout).scores), ["ga", "ga@ga-small.json"]);
     const bad = await runScript("cli/tune_strategy.ts", ["--strategy", "grid"], dir);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--strategy grid declares no hyperparameters/);

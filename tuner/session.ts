@@ -419,7 +419,7 @@ export async function runSession(
         ),
         config: config as unknown as Record<string, unknown>,
         machine: remote?.machine ?? describeMachine(),
-        compiler: remote?.compiler ?? await local!.describe(),
+        compiler: remote ? remote.compiler ?? "" : await local!.describe(),
         tunebookVersion: await tunebookVersion(),
       });
     }
