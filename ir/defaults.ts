@@ -26,7 +26,7 @@
  */
 
 /** Timing of a measurement (measure/types.ts `TimingOptions`). */
-interface Timing {
+export interface TimingDefaults {
   readonly number: number;
   readonly repeat: number;
   readonly minRepeatMs: number;
@@ -49,7 +49,7 @@ export interface TuneDefaults {
   readonly unity: number;
   /** Rounds in a row with nothing new before a run ends as exhausted. */
   readonly patience: number;
-  readonly timing: Timing;
+  readonly timing: TimingDefaults;
 }
 
 /** Defaults of `compare` and its runs. */
@@ -65,7 +65,7 @@ export interface CompareDefaults {
   /** Rounds in a row with nothing new before a run stops. */
   readonly patience: number;
   /** Timing of a live space's measurements. */
-  readonly liveTiming: Timing;
+  readonly liveTiming: TimingDefaults;
 }
 
 /** Every default, by command. */
