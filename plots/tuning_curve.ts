@@ -182,10 +182,15 @@ export function plotFrame(width = 640, height = 360): Plot.PlotOptions {
 
 /** A series summarised over seeds: median and quartile band at each x. */
 export interface BandSeries {
+  /** Name in the legend. */
   label: string;
+  /** The x values (e.g. evaluations), increasing. */
   x: number[];
+  /** Median over seeds at each x. */
   median: number[];
+  /** First quartile over seeds at each x (the band's lower edge). */
   p25: number[];
+  /** Third quartile over seeds at each x (the band's upper edge). */
   p75: number[];
 }
 

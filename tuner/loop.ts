@@ -115,6 +115,7 @@ export const LOOP_DEFAULTS: Readonly<{ batchSize: number; patience: number }> = 
 
 /** One result as the loop recorded it (for {@link TuneOptions.onMeasured}). */
 export interface Measured {
+  /** The candidate measured. */
   candidate: Candidate;
   /** The candidate's key (its trace hash, or its knobs joined). */
   key: string;

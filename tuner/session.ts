@@ -210,16 +210,26 @@ function checkSessionOptions(o: unknown): void {
 
 /** What a {@link SessionOptions.measurer} factory is given: how the run measures. */
 export interface MeasurerConfig {
+  /** The run's target (`"cpu"`, ...). */
   target: string;
+  /** Timing of each measurement. */
   timing: TimingOptions;
+  /** Seconds one measurement may take. */
   timeoutSeconds: number;
+  /** Seed of the kernels' input data (0 today). */
   inputSeed: number;
 }
 
 /** A measurer made by {@link SessionOptions.measurer}, with where it measures. */
 export interface RemoteMeasurement {
+  /** Measures the run's candidates. */
   measurer: Measurer;
+  /** The machine it measures on, as recorded. Default: this machine. */
   machine?: Record<string, unknown>;
+  /**
+   * The compiler it builds with, as recorded. Needed by a new run (not a resumed one): with a
+   * remote measurer there is no local builder to describe.
+   */
   compiler?: string;
 }
 

@@ -140,11 +140,13 @@ export interface SchedulerRound {
 
 /** Options of {@link scheduleTasks}. */
 export interface TaskSchedulerOptions {
+  /** The network's tasks, with weights and FLOPs. */
   tasks: SchedulerTask[];
   /** Trial budget over all tasks. */
   trials: number;
   /** Trials of one round (Ansor's `num_measures_per_round`); the last round may get fewer. */
   perRound: number;
+  /** Which scheduler picks the next task: `"gradient"` or `"round-robin"` (required). */
   scheduler: TaskSchedulerName;
   /** Tunes task `task` for `trials` more trials. */
   tuneTask: (task: number, trials: number) => Promise<TaskRoundResult>;
