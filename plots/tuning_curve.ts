@@ -222,7 +222,10 @@ function checkSeries(series: unknown, field: string): void {
  */
 export function bandCurveSVG(
   series: BandSeries[],
-  options: CurveOptions & { x?: string } = {},
+  options: CurveOptions & {
+    /** Title of the x axis. Default `"evaluations"`. */
+    x?: string;
+  } = {},
 ): string {
   checkSeries(series, "median");
   const rows = series.flatMap((s) =>

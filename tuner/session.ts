@@ -56,7 +56,7 @@ export interface SessionOptions {
    * throws {@link ResumeConflictError}. A finished run (`runId`, or the
    * database's last run when none is unfinished) that holds results of a
    * transient error kind has exactly those candidates measured again, then
-   * is finished again.
+   * is finished again. Default false.
    */
   resume?: boolean;
   /** With `resume`: the run to continue. Default: the last unfinished run. */
@@ -73,7 +73,7 @@ export interface SessionOptions {
   /**
    * A Kernel Tuner cache (a name from data/kerneltuner or a path) replayed
    * instead of measuring a workload: knob strategies search its space and
-   * every record is a lookup (`target` "replay").
+   * every record is a lookup (`target` "replay"). Default: none (a workload is measured).
    */
   space?: string;
   /** Strategy name (`STRATEGY_NAMES`, or `ansor`). Default `DEFAULTS.tune.strategy` (`"random"`). */
