@@ -171,7 +171,7 @@ export interface TaskSchedulerOptions {
   paceStalled?: boolean;
   /** Seed of the tie-breaking PRNG. Default 1. */
   seed?: number;
-  /** Called after every round. */
+  /** Called after every round. Default: nothing. */
   onRound?: (r: SchedulerRound) => void;
 }
 
