@@ -35,9 +35,12 @@ export function bestSoFar(values: number[]): number[] {
 
 /** Options of {@link tuningCurveSVG}. */
 export interface CurveOptions {
-  /** Title above the plot. Default "Tuning curve". */
+  /** Title above the plot. Default "Tuning curve" ({@link bandCurveSVG}: "Tuning curves"). */
   title?: string;
-  /** Label of the y axis. Default "best GFLOP/s so far". */
+  /**
+   * Label of the y axis. Default "best GFLOP/s so far" ({@link bandCurveSVG}: "fraction of
+   * optimum").
+   */
   y?: string;
   /** Width in pixels. Default 760. */
   width?: number;
