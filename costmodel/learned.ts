@@ -19,6 +19,7 @@ export interface LearnedModelOptions {
   name?: string;
   /** The learner. */
   regressor: Regressor;
+  /** Turns candidates into the regressor's feature rows. */
   features: Featurizer;
   /** Samples to start from (transfer: records of other workloads or devices). Default none. */
   pretrain?: Sample[];

@@ -19,3 +19,11 @@ export { MLPRegressor } from "./mlp.ts";
 export * from "./features.ts";
 export * from "./metrics.ts";
 export { knobFeaturizer } from "./featurizers.ts";
+// Types that the signatures above name.
+export type { Featurizer, LearnedModelOptions } from "./learned.ts";
+export type { FitOptions } from "./regressor.ts";
+export type { MLPFile, MLPOptions } from "./mlp.ts";
+export type { ResolvedXGBoostOptions } from "./xgboost.ts";
+export type { MLPActivation, MLPLoss } from "./mlp.ts";
+export type { XGBoostOptions } from "./xgboost.ts";
+export type { XGBoostObjective } from "./xgboost.ts";

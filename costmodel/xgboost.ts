@@ -85,11 +85,12 @@ export interface XGBoostOptions {
   params?: Record<string, string | number | boolean>;
 }
 
-type Resolved = Required<Omit<XGBoostOptions, "params">> & {
+/** {@link XGBoostOptions} with every default filled in: {@link XGBoostRegressor.options}. */
+export type ResolvedXGBoostOptions = Required<Omit<XGBoostOptions, "params">> & {
   params: Record<string, string | number | boolean>;
 };
 
-function resolve(o: XGBoostOptions): Resolved {
+function resolve(o: XGBoostOptions): ResolvedXGBoostOptions {
   return {
     objective: o.objective ?? "reg:squarederror",
     maxDepth: o.maxDepth ?? 3,
@@ -108,7 +109,7 @@ export class XGBoostRegressor implements Regressor {
   /** `"xgb"` for regression, `"xgb-rank"` for ranking objectives. */
   readonly name: string;
   /** The resolved options (defaults filled in). */
-  readonly options: Readonly<Resolved>;
+  readonly options: Readonly<ResolvedXGBoostOptions>;
   #booster: Deno.PointerObject | null = null;
   #disposed = false;
 

@@ -249,8 +249,11 @@ function col(name: keyof ExportRow, type: ColumnType, nullable: boolean, meaning
 
 /** A row with what the AutoTVM and Kernel Tuner writers need beyond the flat columns. */
 export interface RowContext {
+  /** The flat row, as {@link exportRows} gives it. */
   row: ExportRow;
+  /** The candidate's knob indices (null: a trace candidate with no knobs). */
   knobs: number[] | null;
+  /** The knob space the knobs index (undefined: none known for the row's workload). */
   space: KnobSpace | undefined;
 }
 

@@ -38,3 +38,5 @@ export { type RecordStore, sqliteRecordStore } from "./record_store.ts";
 export { createMemoryRecordStore } from "./memory_store.ts";
 export { KERNELTUNER_CACHE_NAMES } from "./kerneltuner.ts";
 export * from "./cache_names.ts";
+// Types that the signatures above name.
+export type { RecordsReader } from "./records_reader.ts";

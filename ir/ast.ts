@@ -84,6 +84,7 @@ export interface Kernel {
   }[];
   /** Temporaries of the whole kernel (heap, allocated once per call). */
   temps: { buf: string; size: number }[];
+  /** The kernel's statements: the nests of its root stages, one after another. */
   body: Stmt[];
   /**
    * The nest of each root stage, in order (`body` is their concatenation):

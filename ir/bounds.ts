@@ -31,7 +31,9 @@ import { Expr, type IterVar, type Reduce, rewrite } from "./te.ts";
 
 /** What bound inference reads of a schedule: its workload, its stages and who reads each. */
 export interface ScheduledStages {
+  /** The workload scheduled. */
   readonly workload: Workload;
+  /** Its stages. */
   readonly stages: readonly Stage[];
   /** Stages that read stage `s`. */
   consumers(s: Stage): Stage[];

@@ -26,20 +26,28 @@
  */
 
 /** Timing of a measurement (measure/types.ts `TimingOptions`). */
-interface Timing {
+export interface TimingDefaults {
+  /** Calls per repeat (grown until a repeat lasts `minRepeatMs`). */
   readonly number: number;
+  /** Repeats; one time is kept per repeat. */
   readonly repeat: number;
+  /** Minimum milliseconds per repeat. */
   readonly minRepeatMs: number;
+  /** Untimed calls before the first repeat. */
   readonly warmup: number;
 }
 
 /** Defaults of `tune` and its session (tuner/session.ts). */
 export interface TuneDefaults {
+  /** Search strategy (`--strategy`), a name of the strategy table. */
   readonly strategy: string;
+  /** Target (`--target`): `"cpu"`, `"cuda"` or `"opencl"`. */
   readonly target: string;
   /** Distinct candidates to measure (`--trials`). */
   readonly trials: number;
+  /** Seed of the strategy's PRNG (`--seed`). */
   readonly seed: number;
+  /** Records database (`--db`). */
   readonly db: string;
   /** Candidates per round (`--batch`). */
   readonly batch: number;
@@ -49,23 +57,31 @@ export interface TuneDefaults {
   readonly unity: number;
   /** Rounds in a row with nothing new before a run ends as exhausted. */
   readonly patience: number;
-  readonly timing: Timing;
+  /** Timing of each measurement (`--number`, `--repeat`, `--min-repeat-ms`). */
+  readonly timing: TimingDefaults;
 }
 
 /** Defaults of `compare` and its runs. */
 export interface CompareDefaults {
+  /** Strategies compared (`--strategies`). */
   readonly strategies: readonly string[];
   /** Evaluations at which strategies are compared (`--budget`). */
   readonly budgets: readonly number[];
+  /** Runs (seeds) per strategy (`--seeds`). */
   readonly seeds: number;
+  /**
+   * What a configuration a replayed cache lacks is: `"invalid"` (costs an evaluation) or
+   * `"restricted"` (rejected by the space).
+   */
   readonly absent: "invalid" | "restricted";
+  /** Folder of a comparison's outputs (`--out`). */
   readonly out: string;
   /** Candidates asked of a strategy per round. */
   readonly batch: number;
   /** Rounds in a row with nothing new before a run stops. */
   readonly patience: number;
   /** Timing of a live space's measurements. */
-  readonly liveTiming: Timing;
+  readonly liveTiming: TimingDefaults;
 }
 
 /** Every default, by command. */

@@ -35,7 +35,7 @@ export interface SweepOptions {
   keepSeconds?: number;
   /** Temporary files and folders older than this are removed. Default 600. */
   tmpAgeSeconds?: number;
-  /** Files never evicted (this process's reference kernels, say). */
+  /** Files never evicted (this process's reference kernels, say). Default: none. */
   keep?: ReadonlySet<string>;
   /** The current time in ms since the epoch (for tests). Default `Date.now()`. */
   now?: number;

@@ -49,7 +49,10 @@ export interface MeasureBatchOptions {
    * per call gets no further repeats. Default: every repeat.
    */
   cutoffSeconds?: number;
-  /** Called as each result arrives (index into the batch), before the call returns. */
+  /**
+   * Called as each result arrives (index into the batch), before the call returns. Default:
+   * nothing.
+   */
   onResult?: (index: number, result: MeasureResult) => void;
 }
 

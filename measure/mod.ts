@@ -14,3 +14,8 @@ export type { Runner, RunnerOptions } from "./runner.ts";
 export { HARNESS_C, HARNESS_MAX_NUMBER, HARNESS_VERSION } from "./harness.ts";
 export { DEFAULT_CACHE_BYTES, sweepCache } from "./kernel_cache.ts";
 export type { SweepOptions, SweepReport } from "./kernel_cache.ts";
+// Types that the signatures above name.
+export type { MeasureBatchOptions, MeasureResult } from "./measurer.ts";
+export type { NativeMeasurer, NativeMeasurerOptions } from "./native.ts";
+export type { KernelSource } from "./kernel_source.ts";
+export type { NativeTimings } from "./native.ts";

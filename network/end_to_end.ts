@@ -34,7 +34,7 @@ export interface EndToEndOptions {
   seed?: number;
   /** Compare the output with the reference executor. Default false. */
   check?: boolean;
-  /** Kernel cache of the executor. */
+  /** Kernel cache of the executor. Default `.cache/network-kernels` of the repository. */
   cacheDir?: string;
   /** Also time each kernel call over `repeat` passes (the executor's `profile`). Default false. */
   profile?: boolean;

@@ -29,6 +29,7 @@ import { PALETTE, plotDocument, withHeader } from "./tuning_curve.ts";
 
 /** What a heat map needs of a knob space: its knobs' names and options, in point order. */
 export interface KnobsOf {
+  /** The knobs, in the order of a point's indices. */
   knobs: readonly { name: string; options: readonly unknown[] }[];
 }
 

@@ -23,3 +23,12 @@ export {
   type HeatSample,
 } from "./heatmap.ts";
 export { type LearningCurve, learningCurveSVG } from "./rl_curve.ts";
+// Types that the signatures above name.
+export type { BandSeries, CurveOptions, CurveSeries } from "./tuning_curve.ts";
+export type { BandSpecOptions } from "./vegalite.ts";
+export type { HeatAggregate, KnobsOf } from "./heatmap.ts";
+export type { LearningCurveOptions } from "./rl_curve.ts";
+export type { PNGOptions } from "./figure.ts";
+export type { ScatterOptions } from "./scatter.ts";
+export type { SparklineOptions } from "./progress_card.ts";
+export type { Baseline } from "./tuning_curve.ts";

@@ -15,6 +15,7 @@ import { plotFrame, withHeader } from "./tuning_curve.ts";
 
 /** Options of {@link scatterSVG}. */
 export interface ScatterOptions {
+  /** Title above the plot. */
   title: string;
   /** Label of the x axis. */
   x: string;

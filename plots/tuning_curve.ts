@@ -35,9 +35,12 @@ export function bestSoFar(values: number[]): number[] {
 
 /** Options of {@link tuningCurveSVG}. */
 export interface CurveOptions {
-  /** Title above the plot. Default "Tuning curve". */
+  /** Title above the plot. Default "Tuning curve" ({@link bandCurveSVG}: "Tuning curves"). */
   title?: string;
-  /** Label of the y axis. Default "best GFLOP/s so far". */
+  /**
+   * Label of the y axis. Default "best GFLOP/s so far" ({@link bandCurveSVG}: "fraction of
+   * optimum").
+   */
   y?: string;
   /** Width in pixels. Default 760. */
   width?: number;
@@ -182,10 +185,15 @@ export function plotFrame(width = 640, height = 360): Plot.PlotOptions {
 
 /** A series summarised over seeds: median and quartile band at each x. */
 export interface BandSeries {
+  /** Name in the legend. */
   label: string;
+  /** The x values (e.g. evaluations), increasing. */
   x: number[];
+  /** Median over seeds at each x. */
   median: number[];
+  /** First quartile over seeds at each x (the band's lower edge). */
   p25: number[];
+  /** Third quartile over seeds at each x (the band's upper edge). */
   p75: number[];
 }
 
@@ -217,7 +225,10 @@ function checkSeries(series: unknown, field: string): void {
  */
 export function bandCurveSVG(
   series: BandSeries[],
-  options: CurveOptions & { x?: string } = {},
+  options: CurveOptions & {
+    /** Title of the x axis. Default `"evaluations"`. */
+    x?: string;
+  } = {},
 ): string {
   checkSeries(series, "median");
   const rows = series.flatMap((s) =>

@@ -21,11 +21,15 @@ export type VegaLiteSpec = Record<string, unknown>;
 
 /** Options of {@link bandCurveSpec}. */
 export interface BandSpecOptions {
+  /** Title above the chart. Default `"Tuning curves"`. */
   title?: string;
-  /** Axis titles. Defaults: "evaluations" and "fraction of optimum". */
+  /** Title of the x axis. Default `"evaluations"`. */
   x?: string;
+  /** Title of the y axis. Default `"fraction of optimum"`. */
   y?: string;
+  /** Width of the plot area, pixels. Default 560. */
   width?: number;
+  /** Height of the plot area, pixels. Default 300. */
   height?: number;
 }
 

@@ -53,7 +53,7 @@ export interface ActOptions {
    * Actions to avoid if the agent can (e.g. those that lead to a
    * configuration measured already): the agent tries other actions of its
    * own distribution (a bounded number of tries) and returns its first
-   * choice when all are avoided.
+   * choice when all are avoided. Default: none avoided.
    */
   avoid?: (action: readonly number[]) => boolean;
 }

@@ -167,7 +167,10 @@ export interface ScheduleEnvOptions {
   candidateOf?: CandidateOf;
   /** Seed of random starts. Default 0. */
   seed?: number;
-  /** Measurement cache by flat index (share one to make several environments' samples common). */
+  /**
+   * Measurement cache by flat index (share one to make several environments' samples common).
+   * Default: a new, empty one.
+   */
   cache?: Map<number, Measurement>;
 }
 

@@ -43,3 +43,6 @@ export {
 } from "./train.ts";
 export { type AgentStrategy, agentStrategy, type AgentStrategyOptions } from "./strategy.ts";
 export { RL_STRATEGY_NAMES, rlStrategy } from "./presets.ts";
+// Types that the signatures above name.
+export type { RLPresetContext } from "./presets.ts";
+export type { RandomAgentOptions } from "./agent.ts";

@@ -45,7 +45,9 @@ import { type AgentStrategy, agentStrategy, type AgentStrategyOptions } from "./
 
 /** What a preset needs: a seed and, for templates, how to make candidates. */
 export interface RLPresetContext {
+  /** Seed of the agent and of its episodes. */
   seed: number;
+  /** Makes a candidate of a template space's knobs. Default: candidates of knobs alone. */
   candidateOf?: CandidateOf;
 }
 

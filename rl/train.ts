@@ -31,7 +31,7 @@ export interface EpisodeOptions {
   greedy?: boolean;
   /** Start of the episode. Default: the environment's start policy. */
   start?: StartPolicy | Point;
-  /** Actions the agent should avoid (see {@link ActOptions.avoid}). */
+  /** Actions the agent should avoid (see {@link ActOptions.avoid}). Default: none. */
   avoid?: ActOptions["avoid"];
 }
 

@@ -127,16 +127,19 @@ export function samplesToReach(
 
 /** Per strategy: how many evaluations runs needed to reach a fraction of the optimum. */
 export interface ReachRow {
+  /** The strategy's name. */
   strategy: string;
   /** The fraction of optimum aimed at, e.g. 0.95. */
   fraction: number;
+  /** Seeds (runs) of the strategy. */
   seeds: number;
   /** Seeds whose run reached it within its evaluations. */
   reached: number;
   /** Median evaluations to reach it over all seeds, a seed that never did counting as Infinity. */
   median_samples: number;
-  /** Quartiles of the same. */
+  /** First quartile of the same. */
   p25: number;
+  /** Third quartile of the same. */
   p75: number;
 }
 
@@ -251,11 +254,13 @@ export function fractionOverWall(
 
 /** What `compare` prints as its last line of JSON for one space. */
 export interface CompareOutput {
+  /** The space's name. */
   space: string;
   /** The `--space` entry compared (e.g. `gemm_RTX_3090`). */
   spec: string;
   /** Best known seconds (replay) or best measured (live). */
   optimum: number;
+  /** One row per strategy and budget ({@link compareRows}, without wall seconds). */
   results: Omit<CompareRow, "wall_seconds">[];
   /** Samples each strategy needed to reach 95% of the optimum (null: some seeds never did). */
   reach: (Omit<ReachRow, "median_samples" | "p25" | "p75"> & {

@@ -34,6 +34,7 @@ import type { Candidate, Observation, Strategy } from "./strategy.ts";
 
 /** Options of {@link evolutionaryTraceSearch}. */
 export interface EvolutionaryTraceOptions {
+  /** Seed of the search's PRNG (required). */
   seed: number;
   /** Cost model scoring schedules. Default: a random model (seed `seed`). */
   model?: CostModel;

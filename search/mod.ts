@@ -41,3 +41,11 @@ export {
   reachTable,
 } from "./comparison.ts";
 export { budgetScore, expectedRandomFraction, meanCurve, rankAcrossSpaces } from "./score.ts";
+// Types that the signatures above name.
+export type { CandidateOf } from "../ir/candidate.ts";
+export type { Evaluator } from "./comparison.ts";
+export type { EvolutionaryTraceOptions } from "./evolutionary_traces.ts";
+export type { ModelBasedOptions } from "./model_based.ts";
+export type { RankRow } from "./score.ts";
+export type { ReplayResult } from "./replay.ts";
+export type { ValidityModel } from "./validity.ts";

@@ -36,8 +36,11 @@ import {
 
 /** Options of {@link modelBasedTuner}. */
 export interface ModelBasedOptions {
+  /** Seed of the search's PRNG (required). */
   seed: number;
+  /** Cost model that ranks the plan's candidates, retrained on each round's results. */
   model: CostModel;
+  /** Makes a candidate of knobs. Default: `{ knobs }`, a candidate of knobs alone. */
   candidateOf?: CandidateOf;
   /** Candidates per plan (and between retrainings). Default 64. */
   planSize?: number;

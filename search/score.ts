@@ -77,6 +77,7 @@ export function budgetScore(curve: readonly number[], random: readonly number[])
 
 /** A strategy's place across spaces. */
 export interface RankRow {
+  /** The strategy's name. */
   strategy: string;
   /** Mean over spaces of its rank by score on each space (1: best; ties share the mean rank). */
   mean_rank: number;

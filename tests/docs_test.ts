@@ -5,7 +5,9 @@
  * file or a script that exists, and only flags that the command's own `--help` (its argument
  * parser's usage) lists; docs/datasets.md lists every export column and format; every study of
  * bench/results/ heads with its command, commit, machine and date, the commit one of this
- * repository; LICENSE and CITATION.cff agree with deno.json. (The TypeScript blocks of README.md and
+ * repository; LICENSE and CITATION.cff agree with deno.json; `deno doc --lint` of the ten public
+ * modules is clean, and the test command and `deno task docs` name all ten; the root module keeps
+ * at most 70 names. (The TypeScript blocks of README.md and
  * docs/ are type-checked and run by `deno test --doc`, which the test command runs on every
  * Markdown file.)
  */
@@ -203,20 +205,47 @@ Deno.test("LICENSE is MIT and CITATION.cff carries deno.json's version", () => {
   }
 });
 
-Deno.test("deno doc --lint: every name mod.ts exports is documented", async () => {
-  // Public signatures that name a type mod.ts does not export (private-type-ref) remain until the
-  // root module's names are settled; an undocumented export fails here at once.
+/** The public modules: deno.json "exports", in its order (the root `mod.ts` first). */
+const PUBLIC_MODULES: string[] = Object.values(
+  JSON.parse(read("deno.json")).exports as Record<string, string>,
+).map((p) => p.replace(/^\.\//, ""));
+
+Deno.test("deno doc --lint of the ten public modules together is clean", async () => {
+  // Together: a type a signature of one module names may be exported by another (the root's
+  // `tune` names TuneOptions, which tuner/mod.ts exports), as a reader of the reference sees it.
+  assert.equal(PUBLIC_MODULES.length, 10, PUBLIC_MODULES.join(" "));
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["doc", "--lint", "mod.ts"],
+    args: ["doc", "--lint", ...PUBLIC_MODULES],
     cwd: ROOT,
     env: { NO_COLOR: "1" },
     stdout: "piped",
     stderr: "piped",
   }).output();
   const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-  const missing = [...text.matchAll(/error\[missing-jsdoc\][^\n]*\n\s*--> ([^\n]+)/g)].map((m) =>
-    m[1]
+  const findings = [...text.matchAll(/^error\[([a-z-]+)\]: ([^\n]*)\n\s*--> ([^\n]+)/gm)].map((m) =>
+    `${m[1]} ${m[3].replace(ROOT, "")}: ${m[2]}`
   );
-  assert.deepEqual(missing, []);
-  assert.ok(out.code === 0 || /error\[/.test(text), `deno doc --lint failed to run:\n${text}`);
+  assert.deepEqual(findings, []);
+  assert.equal(out.code, 0, text);
+});
+
+Deno.test("the test command and `deno task docs` cover the ten public modules", () => {
+  const list = PUBLIC_MODULES.join(" ");
+  assert.match(read("scripts/test.sh"), new RegExp(`^"\\$DENO" doc --lint ${list}$`, "m"));
+  assert.match(TASKS.docs, new RegExp(`^deno doc --html .*--output=docs/api ${list}$`));
+});
+
+Deno.test("the root module exports at most 70 names", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["doc", "--json", "mod.ts"],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  assert.equal(out.code, 0);
+  const nodes = Object.values(JSON.parse(new TextDecoder().decode(out.stdout)).nodes) as {
+    symbols: { name: string }[];
+  }[];
+  const names = new Set(nodes.flatMap((n) => n.symbols.map((s) => s.name)));
+  assert.ok(names.size > 0 && names.size <= 70, `mod.ts exports ${names.size} names`);
 });

@@ -60,11 +60,15 @@ export type StrategyChoice = string | StrategyFactory;
 
 /** One finished run, as told to {@link CompareStrategiesOptions.onRun}. */
 export interface RunEvent {
+  /** The strategy's name. */
   strategy: string;
+  /** The run's seed. */
   seed: number;
   /** Runs finished so far, this one included, and the number of runs. */
   done: number;
+  /** Runs of the whole comparison. */
   total: number;
+  /** What the run found, evaluation by evaluation. */
   trace: RunTrace;
   /** Read back from `db` (finished before), not run now. */
   resumed: boolean;
@@ -72,8 +76,11 @@ export interface RunEvent {
 
 /** A run to be made elsewhere ({@link CompareStrategiesOptions.execute}). */
 export interface RunJobRequest {
+  /** The strategy's name. */
   strategy: string;
+  /** The run's seed. */
   seed: number;
+  /** Evaluations the run may make. */
   budget: number;
   /** The run's recorded configuration. */
   config: Record<string, unknown>;

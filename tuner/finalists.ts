@@ -172,8 +172,11 @@ export interface FinalistsRunInfo {
   rounds: number;
   /** Runs they were drawn from. */
   from: readonly number[];
+  /** The machine they were timed on (as the records database stores it). */
   machine: Record<string, unknown>;
+  /** The compiler that built them, as recorded. */
   compiler: string;
+  /** Version of tunebook that timed them. */
   tunebookVersion: string;
   /** More of the run's config (the network task, its timing). */
   config?: Record<string, unknown>;

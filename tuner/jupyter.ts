@@ -290,7 +290,7 @@ export function displayHTML(html: string, text = "[HTML]"): Displayable {
 export interface TableOptions {
   /** Significant digits of non-integer numbers. Default 4. */
   digits?: number;
-  /** Caption above the table. */
+  /** Caption above the table. Default: none. */
   caption?: string;
 }
 

@@ -115,6 +115,7 @@ export const LOOP_DEFAULTS: Readonly<{ batchSize: number; patience: number }> = 
 
 /** One result as the loop recorded it (for {@link TuneOptions.onMeasured}). */
 export interface Measured {
+  /** The candidate measured. */
   candidate: Candidate;
   /** The candidate's key (its trace hash, or its knobs joined). */
   key: string;
@@ -149,7 +150,7 @@ export interface TuneOptions {
   firstTrial?: number;
   /** Candidates proposed per round. Default {@link LOOP_DEFAULTS}.batchSize (8). */
   batchSize?: number;
-  /** Stop after this many wall seconds (the run stays resumable). */
+  /** Stop after this many wall seconds (the run stays resumable). Default: no limit. */
   timeLimitSeconds?: number;
   /**
    * Rounds in a row without a new candidate before the space counts as
@@ -163,11 +164,14 @@ export interface TuneOptions {
    * trace, else its knobs joined by commas.
    */
   keyOf?: (candidate: Candidate) => string | Promise<string>;
-  /** Floating-point operations of one call, for the GFLOP/s of the progress. */
+  /**
+   * Floating-point operations of one call, for the GFLOP/s of the progress. Default: unknown
+   * (the progress has no GFLOP/s).
+   */
   flops?: number;
-  /** Called after every recorded result. */
+  /** Called after every recorded result. Default: nothing. */
   onProgress?: (p: Progress) => void;
-  /** Called with every new result, in the order they are recorded. */
+  /** Called with every new result, in the order they are recorded. Default: nothing. */
   onMeasured?: (m: Measured) => void;
   /**
    * Hand round k+1 to the measurer while round k is measured (and observe

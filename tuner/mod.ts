@@ -83,3 +83,12 @@ export {
 export { trialsToReach, trialsUsed } from "./trials_used.ts";
 export { isWorkloadSpec, nativeSpace, OpenSpaceError, transferSamples } from "./open_space.ts";
 export type { RunEvent, RunJobRequest, StrategyChoice } from "./compare_strategies.ts";
+// Types that the signatures above name.
+export type { Broadcast, Displayable, MimeBundle, TableOptions } from "./jupyter.ts";
+export type { Finalist, FinalistsRunInfo, RecordedBest, RetimedFinalist } from "./finalists.ts";
+export type { Hyperparameter } from "./strategies.ts";
+export type { Measured, TuneTimings } from "./loop.ts";
+export type { MeasurerConfig, RemoteMeasurement } from "./session.ts";
+export type { NetworkTuningOptions } from "./network_tuning.ts";
+export type { RecordedStart, ScheduleOutcome, TaskSchedulerOptions } from "./task_scheduler.ts";
+export type { SchedulerTask, TaskRoundResult, TaskStart } from "./task_scheduler.ts";

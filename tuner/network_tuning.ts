@@ -102,14 +102,14 @@ export interface NetworkTuningOptions {
    * Default true.
    */
   seedDefault?: boolean;
-  /** Called after each round. */
+  /** Called after each round. Default: nothing. */
   onRound?: (r: SchedulerRound, task: TaskOutcome) => void;
   /**
    * Measurements shared among sessions, by task key then candidate key (its
    * trace as JSON): a candidate found here is answered from it instead of
    * measured again, and this session's measurements are added. Sessions
    * compared in one command share one, so the same candidate has the same
-   * time in each (as in a replay) and only the choices differ.
+   * time in each (as in a replay) and only the choices differ. Default: none (nothing shared).
    */
   shared?: Map<string, Map<string, MeasureResult>>;
   /**
@@ -134,7 +134,7 @@ export interface NetworkTuningOptions {
    * fastest over the rounds; recorded as a run of its own. Default none.
    */
   finalists?: { top: number; rounds: number };
-  /** Called after each task's finalists are re-timed. */
+  /** Called after each task's finalists are re-timed. Default: nothing. */
   onFinalists?: (task: number, outcome: TaskOutcome) => void;
 }
 

@@ -82,6 +82,12 @@ export interface OpenedSpace {
  * `detail` the reason (the message is `option "value": detail`).
  */
 export class OpenSpaceError extends RangeError {
+  /**
+   * An error naming the input at fault.
+   * @param option the input at fault
+   * @param value what it got
+   * @param detail the reason
+   */
   constructor(
     readonly option: "space" | "template" | "transferFrom",
     readonly value: string,

@@ -56,9 +56,13 @@ export interface RunOptions {
   store?: RecordStore;
   /** Continue this run of `store` (its recorded results are not measured again). Default: a new run. */
   runId?: number;
-  /** How a new run is recorded (strategy name, seed, config, workload). */
+  /**
+   * How a new run is recorded (strategy name, seed, config, workload). Default: the strategy's
+   * name, seed 0, the measurer's name as target, config `{ budget }` and a workload named
+   * `"space"`.
+   */
   run?: Partial<Omit<RunInfo, "workloadId">> & { workload?: WorkloadInput };
-  /** Called with each new result as it is recorded (live plots). */
+  /** Called with each new result as it is recorded (live plots). Default: nothing. */
   onMeasured?: (m: Measured) => void;
 }
 

@@ -56,7 +56,7 @@ export interface SessionOptions {
    * throws {@link ResumeConflictError}. A finished run (`runId`, or the
    * database's last run when none is unfinished) that holds results of a
    * transient error kind has exactly those candidates measured again, then
-   * is finished again.
+   * is finished again. Default false.
    */
   resume?: boolean;
   /** With `resume`: the run to continue. Default: the last unfinished run. */
@@ -73,7 +73,7 @@ export interface SessionOptions {
   /**
    * A Kernel Tuner cache (a name from data/kerneltuner or a path) replayed
    * instead of measuring a workload: knob strategies search its space and
-   * every record is a lookup (`target` "replay").
+   * every record is a lookup (`target` "replay"). Default: none (a workload is measured).
    */
   space?: string;
   /** Strategy name (`STRATEGY_NAMES`, or `ansor`). Default `DEFAULTS.tune.strategy` (`"random"`). */
@@ -210,16 +210,26 @@ function checkSessionOptions(o: unknown): void {
 
 /** What a {@link SessionOptions.measurer} factory is given: how the run measures. */
 export interface MeasurerConfig {
+  /** The run's target (`"cpu"`, ...). */
   target: string;
+  /** Timing of each measurement. */
   timing: TimingOptions;
+  /** Seconds one measurement may take. */
   timeoutSeconds: number;
+  /** Seed of the kernels' input data (0 today). */
   inputSeed: number;
 }
 
 /** A measurer made by {@link SessionOptions.measurer}, with where it measures. */
 export interface RemoteMeasurement {
+  /** Measures the run's candidates. */
   measurer: Measurer;
+  /** The machine it measures on, as recorded. Default: this machine. */
   machine?: Record<string, unknown>;
+  /**
+   * The compiler it builds with, as recorded. Needed by a new run (not a resumed one): with a
+   * remote measurer there is no local builder to describe.
+   */
   compiler?: string;
 }
 

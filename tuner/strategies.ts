@@ -62,7 +62,7 @@ export interface StrategyContext {
   model?: CostModel;
   /** Features of candidates for the learned models. Default: knob features of the space. */
   features?: Featurizer;
-  /** Samples to pretrain learned models on (the `-transfer` variants need them). */
+  /** Samples to pretrain learned models on (the `-transfer` variants need them). Default none. */
   pretrain?: Sample[];
   /** Members of the `auto` portfolio (table names). Default {@link AUTO_MEMBERS}. */
   autoMembers?: readonly string[];

@@ -140,11 +140,13 @@ export interface SchedulerRound {
 
 /** Options of {@link scheduleTasks}. */
 export interface TaskSchedulerOptions {
+  /** The network's tasks, with weights and FLOPs. */
   tasks: SchedulerTask[];
   /** Trial budget over all tasks. */
   trials: number;
   /** Trials of one round (Ansor's `num_measures_per_round`); the last round may get fewer. */
   perRound: number;
+  /** Which scheduler picks the next task: `"gradient"` or `"round-robin"` (required). */
   scheduler: TaskSchedulerName;
   /** Tunes task `task` for `trials` more trials. */
   tuneTask: (task: number, trials: number) => Promise<TaskRoundResult>;
@@ -169,7 +171,7 @@ export interface TaskSchedulerOptions {
   paceStalled?: boolean;
   /** Seed of the tie-breaking PRNG. Default 1. */
   seed?: number;
-  /** Called after every round. */
+  /** Called after every round. Default: nothing. */
   onRound?: (r: SchedulerRound) => void;
 }
 

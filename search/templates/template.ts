@@ -22,7 +22,9 @@ import type { Candidate } from "../strategy.ts";
 export interface TemplateSpace {
   /** Template name, e.g. `"matmul"`. */
   name: string;
+  /** The workload the template schedules. */
   workload: Workload;
+  /** Its knobs and their options. */
   space: KnobSpace;
   /** The candidate (knobs and trace) of a point. */
   candidateOf(point: Point): Candidate;
