@@ -24,6 +24,11 @@ import { extractTasks } from "../network/tasks.ts";
 import { htmlTable } from "../tuner/jupyter.ts";
 import { trialsUsed } from "../tuner/trials_used.ts";
 import { printTrace } from "../ir/trace.ts";
+import { templateSpace } from "../search/templates/registry.ts";
+import { lower } from "../ir/lower.ts";
+import { Schedule } from "../ir/schedule.ts";
+import { createPrng } from "../ir/prng.ts";
+import { fractionBand } from "../search/comparison.ts";
 
 Deno.test("tune({}) names the strategy it lacks", async () => {
   await assert.rejects(
@@ -189,4 +194,70 @@ Deno.test("the rest of the notebook surface names a missing argument", async () 
       return true;
     });
   }
+});
+
+Deno.test("templateSpace, lower, new Schedule and fractionBand name a missing argument", async () => {
+  const w = createWorkload("matmul", [8, 8, 8]);
+  const cases: [string, () => unknown, RegExp][] = [
+    ["templateSpace", () => templateSpace(undefined as never, w), /^name must be a template name/],
+    [
+      "templateSpace workload",
+      () => templateSpace("matmul", undefined as never),
+      /^workload must be a workload .*got undefined$/,
+    ],
+    [
+      "templateSpace target",
+      () => templateSpace("matmul", w, 5 as never),
+      /^target must be a register file .*got 5$/,
+    ],
+    [
+      "templateSpace target.lanes",
+      () => templateSpace("matmul", w, { registers: 16 } as never),
+      /^target\.lanes must be an integer >= 1, got undefined$/,
+    ],
+    ["lower", () => lower(undefined as never), /^sch must be a schedule .*got undefined$/],
+    ["lower({})", () => lower({} as never), /^sch must be a schedule .*got \{\}$/],
+    ["new Schedule", () => new Schedule(undefined as never, undefined as never), /^workload must/],
+    [
+      "new Schedule(w)",
+      () => new Schedule(w, undefined as never),
+      /^Schedule options must be an object, got undefined$/,
+    ],
+    [
+      "new Schedule(w, {})",
+      () => new Schedule(w, {} as never),
+      /^prng must be a generator \(createPrng\(seed\)\), got undefined$/,
+    ],
+    ["fractionBand", () => fractionBand(undefined as never, 1, [1]), /^runs must be a list/],
+    [
+      "fractionBand runs[0]",
+      () => fractionBand([{}] as never, 1, [1]),
+      /^runs\[0\] must be a \{ best, wall, evals \} run, got \{\}$/,
+    ],
+    [
+      "fractionBand budgets",
+      () => fractionBand([], 1, undefined as never),
+      /^budgets must be a list of evaluation counts, got undefined$/,
+    ],
+  ];
+  for (const [name, f, message] of cases) {
+    await assert.rejects(async () => await f(), (e: Error) => {
+      assert.ok(e instanceof TypeError, `${name}: ${e}`);
+      assert.match(e.message, message, name);
+      return true;
+    });
+  }
+  assert.throws(() => fractionBand([], "1" as never, [1]), {
+    name: "TypeError",
+    message: 'optimum must be a number >= 0, got "1"',
+  });
+  assert.throws(() => fractionBand([], 1, [1.5]), {
+    name: "RangeError",
+    message: "budgets[0] must be an integer >= 0, got 1.5",
+  });
+  // Good arguments still work.
+  assert.deepEqual(fractionBand([{ best: [2, 1], wall: [0, 0], evals: 2 }], 1, [2]).median, [1]);
+  const sch = new Schedule(w, { prng: createPrng(0) });
+  assert.ok(lower(sch));
+  assert.ok(templateSpace("matmul", w).space);
 });
