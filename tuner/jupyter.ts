@@ -245,16 +245,15 @@ export function displayCode(code: string): Displayable {
   return bundleOf(() => ({ "text/plain": code, "text/html": `<pre>${escapeHTML(code)}</pre>` }));
 }
 
-/** One line about a record: trial, error kind or GFLOP/s and median time. */
+/** One line about a record: trial (from 1, as in the tables), error kind or GFLOP/s, time. */
 function recordLine(c: CandidateRow): string {
   const r = c.result;
-  if (!r) return `trial ${c.trial}: not measured`;
+  const trial = c.trial + 1;
+  if (!r) return `trial ${trial}: not measured`;
   if (r.errorKind !== "none") {
-    return `trial ${c.trial}: ${r.errorKind}${r.error ? ` (${r.error})` : ""}`;
+    return `trial ${trial}: ${r.errorKind}${r.error ? ` (${r.error})` : ""}`;
   }
-  return `trial ${c.trial}: ${r.gflops?.toFixed(2)} GFLOP/s, ${
-    (r.seconds! * 1e3).toPrecision(4)
-  } ms`;
+  return `trial ${trial}: ${r.gflops?.toFixed(2)} GFLOP/s, ${(r.seconds! * 1e3).toPrecision(4)} ms`;
 }
 
 /**
