@@ -18,7 +18,7 @@ const COMMANDS: [string, string[]][] = [
   ["cli/costmodel_eval.ts", []],
   ["cli/study.ts", ["--trials", "0"]],
   ["cli/tune_network.ts", []],
-  ["cli/worker.ts", []],
+  ["cli/queue_worker.ts", []],
 ];
 
 Deno.test("every command documents and accepts --quiet", async () => {
