@@ -16,6 +16,7 @@ import { parseTrace, type Trace } from "../ir/trace.ts";
 import { measureEndToEnd } from "../network/end_to_end.ts";
 import { layoutName, parseLayout } from "../network/layout.ts";
 import { loadNetwork } from "../network/load.ts";
+import { BUILTIN_NETWORKS } from "../network/builtin.ts";
 import { checkNetworkMemory, checkTaskMemory } from "../network/memory.ts";
 import { type Network, NetworkError } from "../network/network.ts";
 import { extractTasks, type Task } from "../network/tasks.ts";
@@ -34,6 +35,7 @@ import { trialsToReach } from "../tuner/trials_used.ts";
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { checkOutputFile, printResult } from "./output.ts";
+import { didYouMean } from "./names.ts";
 import type { MeasureResult } from "../measure/measurer.ts";
 import { TEMPLATE_NAMES } from "../search/templates/registry.ts";
 import { nonNegativeInt, parseFlags, positiveInt, runJsonCommand, UsageError } from "./args.ts";
@@ -167,6 +169,14 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
   if (!v.network) {
     throw new UsageError(
       "Missing --network resnet18|mobilenet_v2|squeezenet1_1|FILE.json|FILE.onnx",
+    );
+  }
+  const builtins = Object.keys(BUILTIN_NETWORKS);
+  if (!builtins.includes(v.network) && !/\.(json|onnx)$/.test(v.network)) {
+    throw new UsageError(
+      `Unknown network ${JSON.stringify(v.network)}${didYouMean(v.network, builtins)}; give ${
+        builtins.join(", ")
+      }, FILE.json or FILE.onnx`,
     );
   }
   if (v.db!.trim() === "") throw new UsageError("--db must name a records database file");

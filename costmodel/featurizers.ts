@@ -5,6 +5,7 @@
  * workloads.
  * @module
  */
+import { checkKnobSpace } from "../ir/check.ts";
 import type { KnobSpace } from "../ir/knobs.ts";
 import type { Candidate } from "../ir/candidate.ts";
 import { featurize, knobFeatureNames, knobFeatures } from "./features.ts";
@@ -12,6 +13,7 @@ import type { Featurizer } from "./learned.ts";
 
 /** Knob features of candidates of one knob space. */
 export function knobFeaturizer(space: KnobSpace): Featurizer {
+  checkKnobSpace(space, "space");
   const cols = knobFeatureNames(space).length;
   return (candidates: Candidate[]) => {
     const data = new Float32Array(candidates.length * cols);

@@ -12,6 +12,7 @@
  * ```
  * @module
  */
+import { checkArray } from "../ir/check.ts";
 
 /** Kendall's tau-b between two score lists (ties handled), in [-1, 1]. */
 export function kendallTau(a: readonly number[], b: readonly number[]): number {
@@ -80,6 +81,13 @@ export function evaluateRanking(pred: readonly number[], truth: readonly number[
   top32_recall: number;
   pick_regret: number;
 } {
+  checkArray(pred, "pred", "predicted scores");
+  checkArray(truth, "truth", "measured throughputs");
+  if (pred.length !== truth.length) {
+    throw new RangeError(
+      `pred and truth must have one value per candidate, got ${pred.length} and ${truth.length}`,
+    );
+  }
   return {
     kendall_tau: kendallTau(pred, truth),
     pairwise_accuracy: pairwiseAccuracy(pred, truth),

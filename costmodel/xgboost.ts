@@ -33,6 +33,7 @@
  * point. On two idle cores two threads are only ~1.4x faster (0.36 s vs 0.5 s).
  * @module
  */
+import { checkInteger, checkNumber, checkObject, checkString } from "../ir/check.ts";
 import type { FitOptions, Matrix, Regressor } from "./regressor.ts";
 import {
   boosterBoostedRounds,
@@ -91,6 +92,13 @@ export type ResolvedXGBoostOptions = Required<Omit<XGBoostOptions, "params">> & 
 };
 
 function resolve(o: XGBoostOptions): ResolvedXGBoostOptions {
+  checkObject(o, "XGBoost options");
+  // Kinds only: ranges are XGBoost's to check (its message names the parameter).
+  checkInteger(o.maxDepth, "maxDepth", { optional: true });
+  checkNumber(o.eta, "eta", { optional: true });
+  checkInteger(o.nthread, "nthread", { optional: true });
+  checkInteger(o.seed, "seed", { optional: true });
+  checkString(o.objective, "objective", { optional: true });
   return {
     objective: o.objective ?? "reg:squarederror",
     maxDepth: o.maxDepth ?? 3,
@@ -128,6 +136,7 @@ export class XGBoostRegressor implements Regressor {
    * hyperparameters for further training and `nthread`.
    */
   static load(path: string, options: XGBoostOptions = {}): XGBoostRegressor {
+    checkString(path, "path", { what: "a model file path" });
     const booster = boosterCreate();
     try {
       boosterLoadModel(booster, path);

@@ -11,6 +11,7 @@
  */
 
 import { median } from "../ir/stats.ts";
+import { checkObject, checkString } from "../ir/check.ts";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -434,6 +435,11 @@ export class RecordsDB {
    * written by a newer schema version.
    */
   static open(path: string, options: { mode?: OpenMode } = {}): RecordsDB {
+    checkString(path, "path", {
+      what: 'a records database path (or ":memory:")',
+      allowEmpty: true,
+    });
+    checkObject(options, "RecordsDB.open options");
     const mode = options.mode ?? "create";
     const fail = (why: string, cause?: unknown): never => {
       throw new DatabaseError(path, `Cannot open records database "${path}": ${why}`, { cause });

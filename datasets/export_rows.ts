@@ -23,7 +23,7 @@
  * | `strategy` | string | search strategy of the run |
  * | `seed` | integer | seed of the run's search |
  * | `run_config` | json | the run's configuration (CLI arguments); a trace-file run's trace list is left out |
- * | `trial` | integer | trial number of the candidate within its run |
+ * | `trial` | integer | trial number of the candidate within its run, from 1 |
  * | `trace` | json | the candidate's schedule trace, as stored |
  * | `trace_hash` | string | hex SHA-256 of the canonical trace (unique within a run) |
  * | `knobs` | json? | knob vector (one option index per knob), null when the strategy had none |
@@ -158,7 +158,7 @@ export interface ExportRow {
   seed: number;
   /** Run configuration, JSON. */
   run_config: string;
-  /** Trial number. */
+  /** Trial number within the run, from 1 (the stored 0-based index + 1). */
   trial: number;
   /** Trace, JSON. */
   trace: string;
@@ -212,7 +212,7 @@ export const EXPORT_SCHEMA: readonly ColumnSpec[] = Object.freeze([
   col("strategy", "string", false, "search strategy of the run"),
   col("seed", "integer", false, "seed of the run's search"),
   col("run_config", "json", false, "the run's configuration; a trace-file run's traces left out"),
-  col("trial", "integer", false, "trial number of the candidate within its run"),
+  col("trial", "integer", false, "trial number of the candidate within its run, from 1"),
   col("trace", "json", false, "the candidate's schedule trace, as stored"),
   col("trace_hash", "string", false, "hex SHA-256 of the canonical trace (unique within a run)"),
   col("knobs", "json", true, "knob vector (option index per knob); null when there is none"),
@@ -318,7 +318,8 @@ export function exportRowContexts(db: RecordsReader, options: ExportOptions): Ro
           strategy: run.strategy,
           seed: run.seed,
           run_config: runConfig,
-          trial: c.trial,
+          // Numbered from 1 like every table, report and plot; the stored index is 0-based.
+          trial: c.trial + 1,
           trace: c.trace,
           trace_hash: c.traceHash,
           knobs: c.knobs === null ? null : JSON.stringify(c.knobs),

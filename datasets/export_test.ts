@@ -228,6 +228,16 @@ Deno.test("rows carry features, times and run metadata", async () => {
     const dense = rows.filter((r) => r.workload_key === DENSE);
     assert.ok(dense.every((r) => Array.isArray(JSON.parse(r.knobs!))));
     const bad = rows.find((r) => r.trace_hash === "bb")!;
+    // Trials are numbered from 1, as in every table and report; the database keeps them from 0.
+    assert.deepEqual(
+      rows.filter((r) => r.strategy === "synthetic").map((r) => r.trial),
+      [1, 2],
+    );
+    for (const run of db.runs()) {
+      const stored = db.candidates(run.id).filter((c) => c.result).map((c) => c.trial + 1);
+      assert.deepEqual(rows.filter((r) => r.run_id === run.id).map((r) => r.trial), stored);
+    }
+    assert.equal(Math.min(...rows.map((r) => r.trial)), 1);
     assert.equal(bad.features, null);
     assert.equal(bad.error, "");
     assert.equal(bad.seconds, null);
@@ -348,6 +358,8 @@ Deno.test("AutoTVM lines parse and have AutoTVM's fields", async () => {
         { none: 0, wrong_answer: 5, run_timeout: 7 }[row.error_kind as "none"],
       );
       assert.equal(r.tunebook.trace_hash, row.trace_hash);
+      assert.equal(r.tunebook.trial, row.trial, "the same trial numbers (from 1) as the rows");
+      assert.ok((r.tunebook.trial as number) >= 1);
       assert.equal(r.tunebook.split, row.split);
       if (row.knobs === null) {
         assert.deepEqual(r.config.entity, []);
@@ -383,6 +395,12 @@ Deno.test("round trip: export -> import -> export gives the same rows (CSV and J
         const again = exportRows(copy);
         assert.deepEqual(comparable(again), comparable(original), format);
         assert.deepEqual(again.map((r) => r.run_id), original.map((r) => s.runIds.get(r.run_id)));
+        // The stored (0-based) trials come back as they were, not shifted by the export's base.
+        for (const [oldId, newId] of s.runIds) {
+          const trials = (d: RecordsDB, id: number) =>
+            d.candidates(id).filter((c) => c.result).map((c) => c.trial);
+          assert.deepEqual(trials(copy, newId), trials(db, oldId), `${format} run ${oldId}`);
+        }
         const second = join(dir, `rt2.${format}`);
         await exportRecords(copy, format, second);
         assert.equal(await Deno.readTextFile(second), await Deno.readTextFile(first));
@@ -410,6 +428,19 @@ Deno.test("importing a bad export names the file, line and column", async () => 
         (e) => e instanceof ImportError && /bad\.jsonl:2: .*error_kind.*exploded/.test(e.message),
       );
       assert.equal(copy.runs().length, 0, "nothing is written for a bad file");
+      const zero = join(dir, "zero.jsonl");
+      await Deno.writeTextFile(
+        zero,
+        [ls[0], JSON.stringify({ ...JSON.parse(ls[1]), trial: 0 })].join("\n"),
+      );
+      await assert.rejects(
+        () => importRecords(copy, zero),
+        (e) =>
+          e instanceof ImportError &&
+          /zero\.jsonl:2: column "trial" must be an integer >= 1 \(exports number trials from 1\), got 0/
+            .test(e.message),
+      );
+      assert.equal(copy.runs().length, 0);
       const csv = join(dir, "bad.csv");
       await Deno.writeTextFile(csv, "run_id,workload\n1,matmul\n");
       await assert.rejects(

@@ -278,6 +278,13 @@ function checkRow(raw: Raw, file: string, line: number): ExportRow {
     }
   }
   const row = raw as unknown as ExportRow;
+  if (row.trial < 1) {
+    throw new ImportError(
+      file,
+      `column "trial" must be an integer >= 1 (exports number trials from 1), got ${row.trial}`,
+      line,
+    );
+  }
   if (!ERROR_KIND_SET.has(row.error_kind)) {
     throw new ImportError(
       file,
@@ -404,7 +411,8 @@ export async function importRecords(
     for (const { row, line } of group) {
       try {
         const cid = db.addCandidate(runId, {
-          trial: row.trial,
+          // Exports number trials from 1; the database stores them from 0.
+          trial: row.trial - 1,
           trace: row.trace,
           traceHash: row.trace_hash,
           knobs: row.knobs === null ? undefined : JSON.parse(row.knobs),

@@ -36,7 +36,7 @@ import { checkInteger, described } from "../ir/check.ts";
 import { type ExportOptions, exportRows } from "./export_rows.ts";
 
 /**
- * One run's measured candidates as a table: `trial`, `trace_hash`, `knobs`
+ * One run's measured candidates as a table: `trial` (from 1), `trace_hash`, `knobs`
  * (the knob vector, or null), `error_kind`, `error`, `seconds` (median of
  * the repeats; null on error), `gflops`, `best_gflops` (the best so far, in
  * trial order; null before the first valid one), `repeats`, `build_seconds`,
@@ -60,7 +60,8 @@ export function runTable(db: RecordsDB, runId: number): ColumnTable {
     return best;
   });
   return table({
-    trial: rows.map((c) => c.trial),
+    // From 1, as in recordsTable (an export), the tables and the reports; stored from 0.
+    trial: rows.map((c) => c.trial + 1),
     trace_hash: rows.map((c) => c.traceHash),
     knobs: rows.map((c) => c.knobs),
     error_kind: rows.map((c) => c.result!.errorKind),

@@ -148,3 +148,55 @@ export function checkWorkload(w: unknown, name: string): void {
     );
   }
 }
+
+/**
+ * Throws a TypeError naming `name` when `v` is not a knob space (an object
+ * with a `knobs` list, as `templateSpace(...).space` and `openSpace(...).space`).
+ *
+ * @example
+ * ```ts
+ * import { checkKnobSpace } from "./check.ts";
+ * checkKnobSpace({ knobs: [] }, "space");
+ * try {
+ *   checkKnobSpace(undefined, "space");
+ *   throw new Error("accepted");
+ * } catch (e) {
+ *   if (!(e instanceof TypeError) || !/^space must be a knob space/.test(e.message)) throw e;
+ * }
+ * ```
+ */
+export function checkKnobSpace(v: unknown, name: string): void {
+  const x = v as { knobs?: unknown } | undefined;
+  if (typeof x !== "object" || x === null || !Array.isArray(x.knobs)) {
+    throw new TypeError(
+      `${name} must be a knob space (openSpace(...).space, templateSpace(...).space), got ${
+        described(v)
+      }`,
+    );
+  }
+}
+
+/**
+ * `v` as an array (a TypeError naming `name` and `what` it should hold otherwise).
+ *
+ * @example
+ * ```ts
+ * import { checkArray } from "./check.ts";
+ * const xs = checkArray([1, 2], "values", "numbers");
+ * try {
+ *   checkArray(5, "values", "numbers");
+ *   throw new Error("accepted");
+ * } catch (e) {
+ *   if (!(e instanceof TypeError) || e.message !== "values must be a list of numbers, got 5") {
+ *     throw e;
+ *   }
+ * }
+ * if (xs.length !== 2) throw new Error();
+ * ```
+ */
+export function checkArray(v: unknown, name: string, what: string): unknown[] {
+  if (!Array.isArray(v)) {
+    throw new TypeError(`${name} must be a list of ${what}, got ${described(v)}`);
+  }
+  return v;
+}

@@ -34,6 +34,7 @@
  * ```
  * @module
  */
+import { checkObject, described } from "./check.ts";
 import type { Kernel, ThreadAxis } from "./ast.ts";
 import { deviceBody, type Dialect, globalBuffers } from "./_gpu_emit.ts";
 import { emitGemm } from "./_gemm_emit.ts";
@@ -57,6 +58,11 @@ const CUDA: Dialect = {
 
 /** CUDA source of a lowered GPU kernel; see the module documentation. */
 export function generateCuda(kernel: Kernel, options: CudaOptions = {}): string {
+  const k = kernel as Partial<Kernel> | undefined;
+  if (typeof k !== "object" || k === null || !Array.isArray(k.body) || !Array.isArray(k.params)) {
+    throw new TypeError(`kernel must be a kernel (lower(schedule)), got ${described(kernel)}`);
+  }
+  checkObject(options, "generateCuda options");
   const prefix = options.prefix ?? "tb";
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,31}$/.test(prefix)) {
     throw new TypeError(`Invalid symbol prefix ${JSON.stringify(prefix)}`);

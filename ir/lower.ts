@@ -31,6 +31,7 @@ import {
 } from "./ast.ts";
 import { nondecreasing, substitute } from "./affine.ts";
 import { ScheduleError } from "./errors.ts";
+import { described } from "./check.ts";
 import { atIndex, BoundInference, loopValue, type ScheduledStages } from "./bounds.ts";
 import { holderIn, type Loop, readsOf, type Stage } from "./stage.ts";
 import { Expr, type IterVar, visitLoads } from "./te.ts";
@@ -82,6 +83,15 @@ export function rewritesLayout(sch: ScheduledStages): boolean {
 
 /** Lowers a schedule to a kernel. Throws ScheduleError for an illegal combination. */
 export function lower(sch: ScheduledStages): Kernel {
+  const x = sch as Partial<ScheduledStages> | undefined;
+  if (
+    typeof x !== "object" || x === null || !Array.isArray(x.stages) ||
+    typeof x.consumers !== "function" || typeof x.workload !== "object"
+  ) {
+    throw new TypeError(
+      `sch must be a schedule (new Schedule(workload, { prng })), got ${described(sch)}`,
+    );
+  }
   return new Lowering(sch).run();
 }
 

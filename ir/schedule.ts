@@ -25,6 +25,7 @@
  */
 import { THREAD_AXES, type ThreadAxis } from "./ast.ts";
 import { ScheduleError } from "./errors.ts";
+import { checkObject, checkWorkload, described } from "./check.ts";
 import { limitMessage, LIMITS, splitLimitReason } from "./limits.ts";
 import { attachedExtents } from "./bounds.ts";
 import type { Prng } from "./prng.ts";
@@ -74,6 +75,12 @@ export class Schedule {
 
   /** Creates the default schedule of a workload (one naive loop nest per stage). */
   constructor(readonly workload: Workload, options: ScheduleOptions) {
+    checkWorkload(workload, "workload");
+    const o = checkObject(options, "Schedule options");
+    const p = o.prng as Partial<Prng> | undefined;
+    if (typeof p !== "object" || p === null || typeof p.int !== "function") {
+      throw new TypeError(`prng must be a generator (createPrng(seed)), got ${described(o.prng)}`);
+    }
     this.prng = options.prng;
     const names = new Set<string>();
     for (const t of [...workload.inputs, ...computeStages(workload)]) {

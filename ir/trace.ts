@@ -41,6 +41,12 @@ export interface Trace {
 
 /** The trace of a schedule. */
 export function traceOf(sch: Schedule): Trace {
+  const x = sch as Partial<Schedule> | undefined;
+  if (typeof x !== "object" || x === null || !Array.isArray(x.trace) || !x.workload) {
+    throw new TypeError(
+      `sch must be a schedule (new Schedule(workload, { prng })), got ${described(sch)}`,
+    );
+  }
   return {
     version: TRACE_VERSION,
     workload: { name: sch.workload.name, shape: [...sch.workload.shape] },

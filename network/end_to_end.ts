@@ -15,6 +15,7 @@
  * ```
  * @module
  */
+import { checkObject, described } from "../ir/check.ts";
 import type { Trace } from "../ir/trace.ts";
 import { fillUniform } from "../measure/prng.ts";
 import { createExecutor, type StepTime } from "./executor.ts";
@@ -82,6 +83,17 @@ export async function measureEndToEnd(
   weights: Weights,
   o: EndToEndOptions = {},
 ): Promise<EndToEnd> {
+  if (typeof net !== "object" || net === null || !Array.isArray(net.layers) || !net.input) {
+    throw new TypeError(
+      `net must be a network (builtinNetwork("resnet18")), got ${described(net)}`,
+    );
+  }
+  if (!(weights instanceof Map)) {
+    throw new TypeError(
+      `weights must be a Map of weights (randomWeights(net, seed)), got ${described(weights)}`,
+    );
+  }
+  checkObject(o, "measureEndToEnd options");
   const input = new Float32Array(sizeOf(net.input.shape));
   fillUniform(o.seed ?? 1, [input]);
   const t0 = performance.now();

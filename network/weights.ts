@@ -14,6 +14,7 @@
  * ```
  * @module
  */
+import { checkInteger, described } from "../ir/check.ts";
 import { createPrng } from "../ir/prng.ts";
 import {
   inferShapes,
@@ -33,6 +34,12 @@ export type Weights = Map<string, Float32Array>;
  * small, scales and variances near 1 (activations stay of order 1 through deep nets).
  */
 export function randomWeights(net: Network, seed: number): Weights {
+  if (typeof net !== "object" || net === null || !Array.isArray(net.layers) || !net.input) {
+    throw new TypeError(
+      `net must be a network (builtinNetwork("resnet18")), got ${described(net)}`,
+    );
+  }
+  checkInteger(seed, "seed");
   const prng = createPrng(seed), shapes = inferShapes(net), out: Weights = new Map();
   const u = (a: number, b: number) => a + (b - a) * prng.next();
   for (const l of net.layers) {

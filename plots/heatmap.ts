@@ -24,6 +24,7 @@
  * ```
  * @module
  */
+import { checkArray, checkKnobSpace, checkObject, checkString } from "../ir/check.ts";
 import * as Plot from "npm:@observablehq/plot@0.6.17";
 import { PALETTE, plotDocument, withHeader } from "./tuning_curve.ts";
 
@@ -157,6 +158,11 @@ export function heatmapSVG(
   samples: readonly HeatSample[],
   options: HeatmapOptions,
 ): string {
+  checkKnobSpace(space, "space");
+  checkArray(samples, "samples", "{ point, value }");
+  const o = checkObject(options, "heatmap options");
+  checkString(o.x, "x", { what: "a knob name" });
+  checkString(o.y, "y", { what: "a knob name" });
   const cells = heatmapCells(space, samples, options);
   const document = plotDocument();
   const xDomain = space.knobs[knobIndex(space, options.x)].options.map(optionLabel);

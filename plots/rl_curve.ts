@@ -14,6 +14,7 @@
  * ```
  * @module
  */
+import { checkArray, checkObject, described } from "../ir/check.ts";
 import * as Plot from "npm:@observablehq/plot@0.6.17";
 import { PALETTE, plotFrame, svgToPNG, withHeader } from "./tuning_curve.ts";
 
@@ -44,6 +45,13 @@ export function learningCurveSVG(
   series: readonly LearningCurve[],
   options: LearningCurveOptions = {},
 ): string {
+  checkArray(series, "series", "{ label, episodes }");
+  series.forEach((s, i) => {
+    if (typeof s !== "object" || s === null || !Array.isArray(s.episodes)) {
+      throw new TypeError(`series[${i}] must be { label, episodes }, got ${described(s)}`);
+    }
+  });
+  checkObject(options, "learningCurveSVG options");
   const finite = (v: number) => Number.isFinite(v);
   const rows = series.flatMap((s) =>
     s.episodes.map((e) => ({

@@ -10,6 +10,7 @@
  * ```
  * @module
  */
+import { checkArray, checkObject } from "../ir/check.ts";
 import * as Plot from "npm:@observablehq/plot@0.6.17";
 import { plotFrame, withHeader } from "./tuning_curve.ts";
 
@@ -27,6 +28,8 @@ export interface ScatterOptions {
 
 /** An SVG scatter plot of points. */
 export function scatterSVG(points: { x: number; y: number }[], o: ScatterOptions): string {
+  checkArray(points, "points", "{ x, y }");
+  checkObject(o, "scatterSVG options");
   const lo = Math.min(...points.flatMap((p) => [p.x, p.y])),
     hi = Math.max(...points.flatMap((p) => [p.x, p.y]));
   const chart = Plot.plot({

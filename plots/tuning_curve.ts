@@ -11,6 +11,7 @@
  * ```
  * @module
  */
+import { checkArray } from "../ir/check.ts";
 import * as Plot from "npm:@observablehq/plot@0.6.17";
 import { parseHTML } from "npm:linkedom@0.18.12";
 
@@ -27,6 +28,7 @@ export interface CurveSeries {
 
 /** Running maximum of a list, ignoring NaN (a failed trial keeps the previous best). */
 export function bestSoFar(values: number[]): number[] {
+  checkArray(values, "values", "numbers");
   let best = NaN;
   return values.map((
     v,

@@ -22,6 +22,7 @@
  * @module
  */
 import { createPrng } from "../ir/prng.ts";
+import { checkObject, described } from "../ir/check.ts";
 
 /** The shapes an agent is built for. */
 export interface AgentSpec {
@@ -84,8 +85,40 @@ export interface RandomAgentOptions {
   seed?: number;
 }
 
+/**
+ * Throws a TypeError naming `spec` unless it is an {@link AgentSpec} (an
+ * environment's `observationSize` and `actionSpace.sizes`), and `options`
+ * unless it is an object of options.
+ *
+ * @example
+ * ```ts
+ * import { checkAgentSpec } from "./agent.ts";
+ * checkAgentSpec({ observationSize: 4, actionSizes: [3, 3] }, {});
+ * try {
+ *   checkAgentSpec(undefined as never, {});
+ *   throw new Error("accepted");
+ * } catch (e) {
+ *   if (!(e instanceof TypeError) || !/^spec must be an agent spec/.test(e.message)) throw e;
+ * }
+ * ```
+ */
+export function checkAgentSpec(spec: AgentSpec, options: unknown): void {
+  const s = spec as Partial<AgentSpec> | undefined;
+  if (
+    typeof s !== "object" || s === null || !Number.isInteger(s.observationSize) ||
+    !Array.isArray(s.actionSizes) || !s.actionSizes.every((n) => Number.isInteger(n) && n >= 1)
+  ) {
+    throw new TypeError(
+      `spec must be an agent spec ({ observationSize, actionSizes }: an environment's ` +
+        `observationSize and actionSpace.sizes), got ${described(spec)}`,
+    );
+  }
+  checkObject(options, "agent options");
+}
+
 /** An agent that picks uniformly random actions and learns nothing (a baseline). */
 export function randomAgent(spec: AgentSpec, options: RandomAgentOptions = {}): Agent {
+  checkAgentSpec(spec, options);
   const prng = createPrng(options.seed ?? 0);
   return {
     name: "random-agent",

@@ -35,6 +35,7 @@ import {
   type ActOptions,
   type Agent,
   type AgentSpec,
+  checkAgentSpec,
   checkObservation,
   type Transition,
 } from "./agent.ts";
@@ -120,6 +121,7 @@ export interface DQNAgent extends Agent {
 
 /** Creates a (double, branching) DQN agent for `spec`. */
 export function dqnAgent(spec: AgentSpec, options: DQNOptions = {}): DQNAgent {
+  checkAgentSpec(spec, options);
   const o = withDefaults(DEFAULTS, options);
   if (!(o.batchSize >= 1 && o.bufferSize >= o.batchSize && o.trainEvery >= 1)) {
     throw new RangeError("need batchSize >= 1, bufferSize >= batchSize and trainEvery >= 1");

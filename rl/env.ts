@@ -55,6 +55,7 @@
  * ```
  * @module
  */
+import { checkFunction, checkKnobSpace, checkObject } from "../ir/check.ts";
 import { featurize, knobFeatures } from "../costmodel/features.ts";
 import type { Featurizer } from "../costmodel/learned.ts";
 import { createPrng, type Prng } from "../ir/prng.ts";
@@ -211,6 +212,9 @@ export class ScheduleEnv {
    */
   /** An environment over `space`, measuring with `evaluate` (see {@link ScheduleEnvOptions}). */
   constructor(readonly space: KnobSpace, evaluate: Evaluator, options: ScheduleEnvOptions = {}) {
+    checkKnobSpace(space, "space");
+    checkFunction(evaluate, "evaluate");
+    checkObject(options, "ScheduleEnv options");
     this.formulation = options.formulation ?? "multi-step";
     if (this.formulation !== "multi-step" && this.formulation !== "one-step") {
       throw new RangeError(`Unknown formulation "${this.formulation}"`);

@@ -36,6 +36,7 @@ import {
   type ActOptions,
   type Agent,
   type AgentSpec,
+  checkAgentSpec,
   checkObservation,
   type Transition,
 } from "./agent.ts";
@@ -117,6 +118,7 @@ export interface PPOAgent extends Agent {
 
 /** Creates a PPO agent for `spec`. */
 export function ppoAgent(spec: AgentSpec, options: PPOOptions = {}): PPOAgent {
+  checkAgentSpec(spec, options);
   const o = withDefaults(DEFAULTS, options);
   if (!(o.rolloutSteps >= 1 && o.minibatch >= 1 && o.epochs >= 1)) {
     throw new RangeError("rolloutSteps, minibatch and epochs must be at least 1");

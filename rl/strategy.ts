@@ -28,6 +28,7 @@
  * ```
  * @module
  */
+import { checkFunction, checkInteger, checkKnobSpace, checkObject } from "../ir/check.ts";
 import { createPrng } from "../ir/prng.ts";
 import type { KnobSpace, Point } from "../ir/knobs.ts";
 import { freshPointSampler, knobIndex } from "../search/random.ts";
@@ -70,6 +71,11 @@ export interface AgentStrategy extends Strategy {
 
 /** Wraps an agent into the ask/tell protocol (see the module documentation). */
 export function agentStrategy(space: KnobSpace, o: AgentStrategyOptions): AgentStrategy {
+  checkKnobSpace(space, "space");
+  checkObject(o, "agentStrategy options");
+  checkInteger(o.seed, "seed");
+  checkFunction(o.makeAgent, "makeAgent");
+  checkFunction(o.candidateOf, "candidateOf", { optional: true });
   const candidateOf = o.candidateOf ?? ((knobs: number[]) => ({ knobs }));
   const env = new ScheduleEnv(space, () => {
     throw new Error("agentStrategy measures through propose and observe");

@@ -19,6 +19,7 @@
  * ```
  * @module
  */
+import { checkObject, described } from "../ir/check.ts";
 import type { ActOptions, Agent } from "./agent.ts";
 import type { ScheduleEnv, StartPolicy, StepInfo, StepResult } from "./env.ts";
 import type { Point } from "../ir/knobs.ts";
@@ -49,6 +50,19 @@ export async function runEpisode(
   agent: Agent,
   options: EpisodeOptions = {},
 ): Promise<Episode> {
+  const e = env as Partial<ScheduleEnv> | undefined;
+  if (typeof e !== "object" || e === null || typeof e.reset !== "function" || !e.actionSpace) {
+    throw new TypeError(
+      `env must be a ScheduleEnv (new ScheduleEnv(space, evaluate)), got ${described(env)}`,
+    );
+  }
+  const a = agent as Partial<Agent> | undefined;
+  if (typeof a !== "object" || a === null || typeof a.act !== "function" || !a.spec) {
+    throw new TypeError(
+      `agent must be an agent (randomAgent, ppoAgent, dqnAgent), got ${described(agent)}`,
+    );
+  }
+  checkObject(options, "runEpisode options");
   checkAgentFits(env, agent);
   const { start } = env.actionSpace;
   let obs = env.reset(options.start);

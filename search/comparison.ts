@@ -16,6 +16,7 @@ import type { KnobSpace, Point } from "../ir/knobs.ts";
 import type { Candidate, Observation } from "./strategy.ts";
 import type { RankRow } from "./score.ts";
 import { mean, summary } from "../ir/stats.ts";
+import { checkInteger, checkNumber, described } from "../ir/check.ts";
 
 /** Quartiles and mean of a list (ir/stats.ts, the one statistics module). */
 export { summary };
@@ -214,6 +215,11 @@ export function fractionBand(
   optimum: number,
   budgets: readonly number[],
 ): FractionBand {
+  checkRuns(runs, optimum);
+  if (!Array.isArray(budgets)) {
+    throw new TypeError(`budgets must be a list of evaluation counts, got ${described(budgets)}`);
+  }
+  budgets.forEach((b, i) => checkInteger(b, `budgets[${i}]`, { min: 0 }));
   const band: FractionBand = { x: [...budgets], median: [], p25: [], p75: [] };
   for (const b of budgets) {
     const s = summary(runs.map((r) => fractionAt(r, b, optimum)));
@@ -222,6 +228,19 @@ export function fractionBand(
     band.p75.push(s.p75);
   }
   return band;
+}
+
+/** Throws a TypeError/RangeError naming `runs` or `optimum` when they are not runs and a time. */
+function checkRuns(runs: readonly RunTrace[], optimum: number): void {
+  if (!Array.isArray(runs)) {
+    throw new TypeError(`runs must be a list of { best, wall, evals }, got ${described(runs)}`);
+  }
+  runs.forEach((r: Partial<RunTrace>, i) => {
+    if (typeof r !== "object" || r === null || !Array.isArray(r.best) || !Array.isArray(r.wall)) {
+      throw new TypeError(`runs[${i}] must be a { best, wall, evals } run, got ${described(r)}`);
+    }
+  });
+  checkNumber(optimum, "optimum", { min: 0 });
 }
 
 /**
@@ -236,6 +255,9 @@ export function fractionOverWall(
   until: number,
   points = 100,
 ): FractionBand {
+  checkRuns(runs, optimum);
+  checkNumber(until, "until", { min: 0 });
+  checkInteger(points, "points", { min: 1 });
   const x = Array.from({ length: points }, (_, i) => (until * (i + 1)) / points);
   const band: FractionBand = { x, median: [], p25: [], p75: [] };
   for (const t of x) {

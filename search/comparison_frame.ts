@@ -24,6 +24,18 @@
 import "npm:@uwdata/flechette@2.6.0";
 import { type ColumnTable, from, table } from "npm:arquero@8.0.3";
 import { compareRows, type RunTrace } from "./comparison.ts";
+import { checkNumber, described } from "../ir/check.ts";
+
+/** Throws a TypeError unless `runs` is a Map of lists of runs. */
+function checkRunsMap(runs: ReadonlyMap<string, readonly RunTrace[]>): void {
+  if (!(runs instanceof Map) || ![...runs.values()].every((l) => Array.isArray(l))) {
+    throw new TypeError(
+      `runs must be a Map from strategy name to its runs ({ best, wall, evals }[]), got ${
+        described(runs)
+      }`,
+    );
+  }
+}
 
 /**
  * Runs of each strategy (one per seed, in seed order) in long form:
@@ -36,6 +48,8 @@ export function runsFrame(
   runs: ReadonlyMap<string, readonly RunTrace[]>,
   optimum: number,
 ): ColumnTable {
+  checkRunsMap(runs);
+  checkNumber(optimum, "optimum", { min: 0 });
   const cols = {
     strategy: [] as string[],
     seed: [] as number[],
@@ -65,5 +79,10 @@ export function compareFrame(
   budgets: number[],
   optimum: number,
 ): ColumnTable {
+  checkRunsMap(runs);
+  if (!Array.isArray(budgets)) {
+    throw new TypeError(`budgets must be a list of evaluation counts, got ${described(budgets)}`);
+  }
+  checkNumber(optimum, "optimum", { min: 0 });
   return from(compareRows(runs, budgets, optimum));
 }

@@ -23,7 +23,34 @@ import { bandCurveSVG, tuningCurveSVG } from "../plots/tuning_curve.ts";
 import { extractTasks } from "../network/tasks.ts";
 import { htmlTable } from "../tuner/jupyter.ts";
 import { trialsUsed } from "../tuner/trials_used.ts";
-import { printTrace } from "../ir/trace.ts";
+import { templateSpace } from "../search/templates/registry.ts";
+import { lower } from "../ir/lower.ts";
+import { Schedule } from "../ir/schedule.ts";
+import { createPrng } from "../ir/prng.ts";
+import { fractionBand } from "../search/comparison.ts";
+import { compareFrame, runsFrame } from "../search/comparison_frame.ts";
+import { ScheduleEnv } from "../rl/env.ts";
+import { agentStrategy } from "../rl/strategy.ts";
+import { randomAgent } from "../rl/agent.ts";
+import { dqnAgent } from "../rl/dqn.ts";
+import { ppoAgent } from "../rl/ppo.ts";
+import { runEpisode } from "../rl/train.ts";
+import { bestSoFar } from "../plots/tuning_curve.ts";
+import { heatmapSVG } from "../plots/heatmap.ts";
+import { learningCurveSVG } from "../plots/rl_curve.ts";
+import { scatterSVG } from "../plots/scatter.ts";
+import { estimateCurve, tuneNetwork } from "../tuner/network_tuning.ts";
+import { trainAcrossSpaces } from "../tuner/transfer.ts";
+import { displayCode, displayRecord, displayTrace, liveProgress, show } from "../tuner/jupyter.ts";
+import { evaluateRanking } from "../costmodel/metrics.ts";
+import { knobFeaturizer } from "../costmodel/featurizers.ts";
+import { XGBoostRegressor } from "../costmodel/xgboost.ts";
+import { generateCuda } from "../ir/codegen_cuda.ts";
+import { printTrace, traceOf } from "../ir/trace.ts";
+import { builtinNetwork } from "../network/builtin.ts";
+import { measureEndToEnd } from "../network/end_to_end.ts";
+import { randomWeights } from "../network/weights.ts";
+import { RecordsDB } from "../datasets/db.ts";
 
 Deno.test("tune({}) names the strategy it lacks", async () => {
   await assert.rejects(
@@ -189,4 +216,174 @@ Deno.test("the rest of the notebook surface names a missing argument", async () 
       return true;
     });
   }
+});
+
+Deno.test("templateSpace, lower, new Schedule and fractionBand name a missing argument", async () => {
+  const w = createWorkload("matmul", [8, 8, 8]);
+  const cases: [string, () => unknown, RegExp][] = [
+    ["templateSpace", () => templateSpace(undefined as never, w), /^name must be a template name/],
+    [
+      "templateSpace workload",
+      () => templateSpace("matmul", undefined as never),
+      /^workload must be a workload .*got undefined$/,
+    ],
+    [
+      "templateSpace target",
+      () => templateSpace("matmul", w, 5 as never),
+      /^target must be a register file .*got 5$/,
+    ],
+    [
+      "templateSpace target.lanes",
+      () => templateSpace("matmul", w, { registers: 16 } as never),
+      /^target\.lanes must be an integer >= 1, got undefined$/,
+    ],
+    ["lower", () => lower(undefined as never), /^sch must be a schedule .*got undefined$/],
+    ["lower({})", () => lower({} as never), /^sch must be a schedule .*got \{\}$/],
+    ["new Schedule", () => new Schedule(undefined as never, undefined as never), /^workload must/],
+    [
+      "new Schedule(w)",
+      () => new Schedule(w, undefined as never),
+      /^Schedule options must be an object, got undefined$/,
+    ],
+    [
+      "new Schedule(w, {})",
+      () => new Schedule(w, {} as never),
+      /^prng must be a generator \(createPrng\(seed\)\), got undefined$/,
+    ],
+    ["fractionBand", () => fractionBand(undefined as never, 1, [1]), /^runs must be a list/],
+    [
+      "fractionBand runs[0]",
+      () => fractionBand([{}] as never, 1, [1]),
+      /^runs\[0\] must be a \{ best, wall, evals \} run, got \{\}$/,
+    ],
+    [
+      "fractionBand budgets",
+      () => fractionBand([], 1, undefined as never),
+      /^budgets must be a list of evaluation counts, got undefined$/,
+    ],
+  ];
+  for (const [name, f, message] of cases) {
+    await assert.rejects(async () => await f(), (e: Error) => {
+      assert.ok(e instanceof TypeError, `${name}: ${e}`);
+      assert.match(e.message, message, name);
+      return true;
+    });
+  }
+  assert.throws(() => fractionBand([], "1" as never, [1]), {
+    name: "TypeError",
+    message: 'optimum must be a number >= 0, got "1"',
+  });
+  assert.throws(() => fractionBand([], 1, [1.5]), {
+    name: "RangeError",
+    message: "budgets[0] must be an integer >= 0, got 1.5",
+  });
+  // Good arguments still work.
+  assert.deepEqual(fractionBand([{ best: [2, 1], wall: [0, 0], evals: 2 }], 1, [2]).median, [1]);
+  const sch = new Schedule(w, { prng: createPrng(0) });
+  assert.ok(lower(sch));
+  assert.ok(templateSpace("matmul", w).space);
+});
+
+Deno.test("the other root exports name a missing or wrong-kind argument", async () => {
+  const w = createWorkload("matmul", [8, 8, 8]);
+  const space = templateSpace("matmul", w).space;
+  const net = builtinNetwork("squeezenet1_1", { size: 32 });
+  const env = new ScheduleEnv(space, () => Promise.resolve({ seconds: 1 }) as never);
+  const cases: [string, () => unknown, RegExp][] = [
+    ["ScheduleEnv", () => new ScheduleEnv(undefined as never, () => 0 as never), /^space must/],
+    ["ScheduleEnv evaluate", () => new ScheduleEnv(space, 5 as never), /^evaluate must be a f/],
+    ["agentStrategy", () => agentStrategy(undefined as never, {} as never), /^space must be a k/],
+    [
+      "agentStrategy options",
+      () => agentStrategy(space, undefined as never),
+      /^agentStrategy options must be an object, got undefined$/,
+    ],
+    [
+      "agentStrategy makeAgent",
+      () => agentStrategy(space, { seed: 1, name: "x" } as never),
+      /^makeAgent must be a function, got undefined$/,
+    ],
+    ["bestSoFar", () => bestSoFar(5 as never), /^values must be a list of numbers, got 5$/],
+    ["compareFrame", () => compareFrame(undefined as never, [1], 1), /^runs must be a Map/],
+    ["runsFrame", () => runsFrame("x" as never, 1), /^runs must be a Map .*got "x"$/],
+    ["dqnAgent", () => dqnAgent(undefined as never), /^spec must be an agent spec/],
+    ["ppoAgent", () => ppoAgent(5 as never), /^spec must be an agent spec .*got 5$/],
+    ["randomAgent", () => randomAgent({} as never), /^spec must be an agent spec .*got \{\}$/],
+    ["estimateCurve", () => estimateCurve(undefined as never), /^outcome must be what tuneNetw/],
+    ["evaluateRanking", () => evaluateRanking(5 as never, []), /^pred must be a list of pre/],
+    ["generateCuda", () => generateCuda(undefined as never), /^kernel must be a kernel \(lower/],
+    ["heatmapSVG", () => heatmapSVG(undefined as never, [], { x: "a", y: "b" }), /^space must/],
+    [
+      "heatmapSVG options",
+      () => heatmapSVG(space, [], undefined as never),
+      /^heatmap options must be an object, got undefined$/,
+    ],
+    ["knobFeaturizer", () => knobFeaturizer(5 as never), /^space must be a knob space .*got 5$/],
+    ["learningCurveSVG", () => learningCurveSVG(undefined as never), /^series must be a list/],
+    [
+      "learningCurveSVG series[0]",
+      () => learningCurveSVG([{ label: "a" }] as never),
+      /^series\[0\] must be \{ label, episodes \}/,
+    ],
+    ["measureEndToEnd", () => measureEndToEnd(undefined as never, new Map()), /^net must be a n/],
+    [
+      "measureEndToEnd weights",
+      () => measureEndToEnd(net, undefined as never),
+      /^weights must be a Map of weights/,
+    ],
+    ["randomWeights", () => randomWeights(5 as never, 1), /^net must be a network .*got 5$/],
+    ["runEpisode", () => runEpisode(undefined as never, {} as never), /^env must be a ScheduleE/],
+    ["runEpisode agent", () => runEpisode(env, undefined as never), /^agent must be an agent/],
+    ["scatterSVG", () => scatterSVG(undefined as never, {} as never), /^points must be a list/],
+    ["scatterSVG options", () => scatterSVG([], undefined as never), /^scatterSVG options must/],
+    ["show", () => show({} as never), /^x must be a display .*got \{\}$/],
+    ["traceOf", () => traceOf(undefined as never), /^sch must be a schedule .*got undefined$/],
+    [
+      "trainAcrossSpaces",
+      () => trainAcrossSpaces(undefined as never, () => ({}) as never, { episodes: 1 }),
+      /^layers must be a list of layers/,
+    ],
+    [
+      "trainAcrossSpaces options",
+      () => trainAcrossSpaces([], () => ({}) as never, undefined as never),
+      /^trainAcrossSpaces options must be an object, got undefined$/,
+    ],
+    ["tuneNetwork", () => tuneNetwork(undefined as never), /^tuneNetwork options must be an ob/],
+    [
+      "tuneNetwork tasks",
+      () => tuneNetwork({ db: ":memory:", trials: 4, strategy: "random" } as never),
+      /^tasks must be a list of tasks \(extractTasks\(net\)\), got undefined$/,
+    ],
+    ["displayCode", () => displayCode(5 as never), /^code must be a string, got 5$/],
+    ["displayRecord", () => displayRecord(undefined as never), /^record must be a candidate/],
+    ["displayTrace", () => displayTrace(5 as never), /^trace must be a trace or its JSON text/],
+    ["liveProgress", () => liveProgress(5 as never), /^title must be a string, got 5$/],
+    ["RecordsDB.open", () => RecordsDB.open(5 as never), /^path must be a records database pa/],
+    ["XGBoostRegressor", () => new XGBoostRegressor(5 as never), /^XGBoost options must be an/],
+    ["XGBoostRegressor.load", () => XGBoostRegressor.load(undefined as never), /^path must be a/],
+  ];
+  for (const [name, f, message] of cases) {
+    await assert.rejects(async () => await f(), (e: Error) => {
+      assert.ok(e instanceof TypeError, `${name}: ${e}`);
+      assert.match(e.message, message, name);
+      return true;
+    });
+  }
+  // Right kind, out of range: a RangeError.
+  assert.throws(() => evaluateRanking([1, 2], [1]), {
+    name: "RangeError",
+    message: "pred and truth must have one value per candidate, got 2 and 1",
+  });
+  assert.throws(() => new XGBoostRegressor({ eta: "fast" as never }), {
+    name: "TypeError",
+    message: 'eta must be a number, got "fast"',
+  });
+  await assert.rejects(
+    () => tuneNetwork({ tasks: [], db: ":memory:", trials: 0, strategy: "random" }),
+    { name: "RangeError", message: "trials must be an integer >= 1, got 0" },
+  );
+  // Good arguments still work.
+  assert.deepEqual(bestSoFar([1, 3, 2]), [1, 3, 3]);
+  assert.equal(evaluateRanking([1, 2], [1, 2]).pick_regret, 0);
+  assert.equal(randomWeights(net, 1).size > 0, true);
 });

@@ -97,6 +97,16 @@ Deno.test("an unknown space or strategy gets a did-you-mean, not a path", async 
         ["--space", "pnpoly_RTX_3090", "--strategies", "random,sx"],
         /Unknown strategy "sx"; did you mean sa/,
       ],
+      [
+        "cli/tune_network.ts",
+        ["--network", "resnet1"],
+        /^tune-network: Unknown network "resnet1"; did you mean resnet18\?; give resnet18, mobilenet_v2, /,
+      ],
+      [
+        "cli/tune_network.ts",
+        ["--network", "squeezenet"],
+        /did you mean squeezenet1_1\?/,
+      ],
     ];
     for (const [script, args, message] of cases) {
       const r = await runScript(script, args, dir);
@@ -109,6 +119,12 @@ Deno.test("an unknown space or strategy gets a did-you-mean, not a path", async 
     const far = await runScript("cli/compare.ts", ["--space", "zzzz"], dir);
     assert.equal(far.code, 2);
     assert.match(far.stderr, /no recorded space of that name \(known: .*gemm_RTX_3090/);
+    const farNet = await runScript("cli/tune_network.ts", ["--network", "zzzz"], dir);
+    assert.equal(farNet.code, 2);
+    assert.match(
+      farNet.stderr,
+      /^tune-network: Unknown network "zzzz"; give resnet18, mobilenet_v2, squeezenet1_1,/,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

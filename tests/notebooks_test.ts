@@ -432,8 +432,9 @@ Deno.test("displayRecord() renders the measurement and the schedule of a record"
     ...base,
     result: { ...result, errorKind: "none", seconds: 1e-3, gflops: 1.024 },
   })[JUPYTER_DISPLAY]();
-  assert.match(ok["text/plain"], /^trial 3: 1\.02 GFLOP\/s, 1\.000 ms\n# matmul/);
-  assert.match(ok["text/html"], /<b>trial 3: 1\.02 GFLOP\/s, 1\.000 ms<\/b><pre>/);
+  // Stored trial 3 is the fourth: shown from 1, as the tables and reports number trials.
+  assert.match(ok["text/plain"], /^trial 4: 1\.02 GFLOP\/s, 1\.000 ms\n# matmul/);
+  assert.match(ok["text/html"], /<b>trial 4: 1\.02 GFLOP\/s, 1\.000 ms<\/b><pre>/);
   const failed = displayRecord({
     ...base,
     result: {
@@ -444,7 +445,7 @@ Deno.test("displayRecord() renders the measurement and the schedule of a record"
       gflops: null,
     },
   })[JUPYTER_DISPLAY]();
-  assert.match(failed["text/plain"], /^trial 3: wrong_answer \(max error 3\)/);
+  assert.match(failed["text/plain"], /^trial 4: wrong_answer \(max error 3\)/);
 });
 
 Deno.test("htmlTable() and displayCode() escape what they show", () => {

@@ -53,7 +53,8 @@ function fixture(): { db: RecordsDB; run: number } {
 Deno.test("runTable holds a run's measured candidates in trial order, with the best so far", () => {
   const { db, run } = fixture();
   const t = runTable(db, run);
-  assert.deepEqual(t.array("trial"), [0, 1, 2]);
+  // Stored trials 0, 1, 2, numbered from 1 as in an export (recordsTable) and every table.
+  assert.deepEqual(t.array("trial"), [1, 2, 3]);
   assert.deepEqual(t.array("error_kind"), ["none", "runtime_error", "none"]);
   assert.equal(t.get("seconds", 0), median([2e-6, 3e-6, 4e-6]));
   assert.equal(t.get("gflops", 1), null);
@@ -78,6 +79,9 @@ Deno.test("recordsTable holds the export's rows and columns", () => {
   assert.deepEqual(t.columnNames(), Object.keys(rows[0]));
   assert.deepEqual(t.objects(), rows);
   assert.equal(recordsTable(db, { runs: [2] }).numRows(), 1);
+  // One base for trials: the export's rows of run 1 and runTable agree.
+  const run1 = recordsTable(db, { runs: [1] }).array("trial");
+  assert.deepEqual(Array.from(run1), Array.from(runTable(db, 1).array("trial")));
   db.close();
 });
 

@@ -36,7 +36,7 @@
 import "npm:@uwdata/flechette@2.6.0";
 import { ColumnTable } from "npm:arquero@8.0.3";
 import type { CandidateRow } from "../datasets/db.ts";
-import { checkInteger, described } from "../ir/check.ts";
+import { checkInteger, checkObject, checkString, described } from "../ir/check.ts";
 import { printTrace, type Trace } from "../ir/trace.ts";
 import { figureBundle } from "../plots/figure.ts";
 import { progressCardSVG, progressHTML } from "../plots/progress_card.ts";
@@ -150,6 +150,8 @@ let displays = 0;
  * Outside Jupyter it writes {@link progressLine}s to stderr.
  */
 export function liveProgress(title: string, options: LiveProgressOptions = {}): LiveProgress {
+  checkString(title, "title", { allowEmpty: true });
+  checkObject(options, "liveProgress options");
   const broadcast: Broadcast | undefined = options.broadcast ?? (() => {
     const api = jupyterApi();
     return api
@@ -230,6 +232,9 @@ function bundleOf(make: () => MimeBundle): Displayable {
  * `text/plain`, and `text/html` in a `<pre>`. Takes a trace or its JSON.
  */
 export function displayTrace(trace: Trace | string): Displayable & { trace: Trace } {
+  if (typeof trace !== "string" && (typeof trace !== "object" || trace === null)) {
+    throw new TypeError(`trace must be a trace or its JSON text, got ${described(trace)}`);
+  }
   const t: Trace = typeof trace === "string" ? JSON.parse(trace) : trace;
   return {
     trace: t,
@@ -242,19 +247,19 @@ export function displayTrace(trace: Trace | string): Displayable & { trace: Trac
 
 /** Source code (C, CUDA, schedule code) that renders in Jupyter in a `<pre>`. */
 export function displayCode(code: string): Displayable {
+  checkString(code, "code", { allowEmpty: true });
   return bundleOf(() => ({ "text/plain": code, "text/html": `<pre>${escapeHTML(code)}</pre>` }));
 }
 
-/** One line about a record: trial, error kind or GFLOP/s and median time. */
+/** One line about a record: trial (from 1, as in the tables), error kind or GFLOP/s, time. */
 function recordLine(c: CandidateRow): string {
   const r = c.result;
-  if (!r) return `trial ${c.trial}: not measured`;
+  const trial = c.trial + 1;
+  if (!r) return `trial ${trial}: not measured`;
   if (r.errorKind !== "none") {
-    return `trial ${c.trial}: ${r.errorKind}${r.error ? ` (${r.error})` : ""}`;
+    return `trial ${trial}: ${r.errorKind}${r.error ? ` (${r.error})` : ""}`;
   }
-  return `trial ${c.trial}: ${r.gflops?.toFixed(2)} GFLOP/s, ${
-    (r.seconds! * 1e3).toPrecision(4)
-  } ms`;
+  return `trial ${trial}: ${r.gflops?.toFixed(2)} GFLOP/s, ${(r.seconds! * 1e3).toPrecision(4)} ms`;
 }
 
 /**
@@ -262,6 +267,13 @@ function recordLine(c: CandidateRow): string {
  * Jupyter as its measurement and its schedule code.
  */
 export function displayRecord(c: CandidateRow): Displayable {
+  if (typeof c !== "object" || c === null || typeof c.trace !== "string") {
+    throw new TypeError(
+      `record must be a candidate of the database (db.best(run), db.candidates(run)), got ${
+        described(c)
+      }`,
+    );
+  }
   return bundleOf(() => {
     const line = recordLine(c);
     const code = printTrace(JSON.parse(c.trace));
@@ -351,6 +363,12 @@ export async function show(x: Displayable | FigureDisplay | ColumnTable | string
     : x instanceof ColumnTable
     ? htmlTable(x)
     : x;
+  if (typeof d !== "object" || d === null || typeof d[JUPYTER_DISPLAY] !== "function") {
+    throw new TypeError(
+      `x must be a display (displayRecord, displayCode, htmlTable, displaySVG), an arquero table ` +
+        `or a string, got ${described(x)}`,
+    );
+  }
   const api = jupyterApi();
   if (api) {
     await api.display(d);

@@ -21,6 +21,14 @@
  * ```
  * @module
  */
+import {
+  checkArray,
+  checkInteger,
+  checkNumber,
+  checkObject,
+  checkString,
+  described,
+} from "../ir/check.ts";
 import { recordTarget } from "../ir/target.ts";
 import { RecordsDB, workloadKey } from "../datasets/db.ts";
 import { sqliteRecordStore } from "../datasets/record_store.ts";
@@ -202,6 +210,13 @@ export interface NetworkTuningOutcome {
  * ```
  */
 export function estimateCurve(o: NetworkTuningOutcome): number[] {
+  const x = o as Partial<NetworkTuningOutcome> | undefined;
+  if (
+    typeof x !== "object" || x === null || !Array.isArray(x.rounds) ||
+    typeof x.warmObjectiveSeconds !== "number"
+  ) {
+    throw new TypeError(`outcome must be what tuneNetwork returned, got ${described(o)}`);
+  }
   const curve: number[] = [];
   let value = o.warmObjectiveSeconds * 1e3, r = 0;
   for (let t = 1; t <= (o.rounds.at(-1)?.trialsUsed ?? 0); t++) {
@@ -468,6 +483,14 @@ interface LiveTask {
  * ```
  */
 export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTuningOutcome> {
+  checkObject(o, "tuneNetwork options");
+  checkArray(o.tasks, "tasks", "tasks (extractTasks(net))");
+  checkString(o.db, "db", { what: "a records database path" });
+  checkInteger(o.trials, "trials", { min: 1 });
+  checkString(o.strategy, "strategy", { what: "a strategy name" });
+  checkInteger(o.seed, "seed", { optional: true });
+  checkInteger(o.perRound, "perRound", { min: 1, optional: true });
+  checkNumber(o.timeoutSeconds, "timeoutSeconds", { min: 0, above: true, optional: true });
   const seed = o.seed ?? 1;
   const perRound = o.perRound ?? defaultPerRound(o.trials, o.tasks.length);
   const timing = { ...DEFAULTS.tune.timing, ...o.timing };

@@ -27,6 +27,7 @@
  * ```
  * @module
  */
+import { checkArray, checkFunction, checkInteger, checkObject } from "../ir/check.ts";
 import type { KnobSpace } from "../ir/knobs.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
 import type { CandidateOf } from "../search/strategy.ts";
@@ -99,6 +100,10 @@ export async function trainAcrossSpaces(
   makeAgent: (spec: AgentSpec, seed: number) => Agent,
   o: TransferOptions,
 ): Promise<{ agent: Agent; curves: LayerCurve[] }> {
+  checkArray(layers, "layers", "layers ({ name, space, evaluate }, e.g. replayLayer(name))");
+  checkFunction(makeAgent, "makeAgent");
+  checkObject(o, "trainAcrossSpaces options");
+  checkInteger(o.episodes, "episodes", { min: 1 });
   if (layers.length === 0) throw new RangeError("trainAcrossSpaces needs at least one layer");
   const seed = o.seed ?? 0;
   const envs = layers.map((l) =>

@@ -30,6 +30,7 @@ import { Schedule } from "../../ir/schedule.ts";
 import { traceOf } from "../../ir/trace.ts";
 import type { Workload } from "../../ir/workloads.ts";
 import { type RegisterFile, registerFile } from "../../ir/target_cpu.ts";
+import { checkInteger, checkString, checkWorkload, described } from "../../ir/check.ts";
 import { KnobSpace, type Point, pointOfValues, withDefaults } from "../../ir/knobs.ts";
 import type { Candidate } from "../strategy.ts";
 import { CONV2D } from "./conv2d.ts";
@@ -86,6 +87,16 @@ export function templateSpace(
   w: Workload,
   target: RegisterFile = registerFile(),
 ): TemplateSpace {
+  checkString(name, "name", { what: `a template name (${TEMPLATE_NAMES.join(", ")})` });
+  checkWorkload(w, "workload");
+  const reg = target as Partial<RegisterFile> | undefined;
+  if (typeof reg !== "object" || reg === null) {
+    throw new TypeError(
+      `target must be a register file (registerFile()), got ${described(target)}`,
+    );
+  }
+  checkInteger(reg.lanes, "target.lanes", { min: 1 });
+  checkInteger(reg.registers, "target.registers", { min: 1 });
   const t = Object.hasOwn(TEMPLATES, name) ? TEMPLATES[name] : undefined;
   if (!t) throw new RangeError(`Unknown template "${name}"; known: ${TEMPLATE_NAMES.join(", ")}`);
   if (!t.workloads.includes(w.name)) {
