@@ -21,8 +21,8 @@ import {
   reachTable,
   type RunTrace,
 } from "../search/comparison.ts";
-import { budgetScore, expectedRandomFraction, meanCurve } from "../search/score.ts";
-import { replaySpaceFromFile } from "../search/replay.ts";
+import { budgetScore, meanCurve } from "../search/score.ts";
+import { expectedRandomCurve, replaySpaceFromFile } from "../search/replay.ts";
 import { DEFAULTS } from "../ir/defaults.ts";
 import { bandCurveSVG } from "../plots/tuning_curve.ts";
 
@@ -127,15 +127,7 @@ export async function comparisonsOf(db: RecordsReader): Promise<SpaceComparison[
     let random: number[] | undefined, randomCurve: number[] | undefined;
     let randomFrom: SpaceComparison["randomFrom"] = "none";
     if (cache) {
-      const times: number[] = [];
-      for (let i = 0; i < cache.space.size; i++) {
-        const s = cache.evaluateIndex(i).seconds;
-        if (s !== undefined && cache.space.isValid(cache.space.point(i))) times.push(s);
-      }
-      randomCurve = Array.from(
-        { length: maxBudget },
-        (_, k) => expectedRandomFraction(times, cache.allowedCount, k + 1),
-      );
+      randomCurve = expectedRandomCurve(cache, 1, maxBudget);
       random = randomCurve.slice(lo - 1);
       randomFrom = "exact expectation";
     } else if (traces.has("random")) {

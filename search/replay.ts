@@ -40,6 +40,7 @@ import { limitMessage, LIMITS } from "../ir/limits.ts";
 import type { ErrorKind } from "../ir/error_kind.ts";
 import { KnobSpace, type Point } from "../ir/knobs.ts";
 import type { Candidate, CandidateOf, Observation } from "./strategy.ts";
+import { expectedRandomFraction } from "./score.ts";
 
 export type { Candidate, CandidateOf, ErrorKind, KnobSpace, Observation, Point };
 
@@ -367,6 +368,31 @@ export const ALL_SPACES: readonly string[] = ALL_CACHE_NAMES;
 
 /** Where a cache name or path points (the one rule: datasets/cache_names.ts). */
 export { RECORDED_DIR, resolveCachePath };
+
+/**
+ * The exact expected fraction of the optimum of random search on a replayed
+ * space at each budget `lo..hi` (`expectedRandomFraction` over the times of
+ * its valid configurations, drawing among its allowed ones).
+ *
+ * @example
+ * ```ts
+ * import { expectedRandomCurve, replaySpaceFromFile } from "./replay.ts";
+ * const r = await replaySpaceFromFile("pnpoly_RTX_3090");
+ * const curve = expectedRandomCurve(r, 1, 50);
+ * if (curve.length !== 50 || !(curve[49] > curve[0])) throw new Error();
+ * ```
+ */
+export function expectedRandomCurve(replay: ReplaySpace, lo: number, hi: number): number[] {
+  const times: number[] = [];
+  for (let i = 0; i < replay.space.size; i++) {
+    const s = replay.evaluateIndex(i).seconds;
+    if (s !== undefined && replay.space.isValid(replay.space.point(i))) times.push(s);
+  }
+  return Array.from(
+    { length: hi - lo + 1 },
+    (_, k) => expectedRandomFraction(times, replay.allowedCount, lo + k),
+  );
+}
 
 /**
  * Reads a cache and replays it.

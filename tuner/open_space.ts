@@ -39,8 +39,7 @@ import {
   resolveCachePath,
 } from "../datasets/cache_names.ts";
 import type { Sample } from "../costmodel/model.ts";
-import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
-import { expectedRandomFraction } from "../search/score.ts";
+import { expectedRandomCurve, type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
 import { type KnobSpace, pointOfValues } from "../ir/knobs.ts";
 import type { CandidateOf } from "../search/strategy.ts";
 import { defaultTemplate, templateSpace } from "../search/templates/registry.ts";
@@ -214,17 +213,7 @@ export async function openSpace(
     replay,
     measurer: replayMeasurer(replay),
     workload: { name: cacheName(spec), shape: [], flops: 0 },
-    randomCurve: (lo, hi) => {
-      const times: number[] = [];
-      for (let i = 0; i < replay.space.size; i++) {
-        const s = replay.evaluateIndex(i).seconds;
-        if (s !== undefined && replay.space.isValid(replay.space.point(i))) times.push(s);
-      }
-      return Array.from(
-        { length: hi - lo + 1 },
-        (_, k) => expectedRandomFraction(times, replay.allowedCount, lo + k),
-      );
-    },
+    randomCurve: (lo, hi) => expectedRandomCurve(replay, lo, hi),
     close: () => Promise.resolve(),
   };
 }
