@@ -7,19 +7,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { ALL_SPACES, resolveCachePath } from "../search/replay.ts";
-
-/** Edit distance (insertions, deletions, substitutions) between two strings. */
-export function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = row;
-  }
-  return prev[b.length];
-}
+import { editDistance } from "../datasets/cache_names.ts";
 
 /**
  * The known names closest to `name`: those that start with it or contain it
