@@ -30,6 +30,7 @@
  * ```
  * @module
  */
+import { sortedQuantile } from "../ir/stats.ts";
 import type { KernelTunerEntry } from "../datasets/kerneltuner.ts";
 import type { Candidate, Strategy } from "./strategy.ts";
 import type { RunTrace } from "./comparison.ts";
@@ -169,13 +170,6 @@ export interface TimeRow {
   mean_evals: number;
 }
 
-function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return NaN;
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos), hi = Math.ceil(pos);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
-}
-
 /**
  * Rows at tuning-time budgets: for each strategy's runs on the clock
  * ({@link onClock}) and each budget, the fraction of optimum among the
@@ -211,9 +205,9 @@ export function timeRows(
         seconds: t,
         seeds: list.length,
         mean_fraction: f.reduce((a, b) => a + b, 0) / Math.max(1, f.length),
-        median_fraction: quantile(sorted, 0.5),
-        p25: quantile(sorted, 0.25),
-        p75: quantile(sorted, 0.75),
+        median_fraction: sortedQuantile(sorted, 0.5),
+        p25: sortedQuantile(sorted, 0.25),
+        p75: sortedQuantile(sorted, 0.75),
         mean_evals: evals.reduce((a, b) => a + b, 0) / Math.max(1, evals.length),
       });
     }
