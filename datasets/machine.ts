@@ -3,6 +3,7 @@
  * tunebook versions (with the git commit when there is one).
  * @module
  */
+import { cpuInfo } from "../ir/target_cpu.ts";
 
 /** Version of tunebook, from deno.json. */
 export const TUNEBOOK_VERSION = "0.1.0";
@@ -39,28 +40,8 @@ export async function tunebookVersion(): Promise<string> {
  * The CPU model name: from /proc/cpuinfo, or from `lscpu` when reading
  * /proc needs permissions the process lacks (Deno 2.9 asks for
  * `--allow-all` to read /proc/cpuinfo); "unknown" when neither works.
- * `cpuInfo` in ir/target_cpu.ts reads the flags the same way; the layer order
- * keeps measure/ and datasets/ from importing each other
- * (tests/layers_test.ts), so each has its own.
+ * It is `cpuInfo` of ir/target_cpu.ts, which reads the CPU flags the same way.
  */
 export function cpuModel(): string {
-  try {
-    const info = Deno.readTextFileSync("/proc/cpuinfo");
-    const m = info.match(/^model name\s*:\s*(.+)$/m)?.[1]?.trim();
-    if (m) return m;
-  } catch {
-    // Not readable here: ask lscpu.
-  }
-  try {
-    const out = new Deno.Command("lscpu", {
-      env: { LC_ALL: "C" },
-      stdout: "piped",
-      stderr: "null",
-    }).outputSync();
-    const m = new TextDecoder().decode(out.stdout).match(/^Model name:\s*(.+)$/m)?.[1]?.trim();
-    if (out.success && m) return m;
-  } catch {
-    // No lscpu, or no permission to run it.
-  }
-  return "unknown";
+  return cpuInfo("model name", "Model name") ?? "unknown";
 }
