@@ -102,7 +102,8 @@ export const COMPARE_USAGE = `usage: deno task compare --space SPACE [options]
                          (Willemsen et al., FGCS 2024) beside the count-based score
   --no-strategy-time     with --budget-time: leave the strategy's own time off the clock
   --seeds N              seeds per strategy (default ${C.seeds})
-  --absent KIND          invalid | restricted: configurations a cache lacks (default ${C.absent})
+  --absent KIND          invalid | restricted: configurations a cache lacks (default ${C.absent};
+                         restricted with --budget-time, as the methodology and Kernel Tuner have it)
   --template NAME        knob template of a live workload space
   --transfer-from CACHE  records of the same kernel on another device (transfer strategies)
   --plan-size N          plan size of the planning strategies (default ${DEFAULTS.planSize})
@@ -197,7 +198,7 @@ export async function compare(
       "budget-time": { type: "string" },
       "no-strategy-time": { type: "boolean", default: false },
       seeds: { type: "string", default: String(C.seeds) },
-      absent: { type: "string", default: C.absent },
+      absent: { type: "string" },
       template: { type: "string" },
       "transfer-from": { type: "string" },
       "plan-size": { type: "string" },
@@ -226,6 +227,9 @@ export async function compare(
   if (!v.space) {
     throw new UsageError("Missing --space (a Kernel Tuner cache name or path, or workload:shape)");
   }
+  // In tuning time, the methodology's and Kernel Tuner's semantics: a configuration the
+  // space's restrictions exclude is never evaluated (no time, no evaluation).
+  v.absent ??= v["budget-time"] !== undefined ? "restricted" : C.absent;
   if (v.absent !== "invalid" && v.absent !== "restricted") {
     throw new UsageError(`--absent must be "invalid" or "restricted", got "${v.absent}"`);
   }
@@ -381,6 +385,8 @@ interface TimedOutput extends CompareOutput {
     /** Methodology score per strategy (null: no valid evaluation within the range). */
     scores: Record<string, number | null>;
     range: { start: number; end: number; limit: number; strategyTime: boolean };
+    /** What a configuration the cache lacks was in these runs (restricted unless `--absent invalid`). */
+    absent: "invalid" | "restricted";
     /** Standardised curves (kept in {@link timeCurves}, not in the JSON). */
     curves: Record<string, number[]>;
   };
@@ -761,6 +767,7 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
         limit: timeLimit,
         strategyTime: v.time!.strategyTime !== false,
       },
+      absent: v.absent,
       curves: out.curves,
     };
   }

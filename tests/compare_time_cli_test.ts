@@ -33,6 +33,8 @@ Deno.test("compare --budget-time prints the time-based and the count-based ranki
       assert.deepEqual(Object.keys(space.time.scores), ["random", "sa"]);
       assert.ok(space.time.range.end > space.time.range.start);
       assert.ok(space.time.range.limit > space.time.range.end);
+      // In tuning time a configuration the restrictions exclude is never evaluated (the methodology's rule).
+      assert.equal(space.time.absent, "restricted");
       assert.equal(space.time.rows.length, 6);
       // A run stops at the tuning-time limit: never more evaluations than fit in it.
       for (const row of space.time.rows) assert.ok(row.mean_evals > 0);
