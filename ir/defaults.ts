@@ -64,8 +64,8 @@ export interface TuneDefaults {
 /** Defaults of `compare` and its runs. */
 export interface CompareDefaults {
   /**
-   * Strategies compared (`--strategies`): `auto` first, tunebook's default strategy for a
-   * comparison (first by both scores on the spaces in data/: bench/results/methodology_scores.md).
+   * Strategies compared (`--strategies`): `bo` first, tunebook's default strategy for a
+   * comparison (first by both scores over the spaces in data/: bench/results/methodology_scores.md).
    */
   readonly strategies: readonly string[];
   /** Evaluations at which strategies are compared (`--budget`). */
@@ -107,7 +107,7 @@ export const DEFAULTS: Readonly<{
     timing: Object.freeze({ number: 1, repeat: 3, minRepeatMs: 40, warmup: 1 }),
   }),
   compare: Object.freeze({
-    strategies: Object.freeze(["auto", "random", "grid", "sa", "ga", "evolutionary"]),
+    strategies: Object.freeze(["bo", "random", "grid", "sa", "ga", "evolutionary"]),
     budgets: Object.freeze([25, 100, 400]),
     seeds: 20,
     absent: "invalid" as const,
