@@ -15,6 +15,7 @@ import { templateNamesOf } from "../search/target_space.ts";
 import { TEMPLATE_NAMES } from "../search/templates/registry.ts";
 import { GPU_TEMPLATE_NAMES } from "../search/templates/registry_gpu.ts";
 import { STRATEGY_NAMES, strategyHelp } from "../tuner/strategies.ts";
+import { parseStrategyName } from "../tuner/presets.ts";
 import { DEFAULTS, RANGES } from "../ir/defaults.ts";
 import { didYouMean, unknownSpace } from "./names.ts";
 
@@ -135,7 +136,9 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
                       GPU, stops after building with a "no CUDA device/driver" error (exit 3)
   --strategy NAME     search strategy (default ${TUNE.strategy}), one of the table below; random
                       and ansor search the sketch space (random: the template's knobs when
-                      --template is given), the others the knob template
+                      --template is given), the others the knob template; NAME@PRESET
+                      runs it with a preset's settings (tune-strategy's runs/presets/PRESET.json,
+                      a path ending in .json, or random@kt) on a knob space
   --template NAME     knob template of the knob strategies (default the workload's: ${
   TEMPLATE_NAMES.join(", ")
 }; cuda: ${GPU_TEMPLATE_NAMES.join(", ")})
@@ -288,9 +291,11 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
   if (target.nvcc && args.race !== undefined) {
     throw new UsageError("--race: target cuda times every repeat (no racing on the GPU)");
   }
-  if (!STRATEGY_NAMES.includes(args.strategy)) {
+  // STRATEGY@PRESET: the table's name here; the preset is read and checked by strategyProblem.
+  const strategy = parseStrategyName(args.strategy).strategy;
+  if (!STRATEGY_NAMES.includes(strategy)) {
     throw new UsageError(
-      `Unknown strategy "${args.strategy}"${didYouMean(args.strategy, STRATEGY_NAMES)}; known: ${
+      `Unknown strategy "${strategy}"${didYouMean(strategy, STRATEGY_NAMES)}; known: ${
         STRATEGY_NAMES.join(", ")
       }`,
     );

@@ -32,7 +32,6 @@ import {
 } from "../search/comparison.ts";
 import { runTrace } from "../tuner/run_strategy.ts";
 import {
-  createStrategy,
   KNOB_STRATEGY_NAMES,
   STRATEGIES,
   STRATEGY_NAMES,
@@ -53,7 +52,6 @@ import {
   compareStrategies,
   type Comparison,
   type RunJobRequest,
-  type StrategyChoice,
 } from "../tuner/compare_strategies.ts";
 import { cacheName } from "../datasets/cache_names.ts";
 import { stderrProgress } from "../tuner/progress.ts";
@@ -83,7 +81,7 @@ import {
   timeSpace,
 } from "../tuner/compare_time.ts";
 import { type TimeRow, timeTable } from "../search/tuning_time.ts";
-import { parseStrategyName, readPreset, type StrategyPreset } from "../tuner/presets.ts";
+import { parseStrategyName, resolveStrategy } from "../tuner/presets.ts";
 
 const C = DEFAULTS.compare;
 
@@ -237,8 +235,6 @@ export async function compare(
   if (strategies.length === 0) {
     throw new UsageError(`--strategies names no strategy; known: ${STRATEGY_NAMES.join(", ")}`);
   }
-  // STRATEGY@PRESET (tuner/presets.ts): a strategy of the table with a preset's settings.
-  const presets = await readPresets(strategies, v.queue);
   for (const s of strategies.map((x) => parseStrategyName(x).strategy)) {
     if (!STRATEGY_NAMES.includes(s)) {
       throw new UsageError(
@@ -253,6 +249,8 @@ export async function compare(
       );
     }
   }
+  // STRATEGY@PRESET (tuner/presets.ts): a strategy of the table with a preset's settings.
+  checkPresets(strategies, v.queue);
   if (strategies.some((s) => TRANSFER_STRATEGIES.includes(s)) && !v["transfer-from"]) {
     throw new UsageError(
       `${
@@ -294,7 +292,6 @@ export async function compare(
   const flags: CompareFlags = {
     ...v,
     time,
-    presets,
     absent: v.absent,
     strategies,
     budgets,
@@ -399,44 +396,19 @@ function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
 
-/**
- * The strategies as compareStrategies takes them: a plain name as itself, a `STRATEGY@PRESET` name
- * as a factory of its strategy with the preset's settings (the run keeps the full name).
- */
-function strategyChoices(
-  names: readonly string[],
-  presets: Map<string, StrategyPreset> | undefined,
-): StrategyChoice[] {
-  return names.map((name) => {
-    const preset = presets?.get(name);
-    if (!preset) return name;
-    const { strategy } = parseStrategyName(name);
-    return {
-      name,
-      create: (space, context) =>
-        createStrategy(strategy, space, { ...context, hyper: preset.hyper }),
-    };
-  });
-}
-
-/** The presets of the `STRATEGY@PRESET` names among `names`; a bad one is a usage error. */
-async function readPresets(
-  names: readonly string[],
-  queue?: string,
-): Promise<Map<string, StrategyPreset>> {
-  const out = new Map<string, StrategyPreset>();
+/** Checks the `STRATEGY@PRESET` names among `names` (tuner/presets.ts); a bad one is a usage error. */
+function checkPresets(names: readonly string[], queue?: string): void {
   for (const n of names) {
     if (parseStrategyName(n).preset === undefined) continue;
     if (queue !== undefined) {
       throw new UsageError(`--strategies ${n}: presets cannot be sent to --queue workers`);
     }
     try {
-      out.set(n, await readPreset(n));
+      resolveStrategy(n);
     } catch (e) {
       throw new UsageError(`--strategies ${n}: ${(e as Error).message}`);
     }
   }
-  return out;
 }
 
 /** `--budget-time` and `--no-strategy-time`: the comparison in tuning time, or undefined. */
@@ -488,8 +460,6 @@ interface CompareFlags {
   queue?: string;
   /** `--budget-time`: also compare in tuning time. */
   time?: TimeCompareOptions;
-  /** The presets of `STRATEGY@PRESET` names. */
-  presets?: Map<string, StrategyPreset>;
 }
 
 /**
@@ -639,7 +609,7 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
   const runConfig: Record<string, unknown> = runQueue ? queueConfig : localConfig;
   let c: Comparison;
   try {
-    c = await compareStrategies(space, strategyChoices(strategies, v.presets), {
+    c = await compareStrategies(space, strategies, {
       budgets,
       seeds,
       db: v.store,

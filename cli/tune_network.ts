@@ -25,6 +25,7 @@ import { tuningCurveSVG } from "../plots/tuning_curve.ts";
 import { writePlot } from "../plots/figure.ts";
 import { RecordsDB } from "../datasets/db.ts";
 import {
+  checkNetworkPreset,
   defaultPerRound,
   estimateCurve,
   type NetworkTuningOutcome,
@@ -40,6 +41,7 @@ import type { MeasureResult } from "../measure/measurer.ts";
 import { TEMPLATE_NAMES } from "../search/templates/registry.ts";
 import { nonNegativeInt, parseFlags, positiveInt, runJsonCommand, UsageError } from "./args.ts";
 import { STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../tuner/strategies.ts";
+import { parseStrategyName, resolveStrategy } from "../tuner/presets.ts";
 import { DEFAULTS } from "../ir/defaults.ts";
 
 /** Strategies a network's tasks can be tuned with: the table's, but those that need records to pretrain on. */
@@ -50,7 +52,8 @@ export const TUNE_NETWORK_USAGE =
   `usage: deno task tune-network --network NAME|FILE.json|FILE.onnx [options]
   --network N         resnet18, mobilenet_v2, squeezenet1_1, a FILE.json of layers or a FILE.onnx
   --trials N          trial budget over all tasks, per scheduler and strategy (default ${DEFAULTS.tune.trials})
-  --strategy S[,S]    strategy of every task (default random); several: one session each
+  --strategy S[,S]    strategy of every task (default random); several: one session each;
+                      S@PRESET runs S with a preset's settings (tune-strategy's runs/presets/)
   --template T[,T]    knob templates of the knob strategies: a task takes the first that
                       schedules it (e.g. conv2d-packed,matmul-packed), else its default one
   --scheduler X[,X]   gradient or round-robin (default gradient); several: one session each
@@ -117,6 +120,27 @@ function list<T extends string>(flag: string, v: string, known: readonly T[]): T
     }
   }
   return [...new Set(items)] as T[];
+}
+
+/**
+ * `--strategy`'s names, each a table name or `NAME@PRESET` (tuner/presets.ts), checked here:
+ * an unknown name, a missing preset or a bad setting is a usage error naming it.
+ */
+function strategyList(v: string): string[] {
+  const items = v.split(",").map((s) => s.trim());
+  for (const s of items) {
+    const { strategy, preset } = parseStrategyName(s);
+    if (!STRATEGIES.includes(strategy)) {
+      throw new UsageError(`--strategy "${strategy}" is not one of ${STRATEGIES.join(", ")}`);
+    }
+    if (preset === undefined) continue;
+    try {
+      checkNetworkPreset(resolveStrategy(s));
+    } catch (e) {
+      throw new UsageError(`--strategy ${s}: ${(e as Error).message}`);
+    }
+  }
+  return [...new Set(items)];
 }
 
 /**
@@ -192,7 +216,7 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
   return {
     network: v.network,
     trials: positiveInt("trials", v.trials, DEFAULTS.tune.trials)!,
-    strategies: list("strategy", v.strategy!, STRATEGIES),
+    strategies: strategyList(v.strategy!),
     templates: v.template === undefined ? [] : list("template", v.template, TEMPLATE_NAMES),
     schedulers: list("scheduler", v.scheduler!, TASK_SCHEDULERS),
     db: v.db!,

@@ -76,3 +76,39 @@ Deno.test("a replayed run stopped after 20 records resumes to the records of an 
   assert.deepEqual(rows(cut), rows(join(dir, "whole.db")));
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("a STRATEGY@PRESET run stores the preset's settings and resumes with them after the file is gone", async () => {
+  const dir = await Deno.makeTempDir();
+  const preset = join(dir, "cold.json");
+  await Deno.writeTextFile(
+    preset,
+    JSON.stringify({ name: "cold", strategy: "sa", hyper: { t0: 0.5, init: 5 } }),
+  );
+  const options = { space: "pnpoly_RTX_3090", strategy: `sa@${preset}`, trials: 40, seed: 2 };
+  const whole = await runSession({ ...options, db: join(dir, "whole.db") });
+  assert.equal(whole.valid + whole.errors, 40);
+  const stop = new AbortController();
+  const cut = join(dir, "cut.db");
+  await runSession({
+    ...options,
+    db: cut,
+    signal: stop.signal,
+    onProgress: (p) => p.done >= 16 && stop.abort(),
+  });
+  await Deno.remove(preset);
+  const resumed = await runSession({ db: cut, resume: true });
+  assert.equal(resumed.valid + resumed.errors, 40);
+  const rows = (path: string) => {
+    const db = RecordsDB.open(path, { mode: "read" });
+    const out = db.candidates(1).map((c) => [c.trial, c.knobs, c.result?.seconds ?? null]);
+    const hyper = db.run(1)?.config.hyper;
+    db.close();
+    return { out, hyper };
+  };
+  assert.deepEqual(rows(cut), rows(join(dir, "whole.db")));
+  assert.deepEqual(rows(cut).hyper, { t0: 0.5, init: 5 });
+  // Other settings than the defaults: the plain strategy's run differs.
+  const plain = await runSession({ ...options, strategy: "sa", db: join(dir, "plain.db") });
+  assert.notDeepEqual(rows(join(dir, "plain.db")).out, rows(cut).out, String(plain.trials));
+  await Deno.remove(dir, { recursive: true });
+});

@@ -1,8 +1,12 @@
-/** End-to-end: `tune-strategy` writes a preset that `compare --strategies NAME@PRESET` runs. */
+/**
+ * End-to-end: `tune-strategy` writes a preset that `compare --strategies NAME@PRESET` runs;
+ * `tune` and `tune-network` take the same names.
+ */
 import { lastJsonLine } from "../cli/output.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
+import { RecordsDB } from "../datasets/db.ts";
 
 Deno.test("tune-strategy writes a preset with its leave-one-space-out score; compare runs it", async () => {
   const dir = await Deno.makeTempDir();
@@ -68,6 +72,71 @@ Deno.test("tune-strategy writes a preset with its leave-one-space-out score; com
       badPreset.stderr,
       /--strategies sa@nothing-here: Preset "nothing-here" of sa@nothing-here: no file/,
     );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("tune, tune-network and compare take STRATEGY@PRESET; tune records the preset's settings; a bad one exits 2 with one line", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(
+      join(dir, "cold.json"),
+      JSON.stringify({ name: "cold", strategy: "sa", hyper: { t0: 0.5, init: 5 } }),
+    );
+    const db = join(dir, "r.db");
+    const args = ["--space", "pnpoly_RTX_3090", "--strategy", "sa@cold.json", "--db", db];
+    const r = await runScript("cli/tune.ts", [...args, "--trials", "12", "--quiet"], dir);
+    assert.equal(r.code, 0, r.stderr);
+    const records = RecordsDB.open(db, { mode: "read" });
+    const run = records.run(1)!;
+    records.close();
+    assert.equal(run.strategy, "sa@cold.json");
+    assert.equal(run.config.strategy, "sa@cold.json");
+    assert.deepEqual(run.config.hyper, { t0: 0.5, init: 5 });
+    await Deno.writeTextFile(
+      join(dir, "bad.json"),
+      JSON.stringify({ strategy: "sa", hyper: { t0: 7 } }),
+    );
+    for (
+      const [script, argv, message] of [
+        [
+          "cli/tune.ts",
+          ["--space", "pnpoly_RTX_3090", "--strategy", "sa@nothing-here"],
+          /^tune: Preset "nothing-here" of sa@nothing-here: no file/,
+        ],
+        [
+          "cli/tune.ts",
+          ["--workload", "matmul", "--shape", "64,64,64", "--strategy", "random@kt"],
+          /random@kt: its settings .* apply to a knob space/,
+        ],
+        [
+          "cli/tune.ts",
+          ["--space", "pnpoly_RTX_3090", "--strategy", "magic@kt"],
+          /Unknown strategy "magic"/,
+        ],
+        [
+          "cli/tune_network.ts",
+          ["--network", "resnet18", "--strategy", "ga@nothing-here"],
+          /--strategy ga@nothing-here: Preset "nothing-here" of ga@nothing-here: no file/,
+        ],
+        [
+          "cli/tune_network.ts",
+          ["--network", "resnet18", "--strategy", "random@kt"],
+          /random@kt: tune-network's random searches the sketches/,
+        ],
+        [
+          "cli/compare.ts",
+          ["--space", "pnpoly_RTX_3090", "--strategies", "sa@bad.json"],
+          /--strategies sa@bad.json: Hyperparameter sa\.t0 must be one of/,
+        ],
+      ] as [string, string[], RegExp][]
+    ) {
+      const bad = await runScript(script, [...argv, "--db", join(dir, "other.db")], dir);
+      assert.equal(bad.code, 2, `${script} ${argv.join(" ")}: ${bad.stderr}`);
+      assert.match(bad.stderr, message);
+      assert.equal(bad.stderr.trim().split("\n").length, 1, bad.stderr);
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -10,7 +10,8 @@
  * is the first b evaluations of each run (strategies do not know the budget).
  * Seeds are 0..n−1 (or the list given). With `db` every run's records go to
  * that store; with `resume` finished runs of the same configuration are read
- * back, an unfinished one continues and missing ones start.
+ * back, an unfinished one continues and missing ones start. A strategy
+ * named `STRATEGY@PRESET` runs with the preset's settings under that label.
  *
  * @example
  * ```ts
@@ -42,6 +43,7 @@ import type { KnobSpace } from "../ir/knobs.ts";
 import type { CandidateOf, Strategy } from "../search/strategy.ts";
 import { knobKey, runStrategy, runTrace } from "./run_strategy.ts";
 import { createStrategy, KNOB_STRATEGY_NAMES } from "./strategies.ts";
+import { parseStrategyName, type ResolvedStrategy, resolveStrategy } from "./presets.ts";
 import type { OpenedSpace } from "./open_space.ts";
 
 /** A strategy of a comparison made by the caller (a variant, a wrapped strategy). */
@@ -55,7 +57,11 @@ export interface StrategyFactory {
   ): Strategy | Promise<Strategy>;
 }
 
-/** A strategy by table name (`"sa"`, `"bo"`, ...: `KNOB_STRATEGY_NAMES`) or a {@link StrategyFactory}. */
+/**
+ * A strategy by table name (`"sa"`, `"bo"`, ...: `KNOB_STRATEGY_NAMES`), by
+ * `STRATEGY@PRESET` (`"sa@mine"`, `"random@kt"`: tuner/presets.ts; its runs
+ * record the preset's settings as `config.hyper`), or a {@link StrategyFactory}.
+ */
 export type StrategyChoice = string | StrategyFactory;
 
 /** One finished run, as told to {@link CompareStrategiesOptions.onRun}. */
@@ -223,14 +229,22 @@ export async function compareStrategies(
       }`,
     );
   }
-  for (const s of strategies) {
+  // Names resolved once (STRATEGY@PRESET reads its preset here); factories are kept as given.
+  const resolved = new Map<number, ResolvedStrategy>();
+  for (const [k, s] of strategies.entries()) {
     if (typeof s === "string") {
-      if (!KNOB_STRATEGY_NAMES.includes(s)) {
+      const base = parseStrategyName(s).strategy;
+      if (!KNOB_STRATEGY_NAMES.includes(base)) {
         throw new RangeError(
-          `strategies: unknown strategy ${JSON.stringify(s)}; known: ${
+          `strategies: unknown strategy ${JSON.stringify(base)}; known: ${
             KNOB_STRATEGY_NAMES.join(", ")
           }`,
         );
+      }
+      try {
+        resolved.set(k, resolveStrategy(s));
+      } catch (e) {
+        throw new RangeError(`strategies: ${s}: ${(e as Error).message}`);
       }
     } else if (typeof s !== "object" || s === null || typeof s.create !== "function") {
       throw new TypeError(
@@ -276,7 +290,11 @@ export async function compareStrategies(
     ...(options.config ?? { compare: space.spec }),
     budget: maxBudget,
   };
-  const same = JSON.stringify(config);
+  // A preset's run records its settings: a run of other settings under the same label is not resumed.
+  const configOf = names.map((_, k) => {
+    const hyper = resolved.get(k)?.preset ? resolved.get(k)!.hyper : undefined;
+    return hyper ? { ...config, hyper } : config;
+  });
   const recorded = options.resume ? await store.runs() : [];
   if (space.remember) {
     // A resumed live comparison measures no configuration its records already hold.
@@ -288,9 +306,10 @@ export async function compareStrategies(
       }
     }
   }
-  const previous = (name: string, seed: number) =>
+  const previous = (k: number, seed: number) =>
     recorded.findLast((r) =>
-      r.strategy === name && r.seed === seed && JSON.stringify(r.config) === same
+      r.strategy === names[k] && r.seed === seed &&
+      JSON.stringify(r.config) === JSON.stringify(configOf[k])
     );
   const traces = new Map<string, RunTrace[]>();
   const total = names.length * seeds.length;
@@ -299,12 +318,18 @@ export async function compareStrategies(
     options.onRun?.({ strategy, seed, done: ++done, total, trace, resumed });
   if (options.execute) {
     const execute = options.execute;
-    const sent = names.map((strategy) =>
+    const preset = [...resolved.values()].find((r) => r.preset);
+    if (preset) {
+      throw new RangeError(
+        `strategies: ${preset.label}: a preset's settings cannot be sent to execute (workers run table names)`,
+      );
+    }
+    const sent = names.map((strategy, k) =>
       seeds.map((seed) => {
-        const before = previous(strategy, seed);
+        const before = previous(k, seed);
         const result = before?.status === "finished"
           ? undefined
-          : execute({ strategy, seed, budget: maxBudget, config });
+          : execute({ strategy, seed, budget: maxBudget, config: configOf[k] });
         result?.catch(() => {}); // Awaited in order below.
         return { before, result };
       })
@@ -323,7 +348,7 @@ export async function compareStrategies(
       const name = names[k];
       const list: RunTrace[] = [];
       for (const seed of seeds) {
-        const before = previous(name, seed);
+        const before = previous(k, seed);
         let trace: RunTrace;
         if (before?.status === "finished") {
           trace = await runTrace(store, before.id);
@@ -334,9 +359,13 @@ export async function compareStrategies(
             pretrain: options.pretrain,
             planSize: options.planSize,
           };
-          const strategy = typeof choice === "string"
-            ? await createStrategy(choice, space.space, context)
-            : await choice.create(space.space, context);
+          const r = resolved.get(k);
+          const strategy = r
+            ? await createStrategy(r.strategy, space.space, {
+              ...context,
+              ...(r.preset ? { hyper: r.hyper } : {}),
+            })
+            : await (choice as StrategyFactory).create(space.space, context);
           const run = options.wrap?.(strategy, measurer) ?? { strategy, measurer };
           try {
             trace = await runStrategy(run.strategy, run.measurer, {
@@ -349,7 +378,7 @@ export async function compareStrategies(
                 seed,
                 trials,
                 target: space.measurer.name,
-                config,
+                config: configOf[k],
                 workload: space.workload,
               },
             });

@@ -5,6 +5,8 @@ import { createStrategy } from "./strategies.ts";
 import { runStrategy } from "./run_strategy.ts";
 import { compareRows } from "../search/comparison.ts";
 import { createMemoryRecordStore } from "../datasets/memory_store.ts";
+import { writePreset } from "./presets.ts";
+import { join } from "node:path";
 
 Deno.test("compareStrategies gives the figures of the runs made one by one", async () => {
   const space = await openSpace("pnpoly_RTX_3090");
@@ -88,4 +90,39 @@ Deno.test("compareStrategies names a bad option and what it got", async () => {
     () => compareStrategies({} as typeof space, ["sa"], o),
     /space must be an opened space/,
   );
+});
+
+Deno.test("compareStrategies runs STRATEGY@PRESET with its settings, records them and resumes only the same settings", async () => {
+  const space = await openSpace("pnpoly_RTX_3090");
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "short.json");
+    await writePreset({ name: "short", strategy: "random", hyper: { fraction: 0.05 } }, path);
+    const name = `random@${path}`;
+    const db = createMemoryRecordStore();
+    const o = { budgets: [Math.ceil(0.2 * space.space.size)], seeds: 1, db };
+    const c = await compareStrategies(space, ["random", name], o);
+    assert.deepEqual(Object.keys(c.scoreOf), ["random", name]);
+    const evals = (n: string) => c.traces.get(n)![0].evals;
+    assert.ok(evals(name) < evals("random"), `${evals(name)} against ${evals("random")}`);
+    const runs = await db.runs();
+    assert.deepEqual(runs.map((r) => r.strategy), ["random", name]);
+    assert.equal(runs[0].config.hyper, undefined);
+    assert.deepEqual(runs[1].config.hyper, { fraction: 0.05 });
+    // Resumed with the same preset: read back; with the file changed: a new run.
+    await compareStrategies(space, [name], { ...o, resume: true });
+    assert.equal((await db.runs()).length, 2);
+    await writePreset({ name: "short", strategy: "random", hyper: { fraction: 0.1 } }, path);
+    await compareStrategies(space, [name], { ...o, resume: true });
+    const after = await db.runs();
+    assert.equal(after.length, 3);
+    assert.deepEqual(after[2].config.hyper, { fraction: 0.1 });
+    await assert.rejects(
+      () => compareStrategies(space, ["sa@nothing-here"], o),
+      /strategies: sa@nothing-here: Preset "nothing-here" of sa@nothing-here: no file/,
+    );
+  } finally {
+    await space.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -53,6 +53,7 @@ import { defaultTemplate, templatesOf, templateSpace } from "../search/templates
 import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import { createStrategy, createTraceStrategy, STRATEGIES } from "./strategies.ts";
+import { parseStrategyName, type ResolvedStrategy, resolveStrategy } from "./presets.ts";
 import { finalistsOf, recordFinalists, retimeFinalists } from "./finalists.ts";
 import { DEFAULTS } from "../ir/defaults.ts";
 import {
@@ -71,7 +72,11 @@ export interface NetworkTuningOptions {
   db: string;
   /** Trial budget over all tasks. */
   trials: number;
-  /** Strategy of every task (a knob strategy falls back to `random` where no template exists). */
+  /**
+   * Strategy of every task (a knob strategy falls back to `random` where no
+   * template exists), or `STRATEGY@PRESET` (tuner/presets.ts): the tasks on a
+   * knob template run with the preset's settings, recorded as `config.hyper`.
+   */
   strategy: string;
   /**
    * Knob templates of the knob strategies: a task takes the first that
@@ -260,12 +265,31 @@ export function taskStrategyPlan(
   w: Workload,
   templates: string[] = [],
 ): { name: string; template?: string } {
-  if (!STRATEGIES[name]?.knobs) return { name };
+  // STRATEGY@PRESET: the table's name picks the space, the full name labels the task.
+  const base = parseStrategyName(name).strategy;
+  if (!STRATEGIES[base]?.knobs) return { name };
   const own = templatesOf(w);
   const template = templates.find((t) => own.includes(t)) ??
     (own.includes(defaultTemplate(w)) ? defaultTemplate(w) : undefined);
-  if (name !== "random" && template) return { name: `${name} ${template}`, template };
+  if (base !== "random" && template) return { name: `${name} ${template}`, template };
   return { name: "random" };
+}
+
+/**
+ * Refuses a preset whose settings no task of a network session would run
+ * with: `random` (and any knob strategy without a template) searches the
+ * sketches, where the settings of a knob space do not apply.
+ *
+ * @throws {RangeError} naming the preset
+ */
+export function checkNetworkPreset(r: ResolvedStrategy): void {
+  if (r.preset && r.strategy === "random") {
+    throw new RangeError(
+      `${r.label}: tune-network's random searches the sketches, where the settings ${
+        JSON.stringify(r.hyper)
+      } of a knob space do not apply`,
+    );
+  }
 }
 
 /**
@@ -287,19 +311,22 @@ export async function taskStrategy(
   pretrain: Sample[] = [],
 ): Promise<{ name: string; strategy: Strategy }> {
   const plan = taskStrategyPlan(name, w, templates);
+  const r = resolveStrategy(name);
   if (plan.template === undefined) {
-    const traces = STRATEGIES[name]?.knobs ? "random" : name;
+    const traces = STRATEGIES[r.strategy]?.knobs ? "random" : r.strategy;
     return { name: plan.name, strategy: createTraceStrategy(traces, defaultSpace(w), { seed }) };
   }
   const t = templateSpace(plan.template, w);
   // With samples of other tasks, the variant whose model learns from them first.
-  const transfer = pretrain.length > 0 && canTransfer(name) ? `${name}-transfer` : name;
+  const own = r.strategy;
+  const transfer = pretrain.length > 0 && canTransfer(own) ? `${own}-transfer` : own;
   return {
     name: plan.name,
     strategy: await createStrategy(transfer, t.space, {
       seed,
       candidateOf: t.candidateOf,
-      ...(transfer !== name ? { pretrain } : {}),
+      ...(transfer !== own ? { pretrain } : {}),
+      ...(r.preset ? { hyper: r.hyper } : {}),
     }),
   };
 }
@@ -488,6 +515,9 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
   checkString(o.db, "db", { what: "a records database path" });
   checkInteger(o.trials, "trials", { min: 1 });
   checkString(o.strategy, "strategy", { what: "a strategy name" });
+  // STRATEGY@PRESET: read and checked once here (a missing preset or bad setting is a RangeError).
+  const resolved = resolveStrategy(o.strategy);
+  checkNetworkPreset(resolved);
   checkInteger(o.seed, "seed", { optional: true });
   checkInteger(o.perRound, "perRound", { min: 1, optional: true });
   checkNumber(o.timeoutSeconds, "timeoutSeconds", { min: 0, above: true, optional: true });
@@ -505,7 +535,7 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
     : Math.min(o.recordsUpTo ?? Infinity, db.runs().at(-1)?.id ?? 0);
   const live = new Map<number, LiveTask>();
   const spaces = new Map<number, TaskSpace | undefined>();
-  const transferring = o.transfer !== false && canTransfer(o.strategy);
+  const transferring = o.transfer !== false && canTransfer(resolved.strategy);
   // Runs there before this session, newest first (their records can pretrain a task's model).
   const earlier = !transferring || o.warm === false ? [] : db.runs()
     .filter((r) => recordTarget(r.target)?.host === true && !(r.id > (o.recordsUpTo ?? Infinity)))
@@ -562,6 +592,8 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
           workload: w.name,
           shape: w.shape,
           strategy: name,
+          // A preset's settings, where the task runs them (on a knob template).
+          ...(resolved.preset && space ? { hyper: resolved.hyper } : {}),
           seed: seed + i,
           network: {
             task: i,

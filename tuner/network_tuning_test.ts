@@ -5,6 +5,8 @@ import { createMemoryRecordStore } from "../datasets/memory_store.ts";
 import type { Candidate } from "../ir/candidate.ts";
 import type { Measurer } from "../measure/measurer.ts";
 import { seededStrategy } from "../search/seeded.ts";
+import type { Strategy } from "../search/strategy.ts";
+import { createStrategy } from "./strategies.ts";
 import { tune } from "./loop.ts";
 import {
   defaultPerRound,
@@ -173,6 +175,52 @@ Deno.test("tuneNetwork pretrains a task's model on this and earlier sessions' ta
     // Sessions compared in one command read only the runs there before the first.
     const apart = (await session(join(dir, "on.db"), true, 0)).slice(6);
     assert.deepEqual(apart.map((t) => (t as { runs: number }).runs), [0, 0, 0]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a task of tuneNetwork takes STRATEGY@PRESET on its knob template; random@kt, which would search sketches, is refused", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "big.json");
+    await Deno.writeTextFile(
+      path,
+      JSON.stringify({ strategy: "ga", hyper: { populationSize: 8 } }),
+    );
+    const w = conv2d(1, 8, 8, 8, 8, 3, 3, 1, 1);
+    const s = await taskStrategy(`ga@${path}`, w, 1, ["conv2d-packed"]);
+    assert.equal(s.name, `ga@${path} conv2d-packed`);
+    // Three generations with made-up times: those of ga with populationSize 8, not of plain ga.
+    const drive = async (st: Strategy) => {
+      const seen: number[][] = [];
+      for (let round = 0; round < 3; round++) {
+        const cs = st.propose(8);
+        await st.observe(cs.map((candidate) => ({
+          candidate,
+          errorKind: "none" as const,
+          seconds: 1 + (candidate.knobs!.reduce((a, b) => a * 31 + b, 7) % 97),
+        })));
+        seen.push(...cs.map((c) => c.knobs!));
+      }
+      return seen;
+    };
+    const t = templateSpace("conv2d-packed", w);
+    const byHand = await createStrategy("ga", t.space, {
+      seed: 1,
+      candidateOf: t.candidateOf,
+      hyper: { populationSize: 8 },
+    });
+    const preset = await drive(s.strategy);
+    assert.deepEqual(preset, await drive(byHand));
+    assert.notDeepEqual(
+      preset,
+      await drive((await taskStrategy("ga", w, 1, ["conv2d-packed"])).strategy),
+    );
+    await assert.rejects(
+      () => tuneNetwork({ tasks: [], db: join(dir, "n.db"), trials: 4, strategy: "random@kt" }),
+      /random@kt: tune-network's random searches the sketches/,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

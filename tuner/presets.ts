@@ -54,41 +54,94 @@ export function parseStrategyName(name: string): { strategy: string; preset?: st
 }
 
 /**
+ * A strategy name resolved once: the table's name, the settings it runs
+ * with, and the label its runs are recorded under.
+ */
+export interface ResolvedStrategy {
+  /** The strategy table's name (`sa` of `sa@mine`). */
+  strategy: string;
+  /** Settings of its declared hyperparameters: the preset's, or `{}` for a plain name. */
+  hyper: Record<string, number | string>;
+  /** The name as given (`sa@mine`), which runs, tables and plots carry. */
+  label: string;
+  /** The preset read, for a `STRATEGY@PRESET` name. */
+  preset?: StrategyPreset;
+}
+
+/**
+ * Resolves a strategy name, plain (`sa`) or with a preset (`sa@mine`,
+ * `sa@path.json`, `random@kt`), against the strategy table: the one resolver
+ * of every command and library call that takes a strategy name. Given
+ * `hyper` (a run's recorded settings, when it is resumed or reproduced), the
+ * preset is not read again: those settings are checked and kept.
+ *
+ * @example
+ * ```ts
+ * import { resolveStrategy } from "./presets.ts";
+ * const r = resolveStrategy("random@kt");
+ * console.log(r.strategy, r.hyper, r.label); // random { fraction: 0.1 } random@kt
+ * console.log(resolveStrategy("sa").hyper); // {}
+ * ```
+ * @throws {RangeError} naming the strategy or the preset when it is unknown, missing, malformed, of another strategy, or sets an undeclared hyperparameter or value
+ */
+export function resolveStrategy(
+  name: string,
+  o: { dir?: string; hyper?: Readonly<Record<string, number | string>> } = {},
+): ResolvedStrategy {
+  if (typeof name !== "string" || name === "") {
+    throw new RangeError(`A strategy name is a string (NAME or NAME@PRESET), got ${String(name)}`);
+  }
+  const { strategy, preset } = parseStrategyName(name);
+  strategyEntry(strategy);
+  if (preset === "") throw new RangeError(`"${name}" names no preset after @ (STRATEGY@PRESET)`);
+  if (o.hyper !== undefined) {
+    checkHyper(strategy, o.hyper);
+    return { strategy, hyper: { ...o.hyper }, label: name };
+  }
+  if (preset === undefined) return { strategy, hyper: {}, label: name };
+  const p = presetOf(name, strategy, preset, o.dir ?? PRESET_DIR);
+  checkHyper(strategy, p.hyper);
+  return { strategy, hyper: { ...p.hyper }, label: name, preset: p };
+}
+
+function presetOf(name: string, strategy: string, preset: string, dir: string): StrategyPreset {
+  if (Object.hasOwn(BUILTIN_PRESETS, name)) return BUILTIN_PRESETS[name];
+  const path = preset.endsWith(".json") ? preset : join(dir, `${preset}.json`);
+  if (!existsSync(path)) {
+    throw new RangeError(`Preset "${preset}" of ${name}: no file ${resolve(path)}`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(Deno.readTextFileSync(path));
+  } catch (e) {
+    throw new RangeError(`Preset file ${path}: ${(e as Error).message}`);
+  }
+  const d = data as Partial<StrategyPreset>;
+  if (typeof d !== "object" || d === null || typeof d.hyper !== "object" || d.hyper === null) {
+    throw new RangeError(`Preset file ${path}: expected {name, strategy, hyper}`);
+  }
+  if (d.strategy !== strategy) {
+    throw new RangeError(
+      `Preset file ${path} sets strategy ${JSON.stringify(d.strategy)}, not ${strategy}`,
+    );
+  }
+  return { name: String(d.name ?? preset), strategy, hyper: d.hyper, note: d.note };
+}
+
+/**
  * Reads the preset of a `STRATEGY@PRESET` name and checks it against the
- * strategy table.
+ * strategy table ({@link resolveStrategy}'s preset).
  *
  * @throws {RangeError} naming the preset when it is missing, malformed, of another strategy, or sets an undeclared hyperparameter
  */
-export async function readPreset(name: string, dir: string = PRESET_DIR): Promise<StrategyPreset> {
-  const { strategy, preset } = parseStrategyName(name);
-  strategyEntry(strategy);
-  if (!preset) throw new RangeError(`"${name}" names no preset (STRATEGY@PRESET)`);
-  let p: StrategyPreset;
-  if (Object.hasOwn(BUILTIN_PRESETS, name)) p = BUILTIN_PRESETS[name];
-  else {
-    const path = preset.endsWith(".json") ? preset : join(dir, `${preset}.json`);
-    if (!existsSync(path)) {
-      throw new RangeError(`Preset "${preset}" of ${name}: no file ${resolve(path)}`);
-    }
-    let data: unknown;
-    try {
-      data = JSON.parse(await Deno.readTextFile(path));
-    } catch (e) {
-      throw new RangeError(`Preset file ${path}: ${(e as Error).message}`);
-    }
-    const d = data as Partial<StrategyPreset>;
-    if (typeof d !== "object" || d === null || typeof d.hyper !== "object" || d.hyper === null) {
-      throw new RangeError(`Preset file ${path}: expected {name, strategy, hyper}`);
-    }
-    if (d.strategy !== strategy) {
-      throw new RangeError(
-        `Preset file ${path} sets strategy ${JSON.stringify(d.strategy)}, not ${strategy}`,
-      );
-    }
-    p = { name: String(d.name ?? preset), strategy, hyper: d.hyper, note: d.note };
+export function readPreset(name: string, dir: string = PRESET_DIR): Promise<StrategyPreset> {
+  try {
+    const { preset } = parseStrategyName(name);
+    if (preset === undefined) throw new RangeError(`"${name}" names no preset (STRATEGY@PRESET)`);
+    return Promise.resolve(resolveStrategy(name, { dir }).preset!);
+  } catch (e) {
+    return Promise.reject(e);
   }
-  checkHyper(strategy, p.hyper);
-  return p;
 }
 
 /**

@@ -25,6 +25,7 @@ import { tune } from "./loop.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import type { Progress } from "./progress.ts";
 import { strategyFor, strategyProblem } from "./tune_strategy.ts";
+import { parseStrategyName, resolveStrategy } from "./presets.ts";
 import { targetMeasurer, targetSource } from "./target_measurer.ts";
 import { DEFAULTS, inRange, RANGES } from "../ir/defaults.ts";
 import {
@@ -76,7 +77,11 @@ export interface SessionOptions {
    * every record is a lookup (`target` "replay"). Default: none (a workload is measured).
    */
   space?: string;
-  /** Strategy name (`STRATEGY_NAMES`, or `ansor`). Default `DEFAULTS.tune.strategy` (`"random"`). */
+  /**
+   * Strategy name (`STRATEGY_NAMES`, or `ansor`), or `STRATEGY@PRESET`
+   * (tuner/presets.ts; the run stores the preset's settings as `config.hyper`).
+   * Default `DEFAULTS.tune.strategy` (`"random"`).
+   */
   strategy?: string;
   /** Knob template for the knob strategies (grid, sa, ga, ...). Default: the workload's. */
   template?: string;
@@ -354,6 +359,10 @@ export async function runSession(
         traces: o.traces,
         ...(o.template ? { template: o.template } : {}),
       };
+      // STRATEGY@PRESET: the preset's settings are stored with the run, which resumes with them.
+      if (parseStrategyName(config.strategy).preset !== undefined) {
+        config.hyper = resolveStrategy(config.strategy).hyper;
+      }
     }
     let workload: Workload | undefined;
     let replay: ReplaySpace | undefined;
@@ -500,6 +509,8 @@ interface RunConfig {
   workload: string;
   shape: number[];
   strategy: string;
+  /** A `STRATEGY@PRESET` run's settings, as read when it started (absent: none). */
+  hyper?: Record<string, number | string>;
   seed: number;
   trials: number;
   target: string;
@@ -541,6 +552,10 @@ function storedConfig(path: string, runId: number, config: unknown): RunConfig {
   if (typeof c.workload !== "string") bad("workload");
   if (!Array.isArray(c.shape) || !c.shape.every(Number.isInteger)) bad("shape");
   if (typeof c.strategy !== "string") bad("strategy");
+  if (
+    c.hyper !== undefined &&
+    (typeof c.hyper !== "object" || c.hyper === null || Array.isArray(c.hyper))
+  ) bad("hyper");
   // The ranges the command line enforces (ir/defaults.ts) hold for a stored run too.
   const within = (field: string, range: keyof typeof RANGES, value: unknown) => {
     const why = inRange(range, value);

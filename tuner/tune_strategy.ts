@@ -12,6 +12,10 @@
  * On `--target cuda`, `math` (`ir/gemm_math.ts`) limits the arithmetic of
  * the sketches and of the `gemm-gpu` template.
  *
+ * A name may carry a preset, `STRATEGY@PRESET` (tuner/presets.ts
+ * `resolveStrategy`); its settings apply to a knob space, so a preset on a
+ * run of the sketches is refused, as are a missing preset and a bad setting.
+ *
  * Refused: an unknown name; a transfer strategy (tune has no records to
  * pretrain on: `compare --transfer-from`); `--target cuda` with a knob
  * strategy on a workload without a GPU template; a template that does not
@@ -48,11 +52,17 @@ import {
 import type { TemplateSpace } from "../search/templates/registry.ts";
 import { gemmPointOf } from "../search/templates/registry_gpu.ts";
 import { createStrategy, createTraceStrategy, STRATEGIES, STRATEGY_NAMES } from "./strategies.ts";
+import { type ResolvedStrategy, resolveStrategy } from "./presets.ts";
 
 /** What picks a run's strategy. */
 export interface StrategyRequest {
-  /** A name of the strategy table. */
+  /** A name of the strategy table, or `STRATEGY@PRESET` (tuner/presets.ts `resolveStrategy`). */
   strategy: string;
+  /**
+   * The strategy's settings as a run recorded them (a resumed run); given, a
+   * preset is not read again. Default: the preset's (none for a plain name).
+   */
+  hyper?: Readonly<Record<string, number | string>>;
   /** The workload measured (absent when `replay` is given). */
   workload?: Workload;
   /**
@@ -74,17 +84,34 @@ type Plan =
   | { sketches: Workload }
   | { problem: string };
 
-function plan(r: StrategyRequest): Plan {
-  const e = Object.hasOwn(STRATEGIES, r.strategy) ? STRATEGIES[r.strategy] : undefined;
-  if (!e) {
-    return { problem: `Unknown strategy "${r.strategy}"; known: ${STRATEGY_NAMES.join(", ")}` };
+function plan(request: StrategyRequest): Plan {
+  let resolved: ResolvedStrategy;
+  try {
+    resolved = resolveStrategy(request.strategy, { hyper: request.hyper });
+  } catch (e) {
+    return { problem: (e as Error).message };
   }
+  // The table's name from here on; a preset's settings apply to a knob space only.
+  const r = { ...request, strategy: resolved.strategy };
+  const e = STRATEGIES[r.strategy];
   if (e.pretrain) {
     return {
       problem:
         `--strategy ${r.strategy} needs records of another device to pretrain on, which tune does not take; use compare --transfer-from`,
     };
   }
+  const p = knobPlan(r, e);
+  if ("sketches" in p && Object.keys(resolved.hyper).length > 0) {
+    return {
+      problem: `--strategy ${request.strategy}: its settings (${
+        JSON.stringify(resolved.hyper)
+      }) apply to a knob space, and this run searches the sketches; give --template or --space`,
+    };
+  }
+  return p;
+}
+
+function knobPlan(r: StrategyRequest, e: (typeof STRATEGIES)[string]): Plan {
   if (r.replay) {
     if (!e.knobs) {
       return {
@@ -202,12 +229,14 @@ export async function strategyFor(
       p.sketches,
       r.math ? { math: r.math } : {},
     );
-    strategy = createTraceStrategy(r.strategy, space, { seed: r.seed });
+    strategy = createTraceStrategy(resolveStrategy(r.strategy).strategy, space, { seed: r.seed });
   } else {
     const t = p.template;
-    strategy = await createStrategy(r.strategy, t.space, {
+    const { strategy: name, hyper } = resolveStrategy(r.strategy, { hyper: r.hyper });
+    strategy = await createStrategy(name, t.space, {
       seed: r.seed,
       candidateOf: t.candidateOf,
+      ...(Object.keys(hyper).length > 0 ? { hyper } : {}),
     });
   }
   if (!r.configs?.length) return strategy;

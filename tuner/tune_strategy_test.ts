@@ -7,7 +7,9 @@ import { matmul } from "../ir/workloads.ts";
 import { cudaKernelSource } from "../measure/cuda.ts";
 import { gemmConfigs } from "../search/gemm_configs.ts";
 import { gpuTemplateSpace } from "../search/templates/registry_gpu.ts";
-import { configSeeds, strategyFor } from "./tune_strategy.ts";
+import { configSeeds, strategyFor, strategyProblem } from "./tune_strategy.ts";
+import { writePreset } from "./presets.ts";
+import { join } from "node:path";
 
 const w = matmul(1024, 1024, 1024);
 const math = ["fp32"] as const;
@@ -71,5 +73,70 @@ Deno.test("simulated annealing on gemm-gpu starts next to the fastest configurat
   for (const c of next) {
     const differ = c.knobs!.filter((x, j) => x !== seeds[fastest].knobs![j]).length;
     assert.equal(differ, 1, `${c.knobs} against ${seeds[fastest].knobs}`);
+  }
+});
+
+Deno.test("strategyProblem takes STRATEGY@PRESET: a knob space runs it, the sketches, a missing preset and a bad setting are refused", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = await writePreset(
+      { name: "p", strategy: "random", hyper: { fraction: 0.05 } },
+      join(dir, "p.json"),
+    );
+    const small = matmul(64, 64, 64);
+    assert.match(
+      strategyProblem({ strategy: "sa@" + path, workload: small, target: "cpu" })!,
+      /sets strategy "random", not sa/,
+    );
+    assert.equal(
+      strategyProblem({ strategy: "random@kt", replay: true, target: "replay" }),
+      undefined,
+    );
+    assert.match(
+      strategyProblem({ strategy: "random@kt", workload: small, target: "cpu" })!,
+      /--strategy random@kt: its settings \({"fraction":0.1}\) apply to a knob space, and this run searches the sketches/,
+    );
+    assert.equal(
+      strategyProblem({
+        strategy: `random@${path}`,
+        workload: small,
+        target: "cpu",
+        template: "matmul",
+      }),
+      undefined,
+    );
+    assert.match(
+      strategyProblem({ strategy: "sa@nothing", workload: small, target: "cpu" })!,
+      /Preset "nothing" of sa@nothing: no file/,
+    );
+    assert.match(
+      strategyProblem({ strategy: "sa@x", hyper: { t0: 9 }, workload: small, target: "cpu" })!,
+      /sa\.t0 must be one of/,
+    );
+    // The preset's settings reach the strategy: random@kt stops after a tenth of the space.
+    const s = await strategyFor({
+      strategy: `random@${path}`,
+      workload: small,
+      target: "cpu",
+      template: "matmul",
+      seed: 1,
+    });
+    let n = 0;
+    for (let k = 0; k < 1000; k++) {
+      const got = s.propose(64).length;
+      if (got === 0) break;
+      n += got;
+    }
+    const plain = await strategyFor({
+      strategy: "random",
+      workload: small,
+      target: "cpu",
+      template: "matmul",
+      seed: 1,
+    });
+    assert.ok(n > 0, `${n} proposed`);
+    assert.equal(plain.propose(2 * n).length, 2 * n);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
