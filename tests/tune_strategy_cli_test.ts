@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
 import { RecordsDB } from "../datasets/db.ts";
+import { scriptArgs } from "../cli/script.ts";
 
 Deno.test("tune-strategy writes a preset with its leave-one-space-out score; compare runs it", async () => {
   const dir = await Deno.makeTempDir();
@@ -134,6 +135,79 @@ Deno.test("tune, tune-network and compare take STRATEGY@PRESET; tune records the
     ) {
       const bad = await runScript(script, [...argv, "--db", join(dir, "other.db")], dir);
       assert.equal(bad.code, 2, `${script} ${argv.join(" ")}: ${bad.stderr}`);
+      assert.match(bad.stderr, message);
+      assert.equal(bad.stderr.trim().split("\n").length, 1, bad.stderr);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("tune-strategy killed half-way and rerun with --resume ends with the preset of an uninterrupted run", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const common = [
+      "--strategy",
+      "pso",
+      "--spaces",
+      "convolution_MI250X,pnpoly_RTX_3090",
+      "--meta",
+      "sa",
+      "--meta-budget",
+      "3",
+      "--seeds",
+      "2",
+    ];
+    const whole = await runScript(
+      "cli/tune_strategy.ts",
+      [...common, "--out", "whole.json", "--quiet"],
+      dir,
+    );
+    assert.equal(whole.code, 0, whole.stderr);
+    // Killed (SIGKILL, no clean-up) once 4 (setting, space) pairs are scored.
+    const child = new Deno.Command(Deno.execPath(), {
+      args: scriptArgs("cli/tune_strategy.ts", [...common, "--db", "t.db", "--out", "cut.json"]),
+      cwd: dir,
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    let seen = "";
+    const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    while ((seen.match(/^pso .* on \S+: /gm) ?? []).length < 4) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += value;
+    }
+    child.kill("SIGKILL");
+    await reader.cancel();
+    assert.notEqual((await child.status).code, 0, "it was killed before it finished");
+    const resumed = await runScript(
+      "cli/tune_strategy.ts",
+      [...common, "--db", "t.db", "--resume", "--out", "cut.json"],
+      dir,
+    );
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stderr, /\(2 of 2 runs read back\)/);
+    const s = lastJsonLine(resumed.stdout);
+    assert.ok(s.resumed >= 8, `${s.resumed} runs read back`);
+    const [a, b] = await Promise.all(
+      ["whole.json", "cut.json"].map(async (f) =>
+        JSON.parse(await Deno.readTextFile(join(dir, f)))
+      ),
+    );
+    assert.deepEqual(b.hyper, a.hyper);
+    assert.deepEqual(b.note, a.note);
+    assert.deepEqual(a.note.seeds, [0, 1]);
+    for (
+      const [argv, message] of [
+        [["--strategy", "sa", "--resume"], /--resume needs --db/],
+        [["--strategy", "sa@kt"], /--strategy sa@kt: tune-strategy searches every setting of sa/],
+        [["--strategy", "sa", "--meta", "sa@nothing"], /--meta sa@nothing: Preset "nothing"/],
+        [["--strategy", "sa", "--meta", "xgb-transfer"], /--meta xgb-transfer: needs records/],
+      ] as [string[], RegExp][]
+    ) {
+      const bad = await runScript("cli/tune_strategy.ts", argv, dir);
+      assert.equal(bad.code, 2, bad.stderr);
       assert.match(bad.stderr, message);
       assert.equal(bad.stderr.trim().split("\n").length, 1, bad.stderr);
     }

@@ -10,7 +10,9 @@
  * spaces and the winner is judged on the space left out; the judgement is the
  * mean of those held-out scores (with the defaults' held-out scores beside
  * it). The preset saved is then tuned on every space given. A (setting,
- * space) pair is run once and reused by every fold.
+ * space) pair is run once and reused by every fold. With `db` every run is
+ * recorded there, and `resume` reads the finished ones back, so a killed
+ * tuning continues to the same preset.
  *
  * @example
  * ```ts
@@ -32,8 +34,10 @@ import { methodologyScore, standardisedCurve } from "../search/methodology.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
 import type { Candidate, Observation } from "../search/strategy.ts";
 import { budgetedRun, runIdsOf, timeResults, type TimeSpace, timeSpace } from "./compare_time.ts";
-import { runStrategy } from "./run_strategy.ts";
+import { runStrategy, runTrace } from "./run_strategy.ts";
 import { createStrategy, type Hyperparameter, strategyEntry } from "./strategies.ts";
+import { resolveStrategy } from "./presets.ts";
+import type { RecordStore } from "../datasets/record_store.ts";
 
 /** Options of {@link tuneStrategy}. */
 export interface TuneStrategyOptions {
@@ -41,7 +45,7 @@ export interface TuneStrategyOptions {
   strategy: string;
   /** Replayed spaces (cache names or paths); at least 2 for leave-one-space-out. */
   spaces: readonly string[];
-  /** The meta-strategy (default `random`). */
+  /** The meta-strategy: any knob strategy of the table, or `STRATEGY@PRESET` (default `random`). */
   meta?: string;
   /** Settings the meta-strategy tries per fold (default 20). */
   metaBudget?: number;
@@ -49,6 +53,20 @@ export interface TuneStrategyOptions {
   seeds?: number;
   /** Seed of the meta-strategy (default 0). */
   metaSeed?: number;
+  /**
+   * Where every run (setting x space x seed) is recorded, each with config
+   * `{ hyperTune: space, hyper: setting, strategyTime }` and its seed. Default:
+   * a fresh in-memory store per (setting, space), dropped after.
+   */
+  db?: RecordStore;
+  /**
+   * Read back the finished runs `db` holds of the same strategy, setting,
+   * space, seed and clock instead of running them again (an unfinished one,
+   * cut off by a kill, runs again from its start: a run on the tuning clock
+   * is not continued). The meta-search, replayed with the same seed, ends
+   * with the same preset. Default false.
+   */
+  resume?: boolean;
   /** Count the strategy's own time on the clock (default false: recorded times only, reproducible). */
   strategyTime?: boolean;
   /** Leave one space out (default true). */
@@ -86,8 +104,12 @@ export interface TuneStrategyResult {
   leaveOneOutScore?: number;
   /** Mean of the defaults' held-out scores (the same spaces). */
   defaultLeaveOneOutScore?: number;
-  /** (setting, space) pairs run. */
+  /** (setting, space) pairs scored. */
   pairs: number;
+  /** The seeds of each (setting, space) pair's runs. */
+  seeds: number[];
+  /** Runs read back from `db` ({@link TuneStrategyOptions.resume}) rather than run. */
+  resumed: number;
   /** Wall seconds. */
   seconds: number;
 }
@@ -127,15 +149,26 @@ export async function tuneStrategy(o: TuneStrategyOptions): Promise<TuneStrategy
   if (folds && o.spaces.length < 2) {
     throw new RangeError(`leave-one-space-out needs at least 2 spaces, got ${o.spaces.length}`);
   }
-  strategyEntry(meta);
+  if (o.resume && !o.db) throw new RangeError("resume needs db (the records of the runs)");
+  // The meta-strategy may carry a preset (sa@mine); the tuned strategy is searched over all its settings.
+  const metaStrategy = resolveStrategy(meta);
+  const tuned = resolveStrategy(o.strategy);
+  if (tuned.preset) {
+    throw new RangeError(
+      `${o.strategy}: tune-strategy searches every setting of ${tuned.strategy}; give the plain name`,
+    );
+  }
   const { space: hs, hyper } = hyperSpace(o.strategy);
+  const strategyTime = o.strategyTime ?? false;
+  const recorded = o.resume ? (await o.db!.runs()).filter((r) => r.status === "finished") : [];
+  let resumed = 0;
   const spaces: { name: string; replay: ReplaySpace; ts: TimeSpace }[] = [];
   for (const name of o.spaces) {
     const replay = await replaySpaceFromFile(name);
     spaces.push({
       name,
       replay,
-      ts: timeSpace(replay, { budgets: "auto", strategyTime: o.strategyTime ?? false }),
+      ts: timeSpace(replay, { budgets: "auto", strategyTime }),
     });
   }
   const memo = new Map<string, number[]>();
@@ -147,10 +180,20 @@ export async function tuneStrategy(o: TuneStrategyOptions): Promise<TuneStrategy
     const hit = memo.get(key);
     if (hit) return hit;
     const { name, replay, ts } = spaces[k];
-    const store = createMemoryRecordStore();
-    const config = { hyperTune: name, hyper: setting };
+    const store = o.db ?? createMemoryRecordStore();
+    const config = { hyperTune: name, hyper: setting, strategyTime };
+    const same = JSON.stringify(config);
     const traces = [];
+    let read = 0;
     for (let seed = 0; seed < seeds; seed++) {
+      const before = recorded.findLast((r) =>
+        r.strategy === o.strategy && r.seed === seed && JSON.stringify(r.config) === same
+      );
+      if (before) {
+        traces.push(await runTrace(store, before.id));
+        read++;
+        continue;
+      }
       const s = await createStrategy(o.strategy, replay.space, {
         seed,
         candidateOf: replay.candidateOf,
@@ -165,8 +208,10 @@ export async function tuneStrategy(o: TuneStrategyOptions): Promise<TuneStrategy
         }),
       );
     }
+    resumed += read;
     const ids = await runIdsOf(store, [o.strategy], seeds, config);
     const out = await timeResults(store, ids, new Map([[o.strategy, traces]]), ts);
+    if (!o.db) await store.close();
     // No valid evaluation within the range: scored as if it found only the worst configuration.
     const curve = out.curves[o.strategy] ??
       standardisedCurve(
@@ -178,7 +223,7 @@ export async function tuneStrategy(o: TuneStrategyOptions): Promise<TuneStrategy
     o.onProgress?.(
       `${o.strategy} ${JSON.stringify(setting)} on ${name}: ${
         methodologyScore([curve]).score.toFixed(3)
-      }`,
+      }${read > 0 ? ` (${read} of ${seeds} runs read back)` : ""}`,
     );
     return curve;
   };
@@ -191,7 +236,10 @@ export async function tuneStrategy(o: TuneStrategyOptions): Promise<TuneStrategy
     Object.fromEntries(hyper.map((h, j) => [h.name, h.values[knobs[j]]]));
   const defaults = Object.fromEntries(hyper.map((h) => [h.name, h.default]));
   const search = async (ks: readonly number[]) => {
-    const strategy = await createStrategy(meta, hs, { seed: o.metaSeed ?? 0 });
+    const strategy = await createStrategy(metaStrategy.strategy, hs, {
+      seed: o.metaSeed ?? 0,
+      ...(metaStrategy.preset ? { hyper: metaStrategy.hyper } : {}),
+    });
     let best: { setting: Record<string, number | string>; score: number } | undefined;
     const evaluate = async (cands: Candidate[]): Promise<Observation[]> => {
       const obs: Observation[] = [];
@@ -238,6 +286,8 @@ export async function tuneStrategy(o: TuneStrategyOptions): Promise<TuneStrategy
       }
       : {}),
     pairs: memo.size,
+    seeds: Array.from({ length: seeds }, (_, i) => i),
+    resumed,
     seconds: (performance.now() - started) / 1000,
   };
 }
