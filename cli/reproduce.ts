@@ -70,6 +70,8 @@ interface StoredConfig {
   workload: string;
   shape: number[];
   strategy: string;
+  /** A `STRATEGY@PRESET` run's settings. */
+  hyper?: Record<string, number | string>;
   seed: number;
   trials: number;
   target?: string;
@@ -196,6 +198,8 @@ export async function reproduce(argv: string[]): Promise<Reproduction> {
       workload: { name: config.workload, shape: config.shape },
       ...(config.strategy === "trace-file" ? { traces: config.traces ?? [] } : {
         strategy: config.strategy,
+        // A STRATEGY@PRESET run: the settings it recorded, whatever the preset file says now.
+        ...(config.hyper !== undefined ? { hyper: config.hyper } : {}),
       }),
       template: config.template,
       seed: config.seed,

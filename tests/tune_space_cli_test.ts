@@ -107,6 +107,9 @@ Deno.test("a STRATEGY@PRESET run stores the preset's settings and resumes with t
   };
   assert.deepEqual(rows(cut), rows(join(dir, "whole.db")));
   assert.deepEqual(rows(cut).hyper, { t0: 0.5, init: 5 });
+  // A new run given the recorded settings (as reproduce gives them) needs no preset file either.
+  await runSession({ ...options, hyper: { t0: 0.5, init: 5 }, db: join(dir, "again.db") });
+  assert.deepEqual(rows(join(dir, "again.db")), rows(cut));
   // Other settings than the defaults: the plain strategy's run differs.
   const plain = await runSession({ ...options, strategy: "sa", db: join(dir, "plain.db") });
   assert.notDeepEqual(rows(join(dir, "plain.db")).out, rows(cut).out, String(plain.trials));

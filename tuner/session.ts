@@ -83,6 +83,12 @@ export interface SessionOptions {
    * Default `DEFAULTS.tune.strategy` (`"random"`).
    */
   strategy?: string;
+  /**
+   * The settings of a `STRATEGY@PRESET` strategy as a run recorded them
+   * (`config.hyper`; `reproduce` passes them): given, the preset is not read
+   * again. Default: the preset's.
+   */
+  hyper?: Record<string, number | string>;
   /** Knob template for the knob strategies (grid, sa, ga, ...). Default: the workload's. */
   template?: string;
   /** Seed of the strategy and of the inputs. Default `DEFAULTS.tune.seed` (1). */
@@ -153,6 +159,7 @@ const SESSION_OPTIONS: readonly string[] = [
   "workload",
   "space",
   "strategy",
+  "hyper",
   "template",
   "seed",
   "trials",
@@ -205,6 +212,7 @@ function checkSessionOptions(o: unknown): void {
   checkNumber(x.timeoutSeconds, "timeoutSeconds", { min: 0, above: true, optional: true });
   checkNumber(x.timeLimitSeconds, "timeLimitSeconds", { min: 0, above: true, optional: true });
   if (x.timing !== undefined) checkObject(x.timing, "timing");
+  if (x.hyper !== undefined) checkObject(x.hyper, "hyper");
   if (x.traces !== undefined && !Array.isArray(x.traces)) {
     throw new TypeError(`traces must be a list of traces, got ${described(x.traces)}`);
   }
@@ -361,7 +369,7 @@ export async function runSession(
       };
       // STRATEGY@PRESET: the preset's settings are stored with the run, which resumes with them.
       if (parseStrategyName(config.strategy).preset !== undefined) {
-        config.hyper = resolveStrategy(config.strategy).hyper;
+        config.hyper = resolveStrategy(config.strategy, { hyper: o.hyper }).hyper;
       }
     }
     let workload: Workload | undefined;
