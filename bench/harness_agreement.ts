@@ -24,24 +24,7 @@ import { createBuilder } from "../measure/builder.ts";
 import { kernelSource, signatureOf } from "../measure/kernel_source.ts";
 import { runSession } from "../tuner/session.ts";
 import { targetMeasurer } from "../tuner/target_measurer.ts";
-import { bestRecorded, PeerHarnesses, timeHarness } from "./peers.ts";
-
-/** The median and range of per-round ratios a / b (rounds where both have a figure). */
-export function roundRatios(
-  a: readonly (number | undefined)[],
-  b: readonly (number | undefined)[],
-): { median: number; min: number; max: number; rounds: number } | undefined {
-  const r: number[] = [];
-  a.forEach((x, i) => {
-    const y = b[i];
-    if (x !== undefined && y !== undefined && x > 0 && y > 0) r.push(x / y);
-  });
-  if (r.length === 0) return undefined;
-  r.sort((p, q) => p - q);
-  const h = r.length >> 1;
-  const median = r.length % 2 ? r[h] : (r[h - 1] + r[h]) / 2;
-  return { median, min: r[0], max: r[r.length - 1], rounds: r.length };
-}
+import { bestRecorded, PeerHarnesses, roundRatios, timeHarness } from "./peers.ts";
 
 const medianOf = (xs: readonly number[]): number | undefined => {
   if (xs.length === 0) return undefined;

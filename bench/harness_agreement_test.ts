@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { roundRatios } from "./harness_agreement.ts";
+import { roundRatios } from "./peers.ts";
 
 Deno.test("roundRatios pairs the rounds where both figures exist", () => {
   const r = roundRatios([1, 2, undefined, 4], [1, 1, 1, 2]);

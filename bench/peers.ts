@@ -461,17 +461,23 @@ export function avx512Missing(flags: Set<string> = cpuFlags()): string | undefin
 }
 
 /**
- * Ratios `a / b` of the rounds in which both have a figure (measured seconds
- * apart, so a burst of load on the shared cores tends to hit both): their
- * median, smallest and largest; undefined without such a round.
+ * Ratios `a[i] / b[i]` of the rounds in which both have a figure (measured
+ * seconds apart, so a burst of load on the shared cores tends to hit both):
+ * their median, smallest and largest; undefined without such a round.
+ *
+ * @example
+ * ```ts
+ * import { roundRatios } from "./peers.ts";
+ * const r = roundRatios([1, 2, undefined, 4], [1, 1, 1, 2]);
+ * if (r?.median !== 2 || r.rounds !== 3) throw new Error();
+ * ```
  */
-export function pairedRatio(
-  row: PeerRow,
-  a: Peer,
-  b: Peer,
+export function roundRatios(
+  a: readonly (number | undefined)[],
+  b: readonly (number | undefined)[],
 ): { median: number; min: number; max: number; rounds: number } | undefined {
-  const ra = row.rounds?.[a] ?? [], rb = row.rounds?.[b] ?? [];
-  const ratios = ra.map((x, i) => x / rb[i]).filter((r) => Number.isFinite(r) && r > 0);
+  const ratios = a.map((x, i) => (x ?? NaN) / (b[i] ?? NaN))
+    .filter((r) => Number.isFinite(r) && r > 0);
   if (ratios.length === 0) return undefined;
   return {
     median: median(ratios),
@@ -479,6 +485,15 @@ export function pairedRatio(
     max: Math.max(...ratios),
     rounds: ratios.length,
   };
+}
+
+/** {@link roundRatios} of peers `a` and `b` in a row's rounds. */
+export function pairedRatio(
+  row: PeerRow,
+  a: Peer,
+  b: Peer,
+): { median: number; min: number; max: number; rounds: number } | undefined {
+  return roundRatios(row.rounds?.[a] ?? [], row.rounds?.[b] ?? []);
 }
 
 /** Measures every peer on every workload, one process at a time. */
