@@ -73,6 +73,7 @@ import { stopPoints, StopRequested, watchStop } from "./stop.ts";
 // the library called in compareOn's marked blocks.
 import {
   budgetedRun,
+  endLeverage,
   methodologyRanking,
   methodologyTable,
   runIdsOf,
@@ -618,7 +619,7 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
       pretrain,
       planSize,
       config: runConfig,
-      ...(ts ? { trials, wrap: (strategy, m) => budgetedRun(strategy, m, ts!) } : {}),
+      ...(ts ? { trials, wrap: (strategy, m) => budgetedRun(strategy, m, ts!, maxBudget) } : {}),
       ...(execute ? { execute } : {}),
       onRun: ({ done, total }) =>
         progress?.update({
@@ -716,6 +717,16 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
         ),
       ].join("\n"),
     );
+    const leverage = endLeverage(ts);
+    if (leverage < -1) {
+      printResult(
+        `\nnote: at the end of the range the baseline is ${
+          ((ts.baseline.at(-1)! / ts.range.optimum - 1) * 100).toFixed(2)
+        }% from the optimum and the next configuration far behind: one configuration behind random search there scores ${
+          leverage.toFixed(1)
+        } at those grid points, so this space's methodology score swings by whole units (the score is unbounded below)`,
+      );
+    }
     const timeSVG = bandCurveSVG(
       [...out.clocks].map(([label, rs]) => ({
         label,

@@ -116,6 +116,11 @@ export interface BatchMeasurer {
  * ends the tuning loop. The evaluation that crosses the limit is kept, as
  * Kernel Tuner's budget does.
  *
+ * With `minEvaluations`, the run goes on past the limit until it has made
+ * that many evaluations (or the strategy runs out), so that the same runs can
+ * also be scored at evaluation budgets up to it; {@link cutAtLimit} gives back
+ * the part of such a run that the time limit alone would have made.
+ *
  * @param costOf recorded seconds of a candidate
  * @throws {RangeError} when `limitSeconds` is not a positive number
  */
@@ -124,13 +129,15 @@ export function timeBudgeted<M extends BatchMeasurer>(
   measurer: M,
   costOf: (c: Candidate) => number,
   limitSeconds: number,
-  o: ClockOptions = {},
+  o: ClockOptions & { minEvaluations?: number } = {},
 ): { strategy: Strategy; measurer: M; clock(): number } {
   if (!(limitSeconds > 0) || !Number.isFinite(limitSeconds)) {
     throw new RangeError(`limitSeconds must be a positive number of seconds, got ${limitSeconds}`);
   }
   const strategyTime = o.strategyTime ?? true;
+  const minEvaluations = o.minEvaluations ?? 0;
   let spent = 0;
+  let measured = 0;
   let started: number | undefined;
   const clock = () =>
     spent + (strategyTime && started !== undefined ? (performance.now() - started) / 1000 : 0);
@@ -140,7 +147,7 @@ export function timeBudgeted<M extends BatchMeasurer>(
       name: strategy.name,
       propose(n) {
         started ??= performance.now();
-        return clock() >= limitSeconds ? [] : strategy.propose(n);
+        return clock() >= limitSeconds && measured >= minEvaluations ? [] : strategy.propose(n);
       },
       observe: (obs) => strategy.observe(obs),
     },
@@ -150,10 +157,30 @@ export function timeBudgeted<M extends BatchMeasurer>(
       measure: async (batch: Candidate[], mo?: unknown) => {
         const out = await measurer.measure(batch, mo);
         for (const c of batch) spent += costOf(c);
+        measured += batch.length;
         return out;
       },
     } as M,
   };
+}
+
+/**
+ * The part of a run on the tuning clock ({@link onClock}) that a time limit
+ * alone lets it make: its evaluations up to and including the first one that
+ * reaches the limit (the one that crosses it is kept, as {@link timeBudgeted}
+ * keeps it). A run that ended before the limit is returned whole.
+ *
+ * @example
+ * ```ts
+ * import { cutAtLimit } from "./tuning_time.ts";
+ * const run = { best: [4, 2, 1, 1], wall: [1, 2, 3, 4], evals: 4 };
+ * console.log(cutAtLimit(run, 2.5)); // { best: [4, 2, 1], wall: [1, 2, 3], evals: 3 }
+ * ```
+ */
+export function cutAtLimit(run: RunTrace, limitSeconds: number): RunTrace {
+  const end = run.wall.findIndex((t) => t >= limitSeconds);
+  if (end < 0 || end === run.wall.length - 1) return run;
+  return { best: run.best.slice(0, end + 1), wall: run.wall.slice(0, end + 1), evals: end + 1 };
 }
 
 /** One row of a comparison at a tuning-time budget. */

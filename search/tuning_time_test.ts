@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import type { Measurer } from "../measure/measurer.ts";
 import type { Candidate, Strategy } from "./strategy.ts";
 import { runStrategy } from "../tuner/run_strategy.ts";
-import { onClock, recordedSeconds, timeBudgeted, timeRows, tuningClock } from "./tuning_time.ts";
+import {
+  cutAtLimit,
+  onClock,
+  recordedSeconds,
+  timeBudgeted,
+  timeRows,
+  tuningClock,
+} from "./tuning_time.ts";
 
 Deno.test("a configuration's recorded cost: compile, verification, runtimes (or benchmark), framework", () => {
   assert.equal(recordedSeconds(undefined), 0);
@@ -48,4 +55,33 @@ Deno.test("a time-budgeted run stops once its clock passes the limit; repeats co
   assert.equal(trace.evals, 3);
   assert.equal(b.clock(), 6);
   assert.throws(() => timeBudgeted(inner, measurer, () => 1, 0), /limitSeconds must be a positive/);
+});
+
+Deno.test("timeBudgeted with minEvaluations runs past the limit; cutAtLimit gives back the time-limited part", async () => {
+  let next = 0;
+  const inner: Strategy = {
+    name: "count",
+    propose: () => [{ knobs: [next++] }],
+    observe: () => {},
+  };
+  const measurer: Measurer = {
+    name: "fake",
+    measure: (batch: readonly Candidate[]) =>
+      Promise.resolve(batch.map(() => ({
+        errorKind: "none" as const,
+        times: [1e-3],
+        buildSeconds: 0,
+        runSeconds: 0,
+      }))),
+  };
+  const b = timeBudgeted(inner, measurer, () => 1, 2.5, { strategyTime: false, minEvaluations: 6 });
+  const trace = await runStrategy(b.strategy, b.measurer, { budget: 100, batch: 1 });
+  // The limit alone stops after 3 evaluations (clock 3 >= 2.5); minEvaluations keeps it going to 6.
+  assert.equal(trace.evals, 6);
+  const clock = tuningClock([1, 1, 1, 1, 1, 1], trace.wall, { strategyTime: false });
+  const cut = cutAtLimit(onClock(trace, clock), 2.5);
+  assert.equal(cut.evals, 3);
+  assert.deepEqual(cut.wall, [1, 2, 3]);
+  // A run that ends before the limit comes back whole.
+  assert.equal(cutAtLimit(onClock(trace, clock), 100).evals, 6);
 });

@@ -56,6 +56,43 @@ Deno.test("compare --budget-time prints the time-based and the count-based ranki
   }
 });
 
+Deno.test("compare --budget-time scores count budgets past the time limit on the same runs, and says when one configuration swings the score", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // resnet18_conv1_cpu: 252 configurations; the time limit falls after about 90 random draws,
+    // and its optimum and runner-up are 0.5% apart with a gap below them.
+    const r = await compare([
+      "--space",
+      "resnet18_conv1_cpu",
+      "--strategies",
+      "random",
+      "--budget",
+      "10,200",
+      "--seeds",
+      "2",
+      "--budget-time",
+      "auto",
+      "--quiet",
+      "--out",
+      "out",
+    ], dir);
+    assert.equal(r.code, 0, r.stderr);
+    const s = lastJsonLine(r.stdout);
+    const at200 = s.results.find((x: { budget: number }) => x.budget === 200);
+    // The runs went on past the time limit until they had made the largest evaluation budget...
+    assert.equal(at200.mean_evals, 200);
+    // ...while the time table only sees each run up to the limit.
+    for (const row of s.time.rows) assert.ok(row.mean_evals < 200, JSON.stringify(row));
+    assert.match(
+      r.stdout,
+      /note: at the end of the range the baseline is 0\.\d+% from the optimum/,
+    );
+    assert.match(r.stdout, /scores -5\d\.\d at those grid points/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("compare --budget-time refuses bad budgets and live spaces in one line, exit 2", async () => {
   const dir = await Deno.makeTempDir();
   try {

@@ -49,6 +49,7 @@ import type { ReplaySpace } from "../search/replay.ts";
 import type { Strategy } from "../search/strategy.ts";
 import {
   type ClockOptions,
+  cutAtLimit,
   onClock,
   recordedSeconds,
   spaceRecordOf,
@@ -120,13 +121,55 @@ export function timeSpace(replay: ReplaySpace, o: TimeCompareOptions): TimeSpace
   };
 }
 
-/** A run's strategy and measurer that stop at the space's tuning-time limit. */
+/**
+ * What one configuration costs the methodology score at the end of a space's
+ * range: the standardised score of the first recorded value worse than the
+ * baseline's there. Where the baseline ends close to the optimum with a gap
+ * below it (few configurations, a near tie at the top), this is far below
+ * −1: a strategy one configuration behind random search at the end scores
+ * that at those grid points, and the space's score swings by whole units.
+ * Near 0 on a space whose values are dense near the optimum.
+ *
+ * @example
+ * ```ts
+ * import { endLeverage } from "./compare_time.ts";
+ * // Optimum 1, baseline at the end 1.01, next configuration 2: one behind scores -99.
+ * const ts = { record: { values: [1, 1.01, 2, 3], validSeconds: [], invalidSeconds: [] },
+ *   range: { optimum: 1 }, baseline: [3, 1.01] };
+ * console.log(endLeverage(ts).toFixed(0)); // -99
+ * ```
+ */
+export function endLeverage(
+  ts: {
+    record: Pick<SpaceRecord, "values">;
+    range: Pick<TimeRange, "optimum">;
+    baseline: readonly number[];
+  },
+): number {
+  const b = ts.baseline[ts.baseline.length - 1];
+  const opt = ts.range.optimum;
+  if (!(b > opt)) return 0;
+  let next = Infinity;
+  for (const v of ts.record.values) if (v > b && v < next) next = v;
+  return Number.isFinite(next) ? (next - b) / (opt - b) : 0;
+}
+
+/**
+ * A run's strategy and measurer that stop at the space's tuning-time limit,
+ * or, with `minEvaluations`, once they have also made that many evaluations
+ * (so that the same runs are scored at evaluation budgets up to it; the time
+ * scores only see each run up to the limit, {@link timeResults}).
+ */
 export function budgetedRun(
   strategy: Strategy,
   measurer: Measurer,
   ts: TimeSpace,
+  minEvaluations = 0,
 ): { strategy: Strategy; measurer: Measurer } {
-  return timeBudgeted(strategy, measurer, (c) => ts.costOf(c.knobs ?? []), ts.limit, ts.options);
+  return timeBudgeted(strategy, measurer, (c) => ts.costOf(c.knobs ?? []), ts.limit, {
+    ...ts.options,
+    minEvaluations,
+  });
 }
 
 /**
@@ -194,7 +237,8 @@ export async function timeResults(
       const costs = (await store.candidates(runIds[k]))
         .filter((c) => c.result)
         .map((c) => c.knobs ? ts.costOf(c.knobs) : 0);
-      onTime.push(onClock(trace, tuningClock(costs, trace.wall, ts.options)));
+      // A run made past the limit (for evaluation budgets) counts up to the limit here.
+      onTime.push(cutAtLimit(onClock(trace, tuningClock(costs, trace.wall, ts.options)), ts.limit));
     }
     clocks.set(name, onTime);
     let curve;
