@@ -410,6 +410,20 @@ export interface Executor {
    * steps' sum exceeds {@link latency} by the timer's cost per call.
    */
   profile(options?: { repeat?: number; warmup?: number }): StepTime[];
+  /**
+   * Times each kernel call by itself, as a tuner times a kernel: `repeat`
+   * calls of that one step back to back (after `warmup` ones), in step order.
+   * With `cold`, before each timed call a buffer of `flushBytes` (default
+   * the bytes of all the network's buffers, weights and activations: what
+   * the rest of a forward pass touches between two calls of a step) is
+   * written and then the step's activations (inputs some earlier step wrote,
+   * or the network's input) read again: its weights and output are where a
+   * forward pass leaves them, its activations in cache, as the layer before
+   * left them.
+   */
+  isolated(
+    options?: { repeat?: number; warmup?: number; cold?: boolean; flushBytes?: number },
+  ): StepTime[];
   /** Unloads the kernels. */
   close(): void;
 }
@@ -510,6 +524,9 @@ export async function createExecutor(
   const forward = () => {
     for (const [k, bufs] of calls) k.runPrepared(bufs);
   };
+  // Bytes of every buffer but the slices (a concat's inputs lie in its output).
+  let networkBytes = 0;
+  for (const [name, b] of buffers) if (!slices.has(name)) networkBytes += b.byteLength;
   return {
     steps,
     kernelCount: kernels.length,
@@ -548,6 +565,34 @@ export async function createExecutor(
         tunable: s.tunable,
         medianMs: median(times[i]),
       }));
+    },
+    isolated({ repeat = 10, warmup = 1, cold = false, flushBytes } = {}): StepTime[] {
+      const written = new Set([fnet.input.name, ...steps.map((s) => s.output)]);
+      const flush = cold ? new Float32Array((flushBytes ?? networkBytes) >> 2) : undefined;
+      let sink = 0;
+      const out = steps.map((s, i) => {
+        const [k, bufs] = calls[i];
+        const activations = s.inputs.flatMap((n, j) => written.has(n) ? [bufs[j]] : []);
+        for (let w = 0; w < warmup; w++) k.runPrepared(bufs);
+        const times: number[] = [];
+        for (let r = 0; r < repeat; r++) {
+          if (flush) {
+            flush.fill(r + 1);
+            for (const a of activations) for (let e = 0; e < a.length; e += 16) sink += a[e];
+          }
+          const t0 = performance.now();
+          k.runPrepared(bufs);
+          times.push(performance.now() - t0);
+        }
+        return {
+          layer: s.layer,
+          kernel: taskKey(s.workload),
+          tunable: s.tunable,
+          medianMs: median(times),
+        };
+      });
+      if (Number.isNaN(sink)) out.length = out.length; // keeps the reads
+      return out;
     },
     close: () => {
       pauseOpenMP();

@@ -53,6 +53,12 @@ for (
       assert.deepEqual(prof.map((p) => p.tunable), ex.steps.map((s) => s.tunable));
       assert.ok(prof.every((p) => p.medianMs >= 0 && Number.isFinite(p.medianMs)));
       assert.ok(prof.some((p) => p.kernel.startsWith("conv2d(")));
+      // Each step by itself, warm and in a forward pass's cache state: one time per step, in order.
+      for (const cold of [false, true]) {
+        const iso = ex.isolated({ repeat: 2, warmup: 0, cold, flushBytes: 1 << 20 });
+        assert.deepEqual(iso.map((p) => p.kernel), prof.map((p) => p.kernel));
+        assert.ok(iso.every((p) => p.medianMs >= 0 && Number.isFinite(p.medianMs)));
+      }
       assert.deepEqual(ex.run(x), got);
     } finally {
       ex.close();

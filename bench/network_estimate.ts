@@ -1,0 +1,190 @@
+/**
+ * The network estimate against the measured network (issue 42, item 3): how
+ * far the tuner's estimate (the sum over tasks of weight x best recorded
+ * latency) is from a forward pass of the tuned network, and what accounts for
+ * the rest, in one run:
+ *
+ * ```sh
+ * deno run -A bench/network_estimate.ts --network resnet18 --db runs.db \
+ *   [--layout NCHW16c] [--rounds 5] [--repeat 10] [--size 224] [--threads 2]
+ * ```
+ *
+ * The network is compiled once with the best record of each task in `--db`
+ * (as `tune-network` leaves them). Each round times, in turn:
+ * - **measured**: the median of `--repeat` forward passes;
+ * - **isolated**: every step (kernel call) by itself, `--repeat` calls back
+ *   to back, as the tuner times a kernel (`Executor.isolated`);
+ * - **cold**: the same with the rest of a forward pass's data written between
+ *   calls and the step's activations read again (`isolated({ cold: true })`):
+ *   the cache state a layer finds inside a pass.
+ *
+ * The estimates, each against that round's measured pass:
+ * - `tuner`: sum over tasks of weight x the record's latency (what
+ *   `tune-network` reports as `estimateMs`);
+ * - `+ other steps`: that plus the steps outside the tuned kernels (bias,
+ *   activations, adds, pools, layout changes, the untuned layers), timed
+ *   isolated;
+ * - `network`: that plus, for every step, cold minus isolated: what the cache
+ *   state between layers costs.
+ *
+ * The last line is JSON with every figure.
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { RecordsDB } from "../datasets/db.ts";
+import { createExecutor, type StepTime } from "../network/executor.ts";
+import { layoutName, parseLayout } from "../network/layout.ts";
+import { loadNetwork } from "../network/load.ts";
+import { sizeOf } from "../network/network.ts";
+import { extractTasks, taskKey } from "../network/tasks.ts";
+import { randomWeights } from "../network/weights.ts";
+import { fillUniform } from "../measure/prng.ts";
+import { warmStart } from "../tuner/task_scheduler.ts";
+import { median } from "../ir/stats.ts";
+import { recordedTraces } from "./network_peers.ts";
+
+/** One round's figures, ms. */
+export interface EstimateRound {
+  measuredMs: number;
+  tunerMs: number;
+  otherStepsMs: number;
+  coldExtraMs: number;
+  /** tunerMs + otherStepsMs + coldExtraMs. */
+  networkMs: number;
+}
+
+/**
+ * The parts of the network estimate from a round's step timings.
+ *
+ * @param tunerMs sum over tasks of weight x recorded latency, ms
+ * @param hot each step timed by itself
+ * @param cold the same steps timed in a forward pass's cache state
+ * @example
+ * ```ts
+ * import { estimateParts } from "./network_estimate.ts";
+ * const hot = [
+ *   { layer: "c", kernel: "conv", tunable: true, medianMs: 2 },
+ *   { layer: "r", kernel: "relu", tunable: false, medianMs: 0.5 },
+ * ];
+ * const cold = [{ ...hot[0], medianMs: 2.5 }, { ...hot[1], medianMs: 0.75 }];
+ * const p = estimateParts(2.1, hot, cold);
+ * if (p.otherStepsMs !== 0.5 || p.coldExtraMs !== 0.75 || p.networkMs !== 3.35) throw new Error();
+ * ```
+ */
+export function estimateParts(
+  tunerMs: number,
+  hot: readonly StepTime[],
+  cold: readonly StepTime[],
+): Omit<EstimateRound, "measuredMs"> {
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const otherStepsMs = sum(hot.filter((s) => !s.tunable).map((s) => s.medianMs));
+  const coldExtraMs = sum(hot.map((s, i) => cold[i].medianMs - s.medianMs));
+  const r = (x: number) => Math.round(x * 1e4) / 1e4;
+  return {
+    tunerMs: r(tunerMs),
+    otherStepsMs: r(otherStepsMs),
+    coldExtraMs: r(coldExtraMs),
+    networkMs: r(tunerMs + otherStepsMs + coldExtraMs),
+  };
+}
+
+if (import.meta.main) {
+  const { values: v } = parseArgs({
+    options: {
+      network: { type: "string", default: "resnet18" },
+      db: { type: "string" },
+      layout: { type: "string", default: "NCHW" },
+      rounds: { type: "string", default: "5" },
+      repeat: { type: "string", default: "10" },
+      size: { type: "string", default: "224" },
+      threads: { type: "string", default: "2" },
+    },
+  });
+  const fail = (m: string): never => {
+    console.error(`network_estimate: ${m}`);
+    Deno.exit(2);
+  };
+  if (!v.db) fail("--db is required: a records database that tune-network wrote");
+  let block = 1;
+  try {
+    block = parseLayout(v.layout!);
+  } catch (e) {
+    fail(`--layout: ${(e as Error).message}`);
+  }
+  const rounds = Number(v.rounds), repeat = Number(v.repeat), size = Number(v.size);
+  const threads = Number(v.threads);
+  for (
+    const [f, n] of [["rounds", rounds], ["repeat", repeat], ["size", size], [
+      "threads",
+      threads,
+    ]] as const
+  ) {
+    if (!Number.isInteger(n) || n < 1) fail(`--${f} must be a positive integer`);
+  }
+  Deno.env.set("OMP_NUM_THREADS", String(threads));
+  const { network: net, weights: given } = await loadNetwork(v.network!, { size });
+  const weights = given ?? randomWeights(net, 1);
+  const tasks = extractTasks(net, block);
+  const traces = recordedTraces(v.db!, net, block);
+  const records = RecordsDB.open(v.db!, { mode: "read" });
+  const starts = warmStart(records, tasks.map((t) => t.workload));
+  records.close();
+  const missing = tasks.filter((_, i) => starts[i].bestSeconds === undefined).map((t) =>
+    taskKey(t.workload)
+  );
+  if (missing.length > 0) {
+    fail(`${missing.length} tasks have no record in ${v.db}: ${missing[0]}, ...`);
+  }
+  const tunerMs = tasks.reduce((s, t, i) => s + t.weight * starts[i].bestSeconds! * 1e3, 0);
+  const load = () => Deno.loadavg()[0].toFixed(2);
+  console.log(
+    `network_estimate: ${net.name} ${net.input.shape.join("x")}, ${
+      layoutName(block)
+    }, ${threads} threads; ` +
+      `${traces.size} of ${tasks.length} tasks tuned in ${v.db}; ${rounds} rounds of ${repeat}; load ${load()}`,
+  );
+  const ex = await createExecutor(net, weights, { traces, block });
+  const input = new Float32Array(sizeOf(net.input.shape));
+  fillUniform(1, [input]);
+  ex.run(input);
+  const rows: (EstimateRound & { load: number })[] = [];
+  try {
+    for (let r = 1; r <= rounds; r++) {
+      const measuredMs = ex.latency({ repeat, warmup: 1 }).medianMs;
+      const hot = ex.isolated({ repeat, warmup: 1 });
+      const cold = ex.isolated({ repeat, warmup: 1, cold: true });
+      const row = {
+        measuredMs: Math.round(measuredMs * 1e4) / 1e4,
+        ...estimateParts(tunerMs, hot, cold),
+        load: Deno.loadavg()[0],
+      };
+      rows.push(row);
+      console.error(`[network_estimate] round ${r}: ${JSON.stringify(row)}`);
+    }
+  } finally {
+    ex.close();
+  }
+  const ratio = (k: keyof EstimateRound) => rows.map((x) => x[k] / x.measuredMs);
+  const fmt = (xs: number[]) =>
+    `${median(xs).toFixed(3)} (${Math.min(...xs).toFixed(3)}-${Math.max(...xs).toFixed(3)})`;
+  console.log("");
+  console.log("| estimate | ms (median of rounds) | estimate / measured (median, range) |");
+  console.log("| --- | --- | --- |");
+  console.log(
+    `| measured forward pass | ${median(rows.map((x) => x.measuredMs)).toFixed(2)} | 1 |`,
+  );
+  console.log(`| tuner (weight x record) | ${tunerMs.toFixed(2)} | ${fmt(ratio("tunerMs"))} |`);
+  console.log(
+    `| + other steps, isolated | ${
+      median(rows.map((x) => x.tunerMs + x.otherStepsMs)).toFixed(2)
+    } | ${fmt(rows.map((x) => (x.tunerMs + x.otherStepsMs) / x.measuredMs))} |`,
+  );
+  console.log(
+    `| network (+ cache state) | ${median(rows.map((x) => x.networkMs)).toFixed(2)} | ${
+      fmt(ratio("networkMs"))
+    } |`,
+  );
+  console.log(
+    JSON.stringify({ network: net.name, layout: layoutName(block), threads, rounds: rows }),
+  );
+}
