@@ -32,7 +32,8 @@
  */
 import { parseArgs } from "node:util";
 import { RecordsDB } from "../datasets/db.ts";
-import { createExecutor, type StepTime } from "../network/executor.ts";
+import { createExecutor } from "../network/executor.ts";
+import { type NetworkEstimate, networkEstimate } from "../network/end_to_end.ts";
 import { layoutName, parseLayout } from "../network/layout.ts";
 import { loadNetwork } from "../network/load.ts";
 import { sizeOf } from "../network/network.ts";
@@ -43,49 +44,9 @@ import { warmStart } from "../tuner/task_scheduler.ts";
 import { median } from "../ir/stats.ts";
 import { recordedTraces } from "./network_peers.ts";
 
-/** One round's figures, ms. */
-export interface EstimateRound {
+/** One round's figures, ms: the measured pass and the estimate's parts ({@link NetworkEstimate}). */
+export interface EstimateRound extends NetworkEstimate {
   measuredMs: number;
-  tunerMs: number;
-  otherStepsMs: number;
-  coldExtraMs: number;
-  /** tunerMs + otherStepsMs + coldExtraMs. */
-  networkMs: number;
-}
-
-/**
- * The parts of the network estimate from a round's step timings.
- *
- * @param tunerMs sum over tasks of weight x recorded latency, ms
- * @param hot each step timed by itself
- * @param cold the same steps timed in a forward pass's cache state
- * @example
- * ```ts
- * import { estimateParts } from "./network_estimate.ts";
- * const hot = [
- *   { layer: "c", kernel: "conv", tunable: true, medianMs: 2 },
- *   { layer: "r", kernel: "relu", tunable: false, medianMs: 0.5 },
- * ];
- * const cold = [{ ...hot[0], medianMs: 2.5 }, { ...hot[1], medianMs: 0.75 }];
- * const p = estimateParts(2.1, hot, cold);
- * if (p.otherStepsMs !== 0.5 || p.coldExtraMs !== 0.75 || p.networkMs !== 3.35) throw new Error();
- * ```
- */
-export function estimateParts(
-  tunerMs: number,
-  hot: readonly StepTime[],
-  cold: readonly StepTime[],
-): Omit<EstimateRound, "measuredMs"> {
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  const otherStepsMs = sum(hot.filter((s) => !s.tunable).map((s) => s.medianMs));
-  const coldExtraMs = sum(hot.map((s, i) => cold[i].medianMs - s.medianMs));
-  const r = (x: number) => Math.round(x * 1e4) / 1e4;
-  return {
-    tunerMs: r(tunerMs),
-    otherStepsMs: r(otherStepsMs),
-    coldExtraMs: r(coldExtraMs),
-    networkMs: r(tunerMs + otherStepsMs + coldExtraMs),
-  };
 }
 
 if (import.meta.main) {
@@ -155,7 +116,7 @@ if (import.meta.main) {
       const cold = ex.isolated({ repeat, warmup: 1, cold: true });
       const row = {
         measuredMs: Math.round(measuredMs * 1e4) / 1e4,
-        ...estimateParts(tunerMs, hot, cold),
+        ...networkEstimate(tunerMs, hot, cold),
         load: Deno.loadavg()[0],
       };
       rows.push(row);

@@ -13,7 +13,7 @@
  * @module
  */
 import { parseTrace, type Trace } from "../ir/trace.ts";
-import { measureEndToEnd } from "../network/end_to_end.ts";
+import { measureEndToEnd, networkEstimate } from "../network/end_to_end.ts";
 import { layoutName, parseLayout } from "../network/layout.ts";
 import { loadNetwork } from "../network/load.ts";
 import { BUILTIN_NETWORKS } from "../network/builtin.ts";
@@ -354,9 +354,28 @@ async function sessionSummary(
       seed: a.seed,
       check: true,
       block: a.block,
+      isolated: true,
     });
+    const tunerSeconds = o.finalistsObjectiveSeconds ?? o.objectiveSeconds;
+    const estimate = e.isolated && Number.isFinite(tunerSeconds)
+      ? networkEstimate(tunerSeconds * 1e3, e.isolated.hot, e.isolated.cold)
+      : undefined;
+    if (estimate) {
+      printResult(
+        `[${label.scheduler} ${label.strategy}] network estimate ${
+          estimate.networkMs.toFixed(2)
+        } ms (tuned kernels ${estimate.tunerMs.toFixed(2)} + other steps ${
+          estimate.otherStepsMs.toFixed(2)
+        } + cache state ${estimate.coldExtraMs.toFixed(2)}); measured ${
+          e.latencyMs.toFixed(2)
+        } ms (estimate / measured ${(estimate.networkMs / e.latencyMs).toFixed(3)})`,
+      );
+    }
     out.measured = {
       latencyMs: +e.latencyMs.toFixed(3),
+      ...(estimate
+        ? { estimate: { ...estimate, ratio: +(estimate.networkMs / e.latencyMs).toFixed(3) } }
+        : {}),
       timesMs: e.timesMs.map((t) => +t.toFixed(3)),
       kernels: e.kernels,
       tunedKernels: e.tuned,
@@ -495,7 +514,9 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
     note: "estimateMs sums weight x best latency over the tunable layers; finalistsEstimateMs " +
       "the same after each task's finalists were timed again in rounds (the kernels the network " +
       "runs); measured.latencyMs is the whole network run by the executor with the tuned " +
-      "kernels, untunedLatencyMs with default schedules",
+      "kernels, untunedLatencyMs with default schedules; measured.estimate adds to the tuner's " +
+      "figure the steps outside the tuned kernels and what a forward pass's cache state costs " +
+      "each step (networkMs; ratio = networkMs / latencyMs)",
     ...(untuned ? { untunedLatencyMs: +untuned.latencyMs.toFixed(3) } : {}),
     sessions,
     schedulers: a.strategies.flatMap((strategy) => {

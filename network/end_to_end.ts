@@ -41,6 +41,11 @@ export interface EndToEndOptions {
   profile?: boolean;
   /** Channel block of the convolutions' activations (`ExecutorOptions.block`). Default 1 (NCHW). */
   block?: number;
+  /**
+   * Also time every step by itself, warm and in a forward pass's cache state
+   * (`Executor.isolated`), `repeat` calls each, for {@link networkEstimate}. Default false.
+   */
+  isolated?: boolean;
 }
 
 /** What {@link measureEndToEnd} measured. */
@@ -63,6 +68,66 @@ export interface EndToEnd {
   matchesReference?: boolean;
   /** With `profile`: each kernel call's median time, in step order. */
   profile?: StepTime[];
+  /** With `isolated`: each step timed by itself, then in a forward pass's cache state. */
+  isolated?: { hot: StepTime[]; cold: StepTime[] };
+}
+
+/**
+ * The network estimate's parts, ms: the tuned kernels as the tuner recorded
+ * them, the steps outside them (bias, activations, adds, pools, layout
+ * changes, untuned layers) timed by themselves, and what the cache state
+ * inside a forward pass adds to every step (its time in that state,
+ * `Executor.isolated({ cold: true })`, less its time by itself).
+ */
+export interface NetworkEstimate {
+  /** Sum over tasks of weight x recorded latency (`tune-network`'s `estimateMs`). */
+  tunerMs: number;
+  /** The steps outside the tuned kernels, each timed by itself. */
+  otherStepsMs: number;
+  /** Every step's time in a forward pass's cache state less its time by itself. */
+  coldExtraMs: number;
+  /** tunerMs + otherStepsMs + coldExtraMs. */
+  networkMs: number;
+}
+
+/**
+ * The network estimate ({@link NetworkEstimate}) from the tuner's figure and
+ * each step's time by itself (`hot`) and in a forward pass's cache state
+ * (`cold`), both in step order (`Executor.isolated`).
+ *
+ * @example
+ * ```ts
+ * import { networkEstimate } from "./end_to_end.ts";
+ * const hot = [
+ *   { layer: "c", kernel: "conv", tunable: true, medianMs: 2 },
+ *   { layer: "r", kernel: "relu", tunable: false, medianMs: 0.5 },
+ * ];
+ * const cold = [{ ...hot[0], medianMs: 2.5 }, { ...hot[1], medianMs: 0.75 }];
+ * const e = networkEstimate(2.1, hot, cold);
+ * if (e.otherStepsMs !== 0.5 || e.coldExtraMs !== 0.75 || e.networkMs !== 3.35) throw new Error();
+ * ```
+ * @throws {RangeError} when `hot` and `cold` differ in length
+ */
+export function networkEstimate(
+  tunerMs: number,
+  hot: readonly StepTime[],
+  cold: readonly StepTime[],
+): NetworkEstimate {
+  if (hot.length !== cold.length) {
+    throw new RangeError(`hot has ${hot.length} steps and cold ${cold.length}`);
+  }
+  let otherStepsMs = 0, coldExtraMs = 0;
+  hot.forEach((s, i) => {
+    if (!s.tunable) otherStepsMs += s.medianMs;
+    coldExtraMs += cold[i].medianMs - s.medianMs;
+  });
+  const r = (x: number) => Math.round(x * 1e4) / 1e4;
+  return {
+    tunerMs: r(tunerMs),
+    otherStepsMs: r(otherStepsMs),
+    coldExtraMs: r(coldExtraMs),
+    networkMs: r(tunerMs + otherStepsMs + coldExtraMs),
+  };
 }
 
 /**
@@ -116,6 +181,12 @@ export async function measureEndToEnd(
       compileSeconds,
     };
     if (o.profile) out.profile = ex.profile({ repeat, warmup });
+    if (o.isolated) {
+      out.isolated = {
+        hot: ex.isolated({ repeat, warmup }),
+        cold: ex.isolated({ repeat, warmup, cold: true }),
+      };
+    }
     if (o.check) {
       const want = referenceRun(net, weights, input);
       let err = 0, scale = 0;

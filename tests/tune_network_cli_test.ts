@@ -42,7 +42,18 @@ interface Session {
     bestMs: number;
     finalists?: { count: number; rounds: number; recordedBestMs: number; runId: number };
   }[];
-  measured: { latencyMs: number; matchesReference: boolean; tunedKernels: number };
+  measured: {
+    latencyMs: number;
+    matchesReference: boolean;
+    tunedKernels: number;
+    estimate: {
+      tunerMs: number;
+      otherStepsMs: number;
+      coldExtraMs: number;
+      networkMs: number;
+      ratio: number;
+    };
+  };
 }
 
 Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and warm-starts from its records", async () => {
@@ -93,7 +104,20 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
       assert.equal(x.measured.matchesReference, true);
       assert.equal(x.measured.tunedKernels, 3);
       assert.ok(x.measured.latencyMs > 0);
+      // The network estimate starts from the finalists' figure and adds the other steps and the cache state.
+      const e = x.measured.estimate;
+      assert.ok(near(e.tunerMs, x.finalistsEstimateMs!), JSON.stringify(e));
+      assert.ok(e.otherStepsMs >= 0 && Number.isFinite(e.coldExtraMs), JSON.stringify(e));
+      assert.ok(Math.abs(e.networkMs - (e.tunerMs + e.otherStepsMs + e.coldExtraMs)) < 1e-3);
+      assert.ok(
+        Math.abs(e.ratio - e.networkMs / x.measured.latencyMs) < 1e-3,
+        JSON.stringify(x.measured),
+      );
     }
+    assert.match(
+      first.stdout,
+      /\[gradient random\] network estimate [\d.]+ ms \(tuned kernels [\d.]+ \+ other steps [\d.]+ \+ cache state -?[\d.]+\); measured [\d.]+ ms/,
+    );
     // Round robin gives each of the three tasks two rounds of one trial.
     assert.deepEqual(sessions[1].tasks.map((t) => t.trials), [2, 2, 2]);
     assert.match(
