@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { RecordsDB } from "../datasets/db.ts";
+import { exportRows } from "../datasets/export_rows.ts";
 import type { Measurer } from "../measure/measurer.ts";
 import { createWorkload } from "../ir/workloads.ts";
 import { FINALISTS_STRATEGY } from "./finalists.ts";
@@ -79,6 +80,15 @@ Deno.test("tune's finalists: the best is the confirmed one, its first figure kep
     assert.deepEqual(c.finalists.map((f) => f.seconds), [1e-3, 2e-3, 1e-2]);
     assert.deepEqual(c.finalists.map((f) => f.firstSeconds), [1e-3, 2e-3, 1e-4]);
     assert.deepEqual(c.finalists[2].rounds, [1e-2, 1e-2, 1e-2]);
+    // An export counts the six candidates once; the re-measurements only when asked for.
+    assert.deepEqual(exportRows(db).map((r) => r.run_id), [1, 1, 1, 1, 1, 1]);
+    const asked = exportRows(db, { runs: [1, 2] }).filter((r) => r.run_id === 2);
+    assert.deepEqual(asked.map((r) => [r.strategy, r.seconds]), [
+      ["finalists", 1e-3],
+      ["finalists", 2e-3],
+      ["finalists", 1e-2],
+    ]);
+    assert.equal(JSON.parse(asked[0].run_config).confirms, 1);
     db.close();
     // A later resume finds nothing to do: the finalists run is not a run to resume.
     await assert.rejects(
