@@ -75,7 +75,7 @@ export interface Finalist {
 }
 
 /** A recorded candidate as {@link fastestDistinct} reads it (a `CandidateRow` is one). */
-export type Measured = Pick<CandidateRow, "trace" | "knobs"> & {
+export type MeasuredCandidate = Pick<CandidateRow, "trace" | "knobs"> & {
   result: { errorKind: string; seconds: number | null } | null;
 };
 
@@ -133,7 +133,7 @@ export function finalistsOf(
  * if (top.length !== 2 || top[0].seconds !== 1 || top[1].seconds !== 3) throw new Error();
  * ```
  */
-export function fastestDistinct(candidates: readonly Measured[], top: number): Finalist[] {
+export function fastestDistinct(candidates: readonly MeasuredCandidate[], top: number): Finalist[] {
   const fastest = new Map<string, Finalist>();
   for (const c of candidates) {
     const s = c.result?.errorKind === "none" ? c.result.seconds : null;
@@ -193,23 +193,21 @@ export async function retimeFinalists(
   return out.sort((a, b) => a.medianSeconds - b.medianSeconds);
 }
 
-type Awaitable<T> = T | Promise<T>;
-
 /**
  * What {@link recordFinalists} writes through: a `RecordsDB`, or any
  * `RecordStore` (datasets/record_store.ts: SQLite, PostgreSQL, memory).
  */
 export interface FinalistsWriter {
   /** Records a workload once; its id. */
-  upsertWorkload(w: WorkloadInput): Awaitable<number>;
+  upsertWorkload(w: WorkloadInput): number | Promise<number>;
   /** Starts a run; its id. */
-  startRun(info: RunInfo): Awaitable<number>;
+  startRun(info: RunInfo): number | Promise<number>;
   /** Records a candidate; its id. */
-  addCandidate(runId: number, c: CandidateInput): Awaitable<number>;
+  addCandidate(runId: number, c: CandidateInput): number | Promise<number>;
   /** Records a candidate's result. */
-  addResult(candidateId: number, r: ResultInput): Awaitable<unknown>;
+  addResult(candidateId: number, r: ResultInput): unknown | Promise<unknown>;
   /** Marks a run finished. */
-  finishRun(runId: number): Awaitable<void>;
+  finishRun(runId: number): void | Promise<void>;
 }
 
 /** Who made a finalists run: what {@link recordFinalists} writes besides the figures. */
