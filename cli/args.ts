@@ -115,6 +115,12 @@ export interface TuneArgs {
   unity: number;
   /** Racing factor (`--race`): one repeat for candidates this much slower than the best. */
   race?: number;
+  /** Finalists re-timed after the search (`--finalists`; undefined: the session's default). */
+  finalists?: number;
+  /** Rounds of their re-timing (`--finalist-rounds`). */
+  finalistRounds?: number;
+  /** Strategy sa's re-timing margin (`--remeasure-margin`). */
+  remeasureMargin?: number;
   /** Redis of a queue of measurement workers (`--queue`): measure there instead of here. */
   queue?: string;
   /** With `--queue`: the machine key of the workers to measure on. */
@@ -167,6 +173,14 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
                       lowest CPU priority (nice 19 and their session's autogroup at 19)
   --unity N           compile up to N of a round's candidates in one file and compiler
                       process (default ${UNITY_DEFAULT}; 1: one file each)
+  --finalists K       after the search, time its K fastest distinct valid candidates again
+                      (default ${TUNE.finalists}; 0: none; a --trace run: none unless given) and
+                      report the best median over the rounds beside its first figure
+  --finalist-rounds R rounds of that re-timing, every finalist once per round in an order
+                      rotated each round (default ${TUNE.finalistRounds})
+  --remeasure-margin F  strategy sa: a newcomer faster than the current point by less than
+                      the fraction F waits for the current point to be timed again (not a
+                      trial, not recorded; default 0: never)
   --race F            racing: a candidate whose first repeat is more than F times slower
                       than the run's best so far gets no more repeats (default: off)
   --queue URL         measure on workers (deno task worker) through Redis at URL,
@@ -217,6 +231,9 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
         overlap: { type: "boolean", default: false },
         unity: { type: "string", default: String(UNITY_DEFAULT) },
         race: { type: "string" },
+        finalists: { type: "string" },
+        "finalist-rounds": { type: "string" },
+        "remeasure-margin": { type: "string" },
         queue: { type: "string" },
         machine: { type: "string" },
         quiet: { type: "boolean", default: false },
@@ -251,6 +268,26 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     quiet: v.quiet!,
   };
   if (v.trials !== undefined) args.trials = integer(v.trials, "--trials", RANGES.trials);
+  if (v.finalists !== undefined) {
+    args.finalists = integer(v.finalists, "--finalists", RANGES.finalists);
+  }
+  if (v["remeasure-margin"] !== undefined) {
+    args.remeasureMargin = nonNegative(v["remeasure-margin"], "--remeasure-margin");
+    if (args.remeasureMargin >= 1) {
+      throw new UsageError(
+        `--remeasure-margin must be a fraction below 1, got ${v["remeasure-margin"]}`,
+      );
+    }
+    const named = parseStrategyName(args.strategy).strategy;
+    if (args.remeasureMargin > 0 && !args.resume && named !== "sa") {
+      throw new UsageError(
+        `--remeasure-margin: only strategy sa re-times its incumbent, not ${args.strategy}`,
+      );
+    }
+  }
+  if (v["finalist-rounds"] !== undefined) {
+    args.finalistRounds = integer(v["finalist-rounds"], "--finalist-rounds", RANGES.finalistRounds);
+  }
   if (v.queue !== undefined) args.queue = v.queue;
   if (v.machine !== undefined) {
     if (v.queue === undefined) throw new UsageError("--machine needs --queue");
@@ -340,6 +377,9 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
       "overlap",
       "unity",
       "race",
+      "finalists",
+      "finalist-rounds",
+      "remeasure-margin",
       "queue",
     ].find((f) => (given as string[]).includes(f));
     if (clash) throw new UsageError(`--${clash} cannot be given with --space (a replayed cache)`);

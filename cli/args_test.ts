@@ -21,6 +21,39 @@ Deno.test("tune --race sets the racing factor, off unless given", () => {
   assert.throws(() => parseTuneArgs([...base, "--race", "x"]), /--race must be a positive number/);
 });
 
+Deno.test("tune --finalists and --finalist-rounds are integers, unset unless given", () => {
+  const base = ["--workload", "matmul", "--shape", "8,8,8"];
+  assert.equal(parseTuneArgs(base).finalists, undefined);
+  assert.equal(parseTuneArgs([...base, "--finalists", "0"]).finalists, 0);
+  assert.equal(parseTuneArgs([...base, "--finalist-rounds", "5"]).finalistRounds, 5);
+  assert.throws(
+    () => parseTuneArgs([...base, "--finalists", "x"]),
+    /--finalists must be an integer/,
+  );
+  assert.throws(() => parseTuneArgs([...base, "--finalist-rounds", "0"]), /--finalist-rounds/);
+  assert.throws(
+    () => parseTuneArgs(["--space", "pnpoly_RTX_3090", "--finalists", "2"]),
+    /--finalists cannot be given with --space/,
+  );
+});
+
+Deno.test("tune --remeasure-margin is a fraction below 1, for strategy sa only", () => {
+  const base = ["--workload", "matmul", "--shape", "8,8,8"];
+  assert.equal(
+    parseTuneArgs([...base, "--strategy", "sa", "--remeasure-margin", "0.05"])
+      .remeasureMargin,
+    0.05,
+  );
+  assert.throws(
+    () => parseTuneArgs([...base, "--strategy", "sa", "--remeasure-margin", "1"]),
+    /--remeasure-margin must be a fraction below 1/,
+  );
+  assert.throws(
+    () => parseTuneArgs([...base, "--remeasure-margin", "0.05"]),
+    /--remeasure-margin: only strategy sa re-times its incumbent, not random/,
+  );
+});
+
 Deno.test("tune --run needs --resume, and --db must name a file", () => {
   const base = ["--workload", "matmul", "--shape", "8,8,8"];
   assert.throws(() => parseTuneArgs([...base, "--run", "2"]), /--run needs --resume/);

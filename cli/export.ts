@@ -27,7 +27,8 @@ export const EXPORT_USAGE = `usage: deno task export --db PATH --format FORMAT -
   --format FORMAT           ${EXPORT_FORMATS.join(" | ")}
   --out PATH                file to write (its directory is created; never the
                             database, another SQLite file or a directory)
-  --runs ID,ID,...          export only these runs (default: all)
+  --runs ID,ID,...          export only these runs (default: all but the finalists runs
+                            that confirm a tune run: re-measurements, not candidates)
   --holdout KEY,KEY,...     put these workloads in the test split, e.g.
                             matmul:512,512,512,dense:16,24,8 (repeatable)
   --holdout-fraction F      or hold out a fraction F of the workloads, chosen

@@ -18,6 +18,7 @@ import type { RunRow } from "../datasets/db.ts";
 import { isPostgresUrl } from "../datasets/postgres_url.ts";
 import { openRecordsReader, type RecordsReader } from "../datasets/records_reader.ts";
 import { printTrace } from "../ir/trace.ts";
+import { confirmationIn, confirmedRunOf } from "../tuner/confirm.ts";
 import { bestSoFar, tuningCurveSVG } from "../plots/tuning_curve.ts";
 import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
 import { checkOutputDir, printResult } from "./output.ts";
@@ -58,7 +59,13 @@ export interface RunSummary {
   measured: number;
   valid: number;
   errors: number;
+  /** Best GFLOP/s: the confirmed figure when the run's finalists were timed again. */
   bestGflops: number | null;
+  /**
+   * With finalists timed again (tuner/confirm.ts): the best's figure as the
+   * search recorded it, the rounds, and the finalists run.
+   */
+  confirmed?: { firstGflops: number | null; rounds: number; runId: number };
   /** Best GFLOP/s so far after each trial (NaN before the first valid one). */
   curve: number[];
   /** The best candidate's trace printed as schedule code. */
@@ -77,7 +84,12 @@ function machineLine(m: Record<string, unknown>): string {
   return parts.length ? parts.join(", ") : Object.keys(m).length ? JSON.stringify(m) : "-";
 }
 
-/** Summaries of runs of a database (all of them, or those of `ids`), oldest first. */
+/**
+ * Summaries of runs of a database (all of them, or those of `ids`), oldest
+ * first. A run of finalists that confirms a tuning run is shown in that
+ * run's row (its best, confirmed, and the first figure), not as a row of its
+ * own unless `ids` names it.
+ */
 export function summarizeRuns(db: RecordsReader, ids?: readonly number[]): RunSummary[] {
   let runs: RunRow[] = db.runs();
   if (ids) {
@@ -86,11 +98,21 @@ export function summarizeRuns(db: RecordsReader, ids?: readonly number[]): RunSu
       throw new UsageError(`No run ${missing.join(", ")} in records database "${db.path}"`);
     }
     runs = runs.filter((r) => ids.includes(r.id));
+  } else {
+    const present = new Set(runs.map((r) => r.id));
+    runs = runs.filter((r) => !present.has(confirmedRunOf(r) ?? 0));
   }
   return runs.map((run) => {
     const w = db.workload(run.workloadId);
     const counts = db.counts(run.id);
-    const best = db.best(run.id);
+    const confirmation = confirmationIn(db, run.id);
+    const flops = w?.flops ?? 0;
+    const gflops = (x: number | null | undefined) => x && flops > 0 ? flops / x / 1e9 : null;
+    const searched = db.best(run.id);
+    const id = confirmation?.best?.candidateId;
+    const best = id == null
+      ? searched
+      : db.candidates(run.id).find((c) => c.id === id) as typeof searched ?? searched;
     const curve = bestSoFar(db.candidates(run.id).map((c) => c.result?.gflops ?? NaN));
     let bestSchedule: string | undefined;
     if (best) {
@@ -113,7 +135,18 @@ export function summarizeRuns(db: RecordsReader, ids?: readonly number[]): RunSu
       version: run.tunebookVersion,
       trials: run.trials,
       ...counts,
-      bestGflops: best?.result.gflops ?? null,
+      bestGflops: confirmation?.best
+        ? gflops(confirmation.best.seconds)
+        : best?.result.gflops ?? null,
+      ...(confirmation?.best
+        ? {
+          confirmed: {
+            firstGflops: gflops(confirmation.best.firstSeconds),
+            rounds: confirmation.rounds,
+            runId: confirmation.runId,
+          },
+        }
+        : {}),
       curve,
       ...(bestSchedule === undefined ? {} : { bestSchedule, bestTrial: best!.trial + 1 }),
     };
@@ -167,7 +200,9 @@ export function reportHTML(
     `<td>${esc(r.workload)}</td><td>${esc(r.target)}</td><td>${esc(r.machine)}</td>` +
     `<td>${esc(r.compiler)}</td><td>${esc(r.version)}</td><td>${esc(r.status)}</td>` +
     `<td class="num">${r.trials}</td><td class="num">${r.measured}</td><td class="num">${r.valid}</td>` +
-    `<td class="num">${r.errors}</td>${num(r.bestGflops)}</tr>`
+    `<td class="num">${r.errors}</td>${num(r.confirmed ? r.confirmed.firstGflops : null)}${
+      num(r.bestGflops)
+    }</tr>`
   ).join("\n");
   const sections = runs.map((r) => {
     const curve = r.curve.some((v) => !Number.isNaN(v))
@@ -177,9 +212,13 @@ export function reportHTML(
       : "<p>No valid measurement: no tuning curve.</p>";
     const best = r.bestSchedule === undefined
       ? "<p>No valid candidate.</p>"
-      : `<h3>Best schedule (trial ${r.bestTrial}, ${r.bestGflops?.toFixed(2)} GFLOP/s)</h3>\n<pre>${
-        esc(r.bestSchedule)
-      }</pre>`;
+      : `<h3>Best schedule (trial ${r.bestTrial}, ${r.bestGflops?.toFixed(2)} GFLOP/s${
+        r.confirmed
+          ? ` confirmed over ${r.confirmed.rounds} rounds in run ${r.confirmed.runId}, first ${
+            r.confirmed.firstGflops?.toFixed(2) ?? "-"
+          }`
+          : ""
+      })</h3>\n<pre>${esc(r.bestSchedule)}</pre>`;
     return `<section id="run-${r.id}">\n<h2>Run ${r.id}: ${esc(r.workload)} with ${
       esc(r.strategy)
     }</h2>\n<p class="meta">started ${esc(r.created)}; ${esc(r.machine)}; ${esc(r.compiler)}; ` +
@@ -206,7 +245,7 @@ ${comparisons.map(comparisonSection).join("\n")}
 ${
     runs.length === 0 ? "" : `<h2>Runs</h2>
 <table>
-<thead><tr><th>run</th><th>strategy</th><th>seed</th><th>workload</th><th>target</th><th>machine</th><th>compiler</th><th>version</th><th>status</th><th>trials</th><th>measured</th><th>valid</th><th>errors</th><th>best GFLOP/s</th></tr></thead>
+<thead><tr><th>run</th><th>strategy</th><th>seed</th><th>workload</th><th>target</th><th>machine</th><th>compiler</th><th>version</th><th>status</th><th>trials</th><th>measured</th><th>valid</th><th>errors</th><th>first GFLOP/s</th><th>best GFLOP/s</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>

@@ -20,6 +20,7 @@ import type { TimingOptions } from "../measure/types.ts";
 import { bestSoFar } from "../plots/tuning_curve.ts";
 import { stderrProgress } from "../tuner/progress.ts";
 import { runSession } from "../tuner/session.ts";
+import { confirmationIn } from "../tuner/confirm.ts";
 import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
 import { printResult } from "./output.ts";
 import { watchRuns } from "./stop.ts";
@@ -53,6 +54,12 @@ export interface RunDiff {
   new_curve: (number | null)[];
   /** new / old best so far after each trial (null where either is missing). */
   per_trial_ratio: (number | null)[];
+  /**
+   * Confirmed best GFLOP/s of each run: its finalists' best median over the
+   * rounds they were timed again in (tuner/confirm.ts; null when it has none).
+   */
+  old_confirmed_gflops: number | null;
+  new_confirmed_gflops: number | null;
 }
 
 /** What `reproduce` prints as JSON. */
@@ -83,6 +90,7 @@ interface StoredConfig {
   unity?: number;
   overlap?: boolean;
   race?: number;
+  finalists?: { top: number; rounds: number };
 }
 
 const nullIfNaN = (v: number) => (Number.isFinite(v) ? v : null);
@@ -104,6 +112,11 @@ export function diffRuns(db: RecordsReader, oldRun: number, newRun: number): Run
   });
   const oldBest = db.best(oldRun)?.result.gflops ?? null;
   const newBest = db.best(newRun)?.result.gflops ?? null;
+  const confirmed = (id: number) => {
+    const s = confirmationIn(db, id)?.best?.seconds;
+    const flops = db.workload(db.run(id)!.workloadId)?.flops ?? 0;
+    return s && flops > 0 ? flops / s / 1e9 : null;
+  };
   return {
     old_trials: a.length,
     new_trials: b.length,
@@ -116,6 +129,8 @@ export function diffRuns(db: RecordsReader, oldRun: number, newRun: number): Run
     old_curve: curveA.map(nullIfNaN),
     new_curve: curveB.map(nullIfNaN),
     per_trial_ratio: perTrial,
+    old_confirmed_gflops: confirmed(oldRun),
+    new_confirmed_gflops: confirmed(newRun),
   };
 }
 
@@ -138,7 +153,10 @@ export function diffTable(d: RunDiff, sameAt: (i: number) => boolean): string {
     `identical candidates ${d.identical_candidates} of ${d.old_trials} (same trial: ${d.same_position}); ` +
       `final best ${f(d.old_best_gflops)} -> ${f(d.new_best_gflops)} GFLOP/s (ratio ${
         f(d.final_best_ratio, 3)
-      })`,
+      })` +
+      (d.old_confirmed_gflops !== null || d.new_confirmed_gflops !== null
+        ? `; confirmed ${f(d.old_confirmed_gflops)} -> ${f(d.new_confirmed_gflops)} GFLOP/s`
+        : ""),
   );
   return lines.join("\n");
 }
@@ -208,6 +226,9 @@ export async function reproduce(argv: string[]): Promise<Reproduction> {
       batch: config.batch,
       timeoutSeconds: config.timeoutSeconds,
       timing: config.timing,
+      // The finalists the run had (none for a run recorded before they existed).
+      finalists: config.finalists?.top ?? 0,
+      ...(config.finalists ? { finalistRounds: config.finalists.rounds } : {}),
       onProgress: progress?.update,
     });
   } finally {

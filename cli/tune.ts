@@ -47,6 +47,7 @@ import {
   ResumeConflictError,
   runSession,
   type SessionOptions,
+  type Summary,
 } from "../tuner/session.ts";
 
 /**
@@ -124,6 +125,9 @@ function resumeOptions(args: TuneArgs): Partial<SessionOptions> {
     ...(given.has("flush-l2") ? { flushL2: args.flushL2 } : {}),
     ...(args.math !== undefined ? { math: args.math } : {}),
     ...(given.has("no-configs") ? { configs: args.configs } : {}),
+    ...(args.finalists !== undefined ? { finalists: args.finalists } : {}),
+    ...(args.finalistRounds !== undefined ? { finalistRounds: args.finalistRounds } : {}),
+    ...(args.remeasureMargin !== undefined ? { remeasureMargin: args.remeasureMargin } : {}),
     ...(Object.keys(timing).length ? { timing } : {}),
   };
 }
@@ -237,10 +241,16 @@ export async function main(argv: string[]): Promise<number> {
         ...(args.flushL2 ? { flushL2: true } : {}),
         ...(args.math !== undefined ? { math: args.math } : {}),
         ...(args.configs ? {} : { configs: false }),
+        ...(args.finalists !== undefined ? { finalists: args.finalists } : {}),
+        ...(args.finalistRounds !== undefined ? { finalistRounds: args.finalistRounds } : {}),
+        ...(args.remeasureMargin ? { remeasureMargin: args.remeasureMargin } : {}),
       });
     progress?.done();
     const { bestTrace: _, run_id: __, noDevice, interrupted, ...line } = summary;
     console.log(JSON.stringify(line));
+    if (!args.quiet && line.finalists && line.confirmed_gflops != null) {
+      console.error(`tune: ${confirmedLine(line)}`);
+    }
     if (stop.stopped({ ...summary, interrupted })) return stop.exitCode();
     if (noDevice) {
       console.error(
@@ -315,6 +325,28 @@ export async function main(argv: string[]): Promise<number> {
 async function loadRemoteMeasurer(): Promise<RemoteMeasurerModule> {
   const specifier = ["..", "remote", "remote_measurer.ts"].join("/");
   return await import(specifier);
+}
+
+/**
+ * The line `tune` prints on stderr after re-timing finalists.
+ *
+ * @example
+ * ```ts
+ * import { confirmedLine } from "./tune.ts";
+ * const line = confirmedLine({
+ *   confirmed_gflops: 412.34, first_gflops: 431, finalists: { count: 3, rounds: 3, run_id: 2 },
+ * });
+ * if (line !== "best 412.3 GFLOP/s confirmed over 3 rounds (first 431.0; 3 finalists, run 2)") {
+ *   throw new Error(line);
+ * }
+ * ```
+ */
+export function confirmedLine(
+  s: Pick<Summary, "confirmed_gflops" | "first_gflops" | "finalists">,
+): string {
+  const f = (x: number | null | undefined) => x == null ? "-" : x.toFixed(1);
+  return `best ${f(s.confirmed_gflops)} GFLOP/s confirmed over ${s.finalists?.rounds} rounds ` +
+    `(first ${f(s.first_gflops)}; ${s.finalists?.count} finalists, run ${s.finalists?.run_id})`;
 }
 
 /** The parsed arguments, or undefined when they do not parse (for messages only). */

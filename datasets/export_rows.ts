@@ -102,7 +102,12 @@ export const NO_FEATURES: RowDescriber = Object.freeze({
 
 /** Options of {@link exportRows} (and of `exportRecords`). */
 export interface ExportOptions {
-  /** Export only these runs (default: every run). */
+  /**
+   * Export only these runs (default: every run but the finalists runs that
+   * confirm a tuning run of the database, which are re-measurements of its
+   * candidates, not candidates: strategy `finalists`, `run_config.confirms`
+   * the tuning run; name them here to export their figures).
+   */
   runs?: number[];
   /** Train/test split by workload (default: every row is `train`). */
   split?: SplitOptions;
@@ -278,7 +283,12 @@ export function exportRows(db: RecordsReader, options: ExportOptions = {}): Expo
 export function exportRowContexts(db: RecordsReader, options: ExportOptions): RowContext[] {
   const describe = options.describe ?? NO_FEATURES;
   const all = db.runs();
-  let runs: RunRow[] = all;
+  // A tuning run's finalists timed again (tuner/confirm.ts: strategy "finalists", config.confirms
+  // its run) are re-measurements, not candidates: exported only when `runs` names them.
+  const present = new Set(all.map((r) => r.id));
+  let runs: RunRow[] = all.filter((r) =>
+    !(r.strategy === "finalists" && present.has(r.config?.confirms as number))
+  );
   if (options.runs !== undefined) {
     const byId = new Map(all.map((r) => [r.id, r]));
     runs = [...new Set(options.runs)].sort((a, b) => a - b).map((id) => {

@@ -59,6 +59,14 @@ export interface TuneDefaults {
   readonly patience: number;
   /** Timing of each measurement (`--number`, `--repeat`, `--min-repeat-ms`). */
   readonly timing: TimingDefaults;
+  /**
+   * Finalists (`--finalists`): the search's fastest distinct valid candidates
+   * timed again after it, in turn (0: none; a trace-file run or a replayed
+   * cache has none unless asked).
+   */
+  readonly finalists: number;
+  /** Rounds of the finalists' re-timing (`--finalist-rounds`). */
+  readonly finalistRounds: number;
 }
 
 /** Defaults of `compare` and its runs. */
@@ -105,6 +113,8 @@ export const DEFAULTS: Readonly<{
     unity: 1,
     patience: 20,
     timing: Object.freeze({ number: 1, repeat: 3, minRepeatMs: 40, warmup: 1 }),
+    finalists: 3,
+    finalistRounds: 3,
   }),
   compare: Object.freeze({
     strategies: Object.freeze(["bo", "random", "grid", "sa", "ga", "evolutionary"]),
@@ -134,6 +144,8 @@ export const RANGES: Readonly<
   minRepeatMs: { min: 0, max: Infinity, real: true },
   /** A factor >= 1. */
   race: { min: 1, max: Infinity, real: true },
+  finalists: { min: 0, max: 1024 },
+  finalistRounds: { min: 1, max: 1000 },
 });
 
 /**

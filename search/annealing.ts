@@ -12,6 +12,14 @@
  * current point; when their measurements arrive, the best of them is the move
  * tried against the current point.
  *
+ * With `remeasureMargin`, a newcomer that beats the current point by less
+ * than that fraction of its cost does not take its place at once: the
+ * strategy asks for the current point to be timed again
+ * (`Strategy.remeasure`), takes the mean of its two figures as its cost, and
+ * only then decides the move (each point is re-timed at most once). A driver
+ * that does not re-measure (no hook) leaves the move to be decided as usual
+ * at the next proposal.
+ *
  * @example
  * ```ts
  * import { simulatedAnnealing } from "./annealing.ts";
@@ -52,6 +60,11 @@ export interface SimulatedAnnealingOptions {
   init?: number;
   /** Maps a point to a candidate. Default: `(knobs) => ({ knobs })`. */
   candidateOf?: CandidateOf;
+  /**
+   * Relative lead below which a newcomer waits for the current point to be
+   * timed again (see the module documentation), e.g. 0.05. Default 0: never.
+   */
+  remeasureMargin?: number;
 }
 
 interface Current {
@@ -90,6 +103,21 @@ export function simulatedAnnealing(space: KnobSpace, options: SimulatedAnnealing
   let started = false;
   /** The first start completes a design begun before it (points measured before the first proposal). */
   let completesDesign = false;
+  const margin = options.remeasureMargin ?? 0;
+  /** A newcomer waiting for the current point's re-timing, and that re-timing if not yet asked. */
+  let challenger: Current | undefined;
+  let recheck: Candidate[] = [];
+  const retimed = new Set<number>();
+  /** Decides a waiting move with the figures at hand. */
+  const decide = () => {
+    const best = challenger;
+    challenger = undefined;
+    recheck = [];
+    if (best && (!current || accept(current.cost, best.cost!))) {
+      current = best;
+      stuck = 0;
+    }
+  };
 
   const temperature = () => t0 * Math.pow(alpha, evaluations);
   const accept = (oldCost: number | undefined, newCost: number): boolean => {
@@ -118,6 +146,8 @@ export function simulatedAnnealing(space: KnobSpace, options: SimulatedAnnealing
   return {
     name: "sa",
     propose(n: number): Candidate[] {
+      // A move still waiting for a re-timing nobody made: decided now.
+      if (challenger) decide();
       const out: Candidate[] = [];
       if (!started) {
         // Points measured before the first proposal (a portfolio's shared design) count.
@@ -202,14 +232,41 @@ export function simulatedAnnealing(space: KnobSpace, options: SimulatedAnnealing
         stuck = 0;
         return;
       }
-      if (best && (!current || accept(current.cost, best.cost!))) {
-        current = best;
-        stuck = 0;
+      const c = current?.cost;
+      if (
+        best && current && margin > 0 && c !== undefined && Number.isFinite(c) &&
+        best.cost! < c && c - best.cost! < margin * c && !retimed.has(current.index)
+      ) {
+        // A lead within the margin: the current point is timed again before the move.
+        retimed.add(current.index);
+        challenger = best;
+        recheck = [candidateOf(current.point)];
+      } else {
+        challenger = best;
+        decide();
       }
       if (t0 > tMin && temperature() < tMin) {
         evaluations = 0;
         current = undefined;
+        challenger = undefined;
+        recheck = [];
       }
+    },
+    remeasure(): Candidate[] {
+      const out = recheck;
+      recheck = [];
+      return out;
+    },
+    observeRemeasured(observations: Observation[]): void {
+      for (const o of observations) {
+        const i = knobIndex(space, o.candidate.knobs);
+        if (i === undefined || !costs.has(i)) continue;
+        // Its cost: the mean of its two figures (a failure now makes it a failure).
+        const cost = (costs.get(i)! + observedCost(o)) / 2;
+        costs.set(i, cost);
+        if (current && current.index === i) current.cost = cost;
+      }
+      if (challenger) decide();
     },
   };
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { simulatedAnnealing } from "./annealing.ts";
+import { KnobSpace } from "../ir/knobs.ts";
 import { randomKnobSearch } from "./random.ts";
 import { costOf, drive, evaluate, single, small, smallValid, space, study } from "./_testing.ts";
 
@@ -100,4 +101,50 @@ Deno.test("simulated annealing completes a design begun before its first proposa
       assert.equal(dist(c.knobs!, prior[0]), 1, `${before} before: neighbours of the best`);
     }
   }
+});
+
+Deno.test("simulated annealing with a margin asks for its incumbent to be timed again before a narrow move", () => {
+  const line = new KnobSpace([{ name: "x", kind: "other", options: [0, 1, 2, 3, 4, 5, 6, 7] }]);
+  const s = simulatedAnnealing(line, { seed: 1, init: 1, remeasureMargin: 0.05 });
+  const [first] = s.propose(1);
+  s.observe([{ candidate: first, errorKind: "none", seconds: 1e-3 }]);
+  assert.deepEqual(s.remeasure!(), [], "nothing to re-time without a challenger");
+  // A neighbour 1% faster: within the margin, so the incumbent is timed again first.
+  const [near] = s.propose(1);
+  s.observe([{ candidate: near, errorKind: "none", seconds: 0.99e-3 }]);
+  const again = s.remeasure!();
+  assert.deepEqual(again.map((c) => c.knobs), [first.knobs]);
+  assert.deepEqual(s.remeasure!(), [], "asked once");
+  // Timed again at 1.2 ms, its cost is the mean (1.1 ms): the move goes ahead, and the next
+  // proposals are neighbours of the newcomer.
+  s.observeRemeasured!([{ candidate: again[0], errorKind: "none", seconds: 1.2e-3 }]);
+  const next = s.propose(1);
+  assert.equal(next.length, 1);
+  // (A neighbour of the newcomer, one option away; the incumbent's other neighbour is two away.)
+  assert.equal(
+    Math.abs(next[0].knobs![0] - near.knobs![0]),
+    1,
+    JSON.stringify([first, near, next]),
+  );
+  assert.notDeepEqual(next[0].knobs, first.knobs);
+  // A lead larger than the margin moves at once; so does every lead without a margin.
+  const wide = simulatedAnnealing(line, { seed: 1, init: 1, remeasureMargin: 0.05 });
+  const [a] = wide.propose(1);
+  wide.observe([{ candidate: a, errorKind: "none", seconds: 1e-3 }]);
+  const [b] = wide.propose(1);
+  wide.observe([{ candidate: b, errorKind: "none", seconds: 0.5e-3 }]);
+  assert.deepEqual(wide.remeasure!(), []);
+  const none = simulatedAnnealing(line, { seed: 1, init: 1 });
+  const [c] = none.propose(1);
+  none.observe([{ candidate: c, errorKind: "none", seconds: 1e-3 }]);
+  const [d] = none.propose(1);
+  none.observe([{ candidate: d, errorKind: "none", seconds: 0.99e-3 }]);
+  assert.deepEqual(none.remeasure!(), []);
+});
+
+Deno.test("simulated annealing with a margin proposes as without one when no driver re-times", () => {
+  // The move waiting for a re-timing is decided at the next proposal, by the usual rule.
+  const run = (margin: number) =>
+    drive(simulatedAnnealing(space, { seed: 5, remeasureMargin: margin }), { budget: 80 }).keys;
+  assert.deepEqual(run(0.5), run(0));
 });

@@ -25,4 +25,17 @@ export interface Strategy {
    * retraining); drivers await it before the next proposal.
    */
   observe(observations: Observation[]): void | Promise<void>;
+  /**
+   * Optional: candidates already measured that the strategy wants timed
+   * again (an incumbent a newcomer beats by less than the noise, say). The
+   * tuning loop (tuner/loop.ts) asks after each `observe`, times them once
+   * more with the run's measurer and gives the figures to
+   * {@link Strategy.observeRemeasured}. A re-measurement is not a trial: it
+   * is not recorded in the run, and the trial budget is unchanged (the loop
+   * counts them in `TuneOutcome.remeasured`). A driver without the hook
+   * never calls it: a strategy must work on without the answer.
+   */
+  remeasure?(): Candidate[];
+  /** Optional: the figures of the candidates {@link Strategy.remeasure} asked for, in its order. */
+  observeRemeasured?(observations: Observation[]): void | Promise<void>;
 }

@@ -430,11 +430,14 @@ Deno.test("Ctrl-C stops tune resumably and prints the resume command; the resume
     const summary = lastJsonLine(r.stdout);
     assert.equal(summary.valid + summary.errors, 30);
     const after = new DatabaseSync(db, { readOnly: true });
-    const rows = after.prepare("SELECT * FROM results ORDER BY id").all();
-    const hashes = after.prepare("SELECT trace_hash FROM candidates").all().map((x) =>
-      x.trace_hash
-    );
-    assert.equal(after.prepare("SELECT status FROM runs").get()!.status, "finished");
+    // Run 1's records (run 2 holds its finalists, timed again after the search).
+    const rows = after.prepare(
+      "SELECT r.* FROM results r JOIN candidates c ON c.id = r.candidate_id WHERE c.run_id = 1 ORDER BY r.id",
+    ).all();
+    const hashes = after.prepare("SELECT trace_hash FROM candidates WHERE run_id = 1").all().map((
+      x,
+    ) => x.trace_hash);
+    assert.equal(after.prepare("SELECT status FROM runs WHERE id = 1").get()!.status, "finished");
     after.close();
     assert.equal(rows.length, 30);
     assert.deepEqual(rows.slice(0, before.length), before, "earlier records untouched");

@@ -100,7 +100,8 @@ async function stopAll(workers: WorkerProc[]) {
 function records(path: string) {
   const db = RecordsDB.open(path, { mode: "read" });
   try {
-    const run = db.runs().at(-1)!;
+    // The tuning run (its finalists, timed again after the search, are a run of their own).
+    const run = db.runs().filter((r) => r.strategy !== "finalists").at(-1)!;
     const cands = db.candidates(run.id);
     return {
       status: run.status,

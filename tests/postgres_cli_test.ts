@@ -44,6 +44,10 @@ Deno.test({
       const summary = lastJsonLine(one.stdout);
       assert.equal(summary.valid + summary.errors, 4);
       assert.equal(summary.db, server.url);
+      // The finalists are timed again and recorded in PostgreSQL too (the export and the
+      // report below leave their run out: 7 rows, 2 runs).
+      assert.equal(summary.finalists.rounds, 3);
+      assert.equal(summary.finalists.run_id, 2);
       const two = await runScript(
         "cli/tune.ts",
         [...tune, "--trials", "3", "--seed", "2"],
@@ -110,7 +114,8 @@ Deno.test({
       );
       assert.equal(again.code, 0, again.stderr);
       const d = lastJsonLine(again.stdout);
-      assert.equal(d.new_run, 7); // 2 tune runs, 4 compare runs, then this one
+      // 2 tune runs, each with its finalists' run, 4 compare runs, then this one.
+      assert.equal(d.new_run, 9);
     } finally {
       await server.stop();
       await Deno.remove(dir, { recursive: true });

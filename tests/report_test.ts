@@ -87,18 +87,30 @@ Deno.test("report writes an offline HTML page with every run, its curve and its 
   // The compiler of the run: gcc unless TUNEBOOK_CC names another (`kernelCompiler`).
   assert.ok(rows[0].includes(kernelCompiler().cc), "the compiler");
   assert.match(rows[0], /<td class="num">4<\/td><td class="num">4<\/td>/, "trials and measured");
-  assert.match(rows[0], /<td class="num">\d+\.\d\d<\/td><\/tr>$/, "best GFLOP/s");
+  // The finalists of each tune (runs 2 and 4) are timed again: the row shows the best's first
+  // figure, then the confirmed one, and no row of their own.
+  assert.match(
+    rows[0],
+    /<td class="num">\d+\.\d\d<\/td><td class="num">\d+\.\d\d<\/td><\/tr>$/,
+    "first and best GFLOP/s",
+  );
+  assert.deepEqual(rows.map((row) => row.match(/#run-(\d+)/)![1]), ["1", "3"]);
+  assert.match(html, /<th>first GFLOP\/s<\/th><th>best GFLOP\/s<\/th>/);
   // Per run: a section, an inline SVG tuning curve and the best schedule as code.
-  for (const id of [1, 2]) {
+  for (const id of [1, 3]) {
     const section = html.match(new RegExp(`<section id="run-${id}">([\\s\\S]*?)</section>`))?.[1];
     assert.ok(section, `section of run ${id}`);
     assert.match(section, /<svg width="\d+"/);
     assert.match(section, /<pre># matmul\(32, 32, 32\)\nsch = Schedule\(matmul\(32, 32, 32\)\)/);
+    assert.match(
+      section,
+      /Best schedule \(trial \d+, [\d.]+ GFLOP\/s confirmed over 3 rounds in run \d+, first [\d.]+\)/,
+    );
   }
-  const only = await deno("cli/report.ts", ["--db", db, "--out", "one", "--runs", "2"], dir);
+  const only = await deno("cli/report.ts", ["--db", db, "--out", "one", "--runs", "3"], dir);
   assert.equal(only.code, 0, only.stderr);
   const one = await Deno.readTextFile(join(dir, "one", "index.html"));
-  assert.ok(one.includes('id="run-2"') && !one.includes('id="run-1"'));
+  assert.ok(one.includes('id="run-3"') && !one.includes('id="run-1"'));
 
   const browser = await chromium();
   if (browser) {

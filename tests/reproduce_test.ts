@@ -29,7 +29,8 @@ Deno.test("reproduce reruns a run into a new run and compares the curves", async
   assert.equal(r.code, 0, r.stderr);
   const s = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
   assert.equal(s.run, 1);
-  assert.equal(s.new_run, 2);
+  // Run 2 holds run 1's finalists (timed again after its search; none without a valid candidate).
+  assert.equal(s.new_run, s.old_best_gflops === null ? 2 : 3);
   assert.equal(s.workload, "matmul:32,32,32");
   assert.equal(s.strategy, "random");
   assert.equal(s.seed, 3);
@@ -60,8 +61,14 @@ Deno.test("reproduce reruns a run into a new run and compares the curves", async
   assert.match(r.stdout, /^\| 4 \| /m);
   assert.doesNotMatch(r.stdout, /^\| 0 \| /m);
 
+  if (s.old_best_gflops !== null && s.new_best_gflops !== null) {
+    assert.ok(s.old_confirmed_gflops > 0 && s.new_confirmed_gflops > 0, r.stdout);
+    assert.match(r.stdout, /; confirmed [\d.]+ -> [\d.]+ GFLOP\/s/);
+  }
   const records = RecordsDB.open(db);
-  const [old, fresh] = records.runs();
+  const [old, fresh] = records.runs().filter((x) => x.strategy !== "finalists");
+  // The rerun's finalists are confirmed as the original's were.
+  assert.deepEqual(fresh.config.finalists, { top: 3, rounds: 3 });
   assert.equal(fresh.strategy, old.strategy);
   assert.equal(fresh.seed, old.seed);
   assert.equal(fresh.trials, old.trials);

@@ -46,7 +46,14 @@
  * @module
  */
 import { sameTarget } from "../ir/target.ts";
-import type { RecordsDB } from "../datasets/db.ts";
+import type {
+  CandidateInput,
+  CandidateRow,
+  RecordsDB,
+  ResultInput,
+  RunInfo,
+  WorkloadInput,
+} from "../datasets/db.ts";
 import { workloadKey } from "../datasets/db.ts";
 import { median } from "../ir/stats.ts";
 import { canonicalJSON, parseTrace, traceHash } from "../ir/trace.ts";
@@ -66,6 +73,11 @@ export interface Finalist {
   /** Seconds as recorded. */
   seconds: number;
 }
+
+/** A recorded candidate as {@link fastestDistinct} reads it (a `CandidateRow` is one). */
+export type MeasuredCandidate = Pick<CandidateRow, "trace" | "knobs"> & {
+  result: { errorKind: string; seconds: number | null } | null;
+};
 
 /** A finalist after re-timing. */
 export interface RetimedFinalist extends Finalist {
@@ -101,20 +113,37 @@ export function finalistsOf(
 ): Finalist[] {
   const key = workloadKey(w.name, w.shape);
   const target = o.target ?? "cpu";
-  const fastest = new Map<string, Finalist>();
   const runs = o.runs ? o.runs.flatMap((id) => db.run(id) ?? []) : db.runs();
-  for (const run of runs) {
-    if (!sameTarget(run.target, target) || db.workload(run.workloadId)?.key !== key) continue;
-    for (const c of db.candidates(run.id)) {
-      const s = c.result?.errorKind === "none" ? c.result.seconds : null;
-      if (!s) continue;
-      // One trace, one finalist: keyed by the trace itself, not by the hash a run stored
-      // (finalists runs written before 2026-11-28 hashed the JSON text, tuning runs the trace).
-      const same = canonicalJSON(JSON.parse(c.trace));
-      const had = fastest.get(same);
-      if (!had || s < had.seconds) {
-        fastest.set(same, { trace: c.trace, knobs: c.knobs, seconds: s });
-      }
+  const candidates = runs
+    .filter((run) => sameTarget(run.target, target) && db.workload(run.workloadId)?.key === key)
+    .flatMap((run) => db.candidates(run.id));
+  return fastestDistinct(candidates, top);
+}
+
+/**
+ * The `top` fastest distinct valid traces among `candidates` (of one
+ * workload), fastest first: each trace once, at its fastest record.
+ *
+ * @example
+ * ```ts
+ * import { fastestDistinct } from "./finalists.ts";
+ * const r = (s: number) => ({ errorKind: "none" as const, seconds: s });
+ * const c = (trace: string, s: number) => ({ trace, knobs: null, result: r(s) });
+ * const top = fastestDistinct([c('{"a":1}', 2), c('{"a":1}', 1), c('{"b":1}', 3)], 2);
+ * if (top.length !== 2 || top[0].seconds !== 1 || top[1].seconds !== 3) throw new Error();
+ * ```
+ */
+export function fastestDistinct(candidates: readonly MeasuredCandidate[], top: number): Finalist[] {
+  const fastest = new Map<string, Finalist>();
+  for (const c of candidates) {
+    const s = c.result?.errorKind === "none" ? c.result.seconds : null;
+    if (!s || c.trace === "null") continue;
+    // One trace, one finalist: keyed by the trace itself, not by the hash a run stored
+    // (finalists runs written before 2026-11-28 hashed the JSON text, tuning runs the trace).
+    const same = canonicalJSON(JSON.parse(c.trace));
+    const had = fastest.get(same);
+    if (!had || s < had.seconds) {
+      fastest.set(same, { trace: c.trace, knobs: c.knobs, seconds: s });
     }
   }
   return [...fastest.values()].sort((a, b) => a.seconds - b.seconds).slice(0, top);
@@ -164,6 +193,23 @@ export async function retimeFinalists(
   return out.sort((a, b) => a.medianSeconds - b.medianSeconds);
 }
 
+/**
+ * What {@link recordFinalists} writes through: a `RecordsDB`, or any
+ * `RecordStore` (datasets/record_store.ts: SQLite, PostgreSQL, memory).
+ */
+export interface FinalistsWriter {
+  /** Records a workload once; its id. */
+  upsertWorkload(w: WorkloadInput): number | Promise<number>;
+  /** Starts a run; its id. */
+  startRun(info: RunInfo): number | Promise<number>;
+  /** Records a candidate; its id. */
+  addCandidate(runId: number, c: CandidateInput): number | Promise<number>;
+  /** Records a candidate's result. */
+  addResult(candidateId: number, r: ResultInput): unknown | Promise<unknown>;
+  /** Marks a run finished. */
+  finishRun(runId: number): void | Promise<void>;
+}
+
 /** Who made a finalists run: what {@link recordFinalists} writes besides the figures. */
 export interface FinalistsRunInfo {
   /** Target of the runs the finalists came from. */
@@ -187,17 +233,17 @@ export interface FinalistsRunInfo {
  * returns its id.
  */
 export async function recordFinalists(
-  db: RecordsDB,
+  db: FinalistsWriter,
   w: Workload,
   retimed: readonly RetimedFinalist[],
   info: FinalistsRunInfo,
 ): Promise<number> {
-  const runId = db.startRun({
+  const runId = await db.startRun({
     strategy: FINALISTS_STRATEGY,
     seed: 0,
     trials: retimed.length,
     target: info.target ?? "cpu",
-    workloadId: db.upsertWorkload({ name: w.name, shape: w.shape, flops: w.flops }),
+    workloadId: await db.upsertWorkload({ name: w.name, shape: w.shape, flops: w.flops }),
     config: {
       ...info.config,
       workload: w.name,
@@ -210,14 +256,14 @@ export async function recordFinalists(
     tunebookVersion: info.tunebookVersion,
   });
   for (const [trial, f] of retimed.entries()) {
-    const id = db.addCandidate(runId, {
+    const id = await db.addCandidate(runId, {
       trial,
       trace: f.trace,
       // The key a tuning run gives the same trace (tuner/loop.ts).
       traceHash: await traceHash(JSON.parse(f.trace)),
       ...(f.knobs ? { knobs: f.knobs } : {}),
     });
-    db.addResult(id, {
+    await db.addResult(id, {
       errorKind: f.errorKind,
       ...(f.error !== undefined ? { error: f.error } : {}),
       times: f.times,
@@ -225,7 +271,7 @@ export async function recordFinalists(
       runSeconds: 0,
     });
   }
-  db.finishRun(runId);
+  await db.finishRun(runId);
   return runId;
 }
 

@@ -59,6 +59,7 @@
 import type { Candidate, Observation } from "../ir/candidate.ts";
 import { type ErrorKind, isTransient } from "../ir/error_kind.ts";
 import { traceHash } from "../ir/trace.ts";
+import { median } from "../ir/stats.ts";
 import type { RecordStore } from "../datasets/record_store.ts";
 import type { ResultRow } from "../datasets/db.ts";
 import type { Measurer, MeasureResult } from "../measure/measurer.ts";
@@ -212,6 +213,11 @@ export interface TuneOutcome {
   measured: number;
   /** Why the loop stopped. */
   stop: "trials" | "exhausted" | "time";
+  /**
+   * Measurements of candidates the strategy asked to have timed again
+   * (`Strategy.remeasure`): not trials, not recorded. 0 without the hook.
+   */
+  remeasured: number;
   /** Where the wall time went. */
   timings: TuneTimings;
 }
@@ -298,11 +304,26 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
       ...round.fresh,
     ];
     await timed("observe", () => o.strategy.observe(observations));
+    await remeasureAsked();
+  };
+  let remeasured = 0;
+  /** Times again what the strategy asks for (not a trial, not recorded) and tells it. */
+  const remeasureAsked = async () => {
+    const again = o.strategy.remeasure?.() ?? [];
+    if (again.length === 0) return;
+    remeasured += again.length;
+    const results = await timed("measure", () => o.measurer.measure(again));
+    const figures = results.map((r, i): Observation => ({
+      candidate: again[i],
+      errorKind: r.errorKind,
+      ...(r.errorKind === "none" && r.times.length > 0 ? { seconds: median(r.times) } : {}),
+    }));
+    await timed("observe", () => o.strategy.observeRemeasured?.(figures));
   };
   const outcome = async (stop: TuneOutcome["stop"]): Promise<TuneOutcome> => {
     await settle();
     timings.wall = (performance.now() - started) / 1000;
-    return { measured: seen.size, stop, timings };
+    return { measured: seen.size, stop, timings, remeasured };
   };
 
   while (seen.size + pending.size < o.trials) {

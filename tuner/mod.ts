@@ -85,7 +85,13 @@ export { isWorkloadSpec, nativeSpace, OpenSpaceError, transferSamples } from "./
 export type { RunEvent, RunJobRequest, StrategyChoice } from "./compare_strategies.ts";
 // Types that the signatures above name.
 export type { Broadcast, Displayable, MimeBundle, TableOptions } from "./jupyter.ts";
-export type { Finalist, FinalistsRunInfo, RecordedBest, RetimedFinalist } from "./finalists.ts";
+export type {
+  Finalist,
+  FinalistsRunInfo,
+  FinalistsWriter,
+  RecordedBest,
+  RetimedFinalist,
+} from "./finalists.ts";
 export type { Hyperparameter } from "./strategies.ts";
 export type { Measured, TuneTimings } from "./loop.ts";
 export type { MeasurerConfig, RemoteMeasurement } from "./session.ts";

@@ -9,7 +9,7 @@ import { printTrace, type Trace } from "../ir/trace.ts";
 import { createWorkload, type Workload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
 import { isTransient, type TimingOptions } from "../measure/types.ts";
-import type { Candidate, Strategy } from "../search/strategy.ts";
+import type { Candidate, Observation, Strategy } from "../search/strategy.ts";
 import { type RecordStore, sqliteRecordStore } from "../datasets/record_store.ts";
 import { isPostgresUrl, loadPostgresStore } from "../datasets/postgres_url.ts";
 import { checkStoredCandidates } from "../datasets/integrity.ts";
@@ -22,6 +22,7 @@ import { recordTarget, resolveTarget } from "../ir/target.ts";
 import { ALL_MATH, type MathKind } from "../ir/gemm_math.ts";
 import { gemmConfigs } from "../search/gemm_configs.ts";
 import { tune } from "./loop.ts";
+import { type Confirmation, confirmedRunOf, confirmRun, readConfirmation } from "./confirm.ts";
 import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import type { Progress } from "./progress.ts";
 import { strategyFor, strategyProblem } from "./tune_strategy.ts";
@@ -147,6 +148,25 @@ export interface SessionOptions {
    * measures, for a new run's record. Default: the local builder and runner.
    */
   measurer?: (config: MeasurerConfig) => Promise<RemoteMeasurement>;
+  /**
+   * Finalists: after the search, the run's this many fastest distinct valid
+   * candidates are timed again in `finalistRounds` interleaved rounds with
+   * the run's own measurer (tuner/confirm.ts), and the summary's best is the
+   * one with the best median over those rounds (stored with the run; 0:
+   * none). Default `DEFAULTS.tune.finalists` (3) for a search, 0 for a
+   * trace-file run or a replayed cache.
+   */
+  finalists?: number;
+  /** Rounds of the finalists' re-timing. Default `DEFAULTS.tune.finalistRounds` (3). */
+  finalistRounds?: number;
+  /**
+   * Strategy `sa`: a newcomer that beats the incumbent by less than this
+   * fraction of its time waits for the incumbent to be timed again
+   * (search/annealing.ts; the re-timing is not a trial and is not recorded,
+   * so a resumed run may move differently after its first one). Stored with
+   * the run. Default 0: never.
+   */
+  remeasureMargin?: number;
 }
 
 /** The options {@link runSession} knows (any other is refused, naming it). */
@@ -180,6 +200,9 @@ const SESSION_OPTIONS: readonly string[] = [
   "source",
   "onBuilt",
   "measurer",
+  "finalists",
+  "finalistRounds",
+  "remeasureMargin",
 ];
 
 /** Throws a TypeError/RangeError naming the first option of `o` that {@link runSession} cannot take. */
@@ -204,13 +227,20 @@ function checkSessionOptions(o: unknown): void {
     checkBoolean(x[k], k, { optional: true });
   }
   checkInteger(x.runId, "runId", { min: 1, optional: true });
-  for (const k of ["seed", "trials", "batch", "unity"] as const) {
+  for (const k of ["seed", "trials", "batch", "unity", "finalists", "finalistRounds"] as const) {
     const r = RANGES[k];
     if (r) checkInteger(x[k], k, { min: r.min, max: r.max, optional: true });
     else checkInteger(x[k], k, { optional: true });
   }
   checkNumber(x.timeoutSeconds, "timeoutSeconds", { min: 0, above: true, optional: true });
   checkNumber(x.timeLimitSeconds, "timeLimitSeconds", { min: 0, above: true, optional: true });
+  checkNumber(x.remeasureMargin, "remeasureMargin", { min: 0, optional: true });
+  const named = x.strategy === undefined ? undefined : String(x.strategy).split("@")[0];
+  if (x.remeasureMargin && (x.resume ? named !== undefined && named !== "sa" : named !== "sa")) {
+    throw new RangeError(
+      `remeasureMargin: only strategy sa re-times its incumbent, not ${described(x.strategy)}`,
+    );
+  }
   if (x.timing !== undefined) checkObject(x.timing, "timing");
   if (x.hyper !== undefined) checkObject(x.hyper, "hyper");
   if (x.traces !== undefined && !Array.isArray(x.traces)) {
@@ -274,6 +304,16 @@ export interface Summary {
   run_id: number;
   /** True when `signal` stopped the run before its end (it is resumable). */
   interrupted?: boolean;
+  /**
+   * With finalists re-timed (tuner/confirm.ts): the best's GFLOP/s as the
+   * search recorded it (its first figure); `best_gflops` is then its
+   * confirmed figure.
+   */
+  first_gflops?: number | null;
+  /** With finalists: the best's median GFLOP/s over the rounds (as `best_gflops`). */
+  confirmed_gflops?: number | null;
+  /** With finalists: how many were re-timed, in how many rounds, and their run's id. */
+  finalists?: { count: number; rounds: number; run_id: number };
 }
 
 /** Raised when `--resume` finds nothing to resume (no unfinished run, no transient result). */
@@ -308,13 +348,20 @@ export async function runSession(
     /** Resuming a finished run: the traces of its transient results, measured again. */
     let remeasure: Trace[] | undefined;
     if (o.resume) {
-      const run = o.runId === undefined
+      let run = o.runId === undefined
         ? await db.lastUnfinishedRun() ?? (await db.runs()).at(-1)
         : await db.run(o.runId);
       if (!run && o.runId !== undefined) {
         throw new ResumeConflictError(`--run ${o.runId}: no run ${o.runId} in ${o.db}`);
       }
       if (!run) throw new NothingToResumeError(o.db);
+      // A tuning run's finalists run (unfinished when it was stopped mid-write): resume its run.
+      const confirmed = confirmedRunOf(run);
+      if (confirmed !== undefined) {
+        const of = await db.run(confirmed);
+        if (!of) throw new NothingToResumeError(o.db);
+        run = of;
+      }
       runId = run.id;
       config = storedConfig(o.db, run.id, run.config);
       // A stored trace that does not parse or match its hash would lend its result to another.
@@ -367,6 +414,15 @@ export async function runSession(
         traces: o.traces,
         ...(o.template ? { template: o.template } : {}),
       };
+      if (o.remeasureMargin) config.remeasureMargin = o.remeasureMargin;
+      const top = o.finalists ??
+        (o.traces || o.space !== undefined ? 0 : DEFAULTS.tune.finalists);
+      if (top > 0) {
+        config.finalists = {
+          top,
+          rounds: o.finalistRounds ?? DEFAULTS.tune.finalistRounds,
+        };
+      }
       // STRATEGY@PRESET: the preset's settings are stored with the run, which resumes with them.
       if (parseStrategyName(config.strategy).preset !== undefined) {
         config.hyper = resolveStrategy(config.strategy, { hyper: o.hyper }).hyper;
@@ -472,9 +528,26 @@ export async function runSession(
         timeLimitSeconds: o.timeLimitSeconds,
       });
       interrupted = o.signal?.aborted ?? false;
-      if (outcome.stop !== "time" && !interrupted) await db.finishRun(runId!);
       const device = await local?.device?.();
       if (device && !device.ok) noDevice = device.message;
+      if (outcome.stop !== "time" && !interrupted) {
+        // The run is finished once its finalists are recorded: one stopped before resumes them.
+        const f = config.finalists;
+        if (f && workload && !noDevice && !await readConfirmation(db, runId!)) {
+          interrupted = await confirmSession(db, {
+            runId: runId!,
+            workload,
+            measurer,
+            top: f.top,
+            rounds: f.rounds,
+            target: config.target,
+            machine: (await db.run(runId!))?.machine,
+            compiler: (await db.run(runId!))?.compiler,
+            config: { timing: config.timing },
+          }, o.signal);
+        }
+        if (!interrupted) await db.finishRun(runId!);
+      }
     } finally {
       await measurer.close?.();
     }
@@ -485,6 +558,30 @@ export async function runSession(
     };
   } finally {
     await db.close();
+  }
+}
+
+/**
+ * Re-times a run's finalists ({@link confirmRun}); true when `signal`
+ * stopped it between rounds (nothing recorded, the run stays resumable).
+ */
+async function confirmSession(
+  db: RecordStore,
+  o: Parameters<typeof confirmRun>[1],
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  const stopped = new Error("stopped");
+  try {
+    await confirmRun(db, {
+      ...o,
+      onRound: () => {
+        if (signal?.aborted) throw stopped;
+      },
+    });
+    return false;
+  } catch (e) {
+    if (e === stopped) return true;
+    throw e;
   }
 }
 
@@ -545,6 +642,10 @@ interface RunConfig {
   template?: string;
   /** The Kernel Tuner cache replayed (absent: a workload measured). */
   space?: string;
+  /** Finalists re-timed after the search (absent: none, as in runs recorded before 2026-12-02). */
+  finalists?: { top: number; rounds: number };
+  /** Strategy `sa`: its re-timing margin (absent: 0, none). */
+  remeasureMargin?: number;
 }
 
 /** A stored run's configuration, checked enough to resume it (a bad one is a DatabaseError). */
@@ -592,6 +693,16 @@ function storedConfig(path: string, runId: number, config: unknown): RunConfig {
   }
   if (c.template !== undefined && typeof c.template !== "string") bad("template");
   if (c.strategy === "trace-file" && !Array.isArray(c.traces)) bad("traces");
+  if (
+    c.remeasureMargin !== undefined &&
+    !(typeof c.remeasureMargin === "number" && c.remeasureMargin >= 0)
+  ) bad("remeasureMargin");
+  if (c.finalists !== undefined) {
+    const f = c.finalists as Partial<RunConfig["finalists"] & object> | null;
+    if (typeof f !== "object" || f === null) bad("finalists");
+    within("finalists.top", "finalists", f!.top);
+    within("finalists.rounds", "finalistRounds", f!.rounds);
+  }
   return c as RunConfig;
 }
 
@@ -618,6 +729,9 @@ function resumeChecks(c: RunConfig, o: SessionOptions): [string, unknown, unknow
     ["--flush-l2", o.flushL2, c.flushL2 ?? false],
     ["--math", o.math?.join(","), (c.math ?? ALL_MATH).join(",")],
     ["--no-configs", o.configs === undefined ? undefined : !o.configs, !(c.configs ?? false)],
+    ["--finalists", o.finalists, c.finalists?.top ?? 0],
+    ["--remeasure-margin", o.remeasureMargin, c.remeasureMargin ?? 0],
+    ["--finalist-rounds", o.finalistRounds, c.finalists?.rounds],
   ];
 }
 
@@ -660,6 +774,12 @@ function stoppable(strategy: Strategy, signal: AbortSignal): Strategy {
     name: strategy.name,
     propose: (n) => signal.aborted ? [] : strategy.propose(n),
     observe: (results) => strategy.observe(results),
+    ...(strategy.remeasure
+      ? {
+        remeasure: () => signal.aborted ? [] : strategy.remeasure!(),
+        observeRemeasured: (results: Observation[]) => strategy.observeRemeasured?.(results),
+      }
+      : {}),
   };
 }
 
@@ -696,6 +816,18 @@ function traceList(traces: Trace[]): Strategy {
   };
 }
 
+/** The summary's fields of a confirmation. */
+function confirmedFields(
+  c: Confirmation,
+  gflops: (s: number | null | undefined) => number | null,
+): Pick<Summary, "first_gflops" | "confirmed_gflops" | "finalists"> {
+  return {
+    first_gflops: gflops(c.best?.firstSeconds),
+    confirmed_gflops: gflops(c.best?.seconds),
+    finalists: { count: c.finalists.length, rounds: c.rounds, run_id: c.runId },
+  };
+}
+
 /** The summary of a run, read back from the database. */
 export async function summarize(
   db: RecordStore,
@@ -705,7 +837,14 @@ export async function summarize(
   const run = (await db.run(runId))!;
   const w = (await db.workload(run.workloadId))!;
   const counts = await db.counts(runId);
-  const best = await db.best(runId);
+  const searched = await db.best(runId);
+  const confirmation = await readConfirmation(db, runId);
+  const confirmed = confirmation?.best;
+  // The reported best is the confirmed one: the tuning run's candidate of that trace.
+  const best = confirmed?.candidateId != null
+    ? (await db.candidates(runId)).find((c) => c.id === confirmed.candidateId) as typeof searched
+    : searched;
+  const gflops = (s: number | null | undefined) => w.flops > 0 && s ? w.flops / s / 1e9 : null;
   return {
     workload: w.name,
     shape: w.shape,
@@ -714,11 +853,16 @@ export async function summarize(
     trials: run.trials,
     valid: counts.valid,
     errors: counts.errors,
-    best_gflops: w.flops > 0 ? best?.result.gflops ?? null : null,
-    best_seconds: best?.result.seconds ?? null,
+    best_gflops: confirmed
+      ? gflops(confirmed.seconds)
+      : w.flops > 0
+      ? best?.result.gflops ?? null
+      : null,
+    best_seconds: confirmed ? confirmed.seconds : best?.result.seconds ?? null,
     best_trace_id: best?.id ?? null,
     db: path,
     run_id: runId,
+    ...(confirmation ? confirmedFields(confirmation, gflops) : {}),
     ...(best && best.trace !== "null" ? { bestTrace: printTrace(JSON.parse(best.trace)) } : {}),
   };
 }

@@ -73,6 +73,11 @@ export interface StrategyContext {
    * e.g. a preset's; the rest keep their defaults. Checked by {@link checkHyper}.
    */
   hyper?: Readonly<Record<string, number | string>>;
+  /**
+   * `sa`: relative lead below which a newcomer waits for the incumbent to be
+   * timed again (`remeasureMargin` of search/annealing.ts). Default 0: never.
+   */
+  remeasureMargin?: number;
 }
 
 /** A strategy's hyperparameter: the values a tuner may set it to, and its default. */

@@ -218,7 +218,12 @@ function seedsOf(p: Plan, configs: readonly GemmConfigCandidate[]): ConfigSeeds 
  * {@link strategyProblem} refuses is a RangeError.
  */
 export async function strategyFor(
-  r: StrategyRequest & { seed: number; configs?: readonly GemmConfigCandidate[] },
+  r: StrategyRequest & {
+    seed: number;
+    configs?: readonly GemmConfigCandidate[];
+    /** `sa`: see `StrategyContext.remeasureMargin`. Default 0. */
+    remeasureMargin?: number;
+  },
 ): Promise<Strategy> {
   const p = plan(r);
   if ("problem" in p) throw new RangeError(p.problem || "The replayed space is not open");
@@ -237,6 +242,7 @@ export async function strategyFor(
       seed: r.seed,
       candidateOf: t.candidateOf,
       ...(Object.keys(hyper).length > 0 ? { hyper } : {}),
+      ...(r.remeasureMargin ? { remeasureMargin: r.remeasureMargin } : {}),
     });
   }
   if (!r.configs?.length) return strategy;
