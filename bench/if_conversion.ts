@@ -103,7 +103,8 @@ if (import.meta.main) {
   try {
     for (const path of values.db ?? []) {
       const db = RecordsDB.open(path, { mode: "read" });
-      const run = db.runs().at(-1)!;
+      // The last tuning run (a tune's finalists are a run of their own after it).
+      const run = db.runs().findLast((r) => r.strategy !== "finalists")!;
       const wl = db.workload(run.workloadId)!;
       const workload = createWorkload(wl.name, wl.shape);
       const candidates = db.candidates(run.id);

@@ -110,7 +110,8 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
       assert.ok(e.otherStepsMs >= 0 && Number.isFinite(e.coldExtraMs), JSON.stringify(e));
       assert.ok(Math.abs(e.networkMs - (e.tunerMs + e.otherStepsMs + e.coldExtraMs)) < 1e-3);
       assert.ok(
-        Math.abs(e.ratio - e.networkMs / x.measured.latencyMs) < 1e-3,
+        // (latencyMs is rounded to 3 decimals: on a 0.1 ms network that moves the ratio by up to 1%.)
+        Math.abs(e.ratio - e.networkMs / x.measured.latencyMs) <= 0.02 * e.ratio,
         JSON.stringify(x.measured),
       );
     }
