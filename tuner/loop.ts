@@ -20,6 +20,13 @@
  * of a transient error kind (`isTransient`: the worker lost, a timeout under
  * load) is not finished: a resumed run measures it again.
  *
+ * Each result records the parts of its time as Kernel Tuner's caches do:
+ * build, run and verification seconds from the measurer, the strategy's
+ * seconds (its round's share of the propose and observe time since the
+ * previous round with new candidates) and framework seconds (the rest of the
+ * wall time since the previous result was recorded, at least 0), so that a
+ * run's results sum to its wall time.
+ *
  * Side effects other than the records are callbacks: `onProgress` (a
  * progress bar), `onMeasured` (live plots, curves), and the strategy's own
  * `observe` (model updates).
@@ -281,6 +288,9 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
     });
 
   let idle = 0;
+  // The time parts of each result (see the module documentation).
+  let strategyAttributed = 0;
+  let lastArrival = started;
   /** The round being measured (with `overlap`, while the next one is handed over). */
   let inFlight: Round | undefined;
 
@@ -364,9 +374,15 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
       return out;
     });
     fresh.forEach(({ key }) => pending.add(key));
+    const strategyShare = (timings.propose + timings.observe - strategyAttributed) / fresh.length;
+    strategyAttributed = timings.propose + timings.observe;
     /** Store writes of this round's results, one after another in arrival order. */
     let writes = Promise.resolve();
     const finish = (i: number, r: MeasureResult) => {
+      const arrival = performance.now();
+      const gap = (arrival - lastArrival) / 1000;
+      lastArrival = arrival;
+      const frameworkSeconds = Math.max(0, gap - r.buildSeconds - r.runSeconds - strategyShare);
       writes = writes.then(async () => {
         const row = await timed("records", () =>
           o.store.addResult(ids[i], {
@@ -375,6 +391,10 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
             times: r.times,
             buildSeconds: r.buildSeconds,
             runSeconds: r.runSeconds,
+            ...(r.verifySeconds !== undefined ? { verifySeconds: r.verifySeconds } : {}),
+            strategySeconds: strategyShare,
+            frameworkSeconds,
+            ...(r.conditions ? { conditions: r.conditions } : {}),
           }));
         pending.delete(fresh[i].key);
         seen.set(fresh[i].key, row);

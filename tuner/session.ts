@@ -14,6 +14,7 @@ import { type RecordStore, sqliteRecordStore } from "../datasets/record_store.ts
 import { isPostgresUrl, loadPostgresStore } from "../datasets/postgres_url.ts";
 import { checkStoredCandidates } from "../datasets/integrity.ts";
 import type { Measurer } from "../measure/measurer.ts";
+import { withConditions } from "../measure/conditions.ts";
 import { priorCudaResults } from "../measure/cuda_prior.ts";
 import type { KernelSource } from "../measure/kernel_source.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
@@ -451,7 +452,9 @@ export async function runSession(
       });
     }
     o.onStart?.(runId!);
-    const measurer: Measurer = remote?.measurer ?? local!.measurer;
+    // A live measurer here records the machine's conditions with each result (not a replay).
+    const measurer: Measurer = remote?.measurer ??
+      (target.replay ? local!.measurer : withConditions(local!.measurer));
     let noDevice: string | undefined;
     let interrupted = false;
     try {
