@@ -241,6 +241,7 @@ export async function main(argv: string[]): Promise<number> {
     progress?.done();
     const { bestTrace: _, run_id: __, noDevice, interrupted, ...line } = summary;
     console.log(JSON.stringify(line));
+    if (summary.ranking?.warning) console.error(`tune: ${summary.ranking.warning}`);
     if (stop.stopped({ ...summary, interrupted })) return stop.exitCode();
     if (noDevice) {
       console.error(

@@ -15,6 +15,7 @@ import { isPostgresUrl, loadPostgresStore } from "../datasets/postgres_url.ts";
 import { checkStoredCandidates } from "../datasets/integrity.ts";
 import type { Measurer } from "../measure/measurer.ts";
 import { withConditions } from "../measure/conditions.ts";
+import { type RankingNoise, rankingOfResults } from "./ranking_noise.ts";
 import { priorCudaResults } from "../measure/cuda_prior.ts";
 import type { KernelSource } from "../measure/kernel_source.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
@@ -275,6 +276,11 @@ export interface Summary {
   run_id: number;
   /** True when `signal` stopped the run before its end (it is resumable). */
   interrupted?: boolean;
+  /**
+   * Whether the best's lead over the runner-up is within the measured noise
+   * (tuner/ranking_noise.ts); null when no candidate is valid.
+   */
+  ranking: RankingNoise | null;
 }
 
 /** Raised when `--resume` finds nothing to resume (no unfinished run, no transient result). */
@@ -721,6 +727,7 @@ export async function summarize(
     best_seconds: best?.result.seconds ?? null,
     best_trace_id: best?.id ?? null,
     db: path,
+    ranking: rankingOfResults((await db.candidates(runId)).flatMap((c) => c.result ?? [])),
     run_id: runId,
     ...(best && best.trace !== "null" ? { bestTrace: printTrace(JSON.parse(best.trace)) } : {}),
   };
