@@ -82,6 +82,7 @@ import {
 } from "../tuner/compare_time.ts";
 import { type TimeRow, timeTable } from "../search/tuning_time.ts";
 import { parseStrategyName, resolveStrategy } from "../tuner/presets.ts";
+import { type RankedResult, rankingOfStrategies } from "../tuner/ranking_noise.ts";
 
 const C = DEFAULTS.compare;
 
@@ -375,8 +376,13 @@ export async function compare(
   return { spaces: outputs, ranking };
 }
 
-/** What --budget-time adds to a space's output. */
+/** What --budget-time adds to a space's output (and a live space's ranking noise). */
 interface TimedOutput extends CompareOutput {
+  /**
+   * A live space: whether the two fastest strategies' final bests are within
+   * their measured noise (tuner/ranking_noise.ts); null when none is valid.
+   */
+  ranking?: ReturnType<typeof rankingOfStrategies>;
   time?: {
     rows: TimeRow[];
     /** Methodology score per strategy (null: no valid evaluation within the range). */
@@ -741,6 +747,21 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
       curves: out.curves,
     };
   }
+  // A live space: are the two fastest strategies' final bests apart by more than the noise?
+  let ranking: TimedOutput["ranking"];
+  if (!space.replay) {
+    const finals = new Map<string, RankedResult | undefined>();
+    for (const [name, ids] of await runIdsOf(v.store, strategies, seeds, runConfig)) {
+      for (const id of ids) {
+        const b = (await v.store.best(id))?.result;
+        if (!b || b.seconds === null) continue;
+        if ((finals.get(name)?.seconds ?? Infinity) <= b.seconds) continue;
+        finals.set(name, { seconds: b.seconds, times: b.times, conditions: b.conditions });
+      }
+    }
+    ranking = rankingOfStrategies(finals);
+    if (ranking?.warning) printResult(`\n${ranking.warning}`);
+  }
   const output: TimedOutput = {
     space: space.name,
     spec,
@@ -753,6 +774,7 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
       p75: Number.isFinite(r.p75) ? r.p75 : null,
     })),
     scores,
+    ...(ranking !== undefined ? { ranking } : {}),
   };
   if (time) {
     const { curves, ...shown } = time;

@@ -92,7 +92,7 @@ export type { MeasurerConfig, RemoteMeasurement } from "./session.ts";
 export type { NetworkTuningOptions } from "./network_tuning.ts";
 export type { RecordedStart, ScheduleOutcome, TaskSchedulerOptions } from "./task_scheduler.ts";
 export type { SchedulerTask, TaskRoundResult, TaskStart } from "./task_scheduler.ts";
-export { rankingNoise, rankingOfResults } from "./ranking_noise.ts";
+export { rankingNoise, rankingOfResults, rankingOfStrategies } from "./ranking_noise.ts";
 export type {
   RankedFigure,
   RankedResult,

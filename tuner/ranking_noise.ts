@@ -163,3 +163,35 @@ export function rankingOfResults(
   if (valid.length === 0) return null;
   return rankingNoise(valid[0].r, valid[1]?.r, o);
 }
+
+/**
+ * The decision for the two strategies whose final bests (each strategy's best
+ * result over its runs) are fastest, named in the warning; null when no
+ * strategy has a valid result.
+ *
+ * @example
+ * ```ts
+ * import { rankingOfStrategies } from "./ranking_noise.ts";
+ * const n = rankingOfStrategies(new Map([
+ *   ["random", { seconds: 1.02e-3, times: [1e-3, 1.02e-3, 1.1e-3] }],
+ *   ["ga", { seconds: 1e-3, times: [0.95e-3, 1e-3, 1.05e-3] }],
+ * ]), { cores: 4 });
+ * if (!n?.warning?.startsWith("warning: ranking uncertain: ga 1.000 ms")) throw new Error(n?.warning);
+ * ```
+ */
+export function rankingOfStrategies(
+  finals: ReadonlyMap<string, RankedResult | undefined>,
+  o: Omit<RankingNoiseOptions, "labels"> = {},
+): (RankingNoise & { strategies: [string, string | null] }) | null {
+  const ranked = [...finals].flatMap(([name, r]) => r && r.seconds > 0 ? [{ name, r }] : [])
+    .sort((a, b) => a.r.seconds - b.r.seconds);
+  if (ranked.length === 0) return null;
+  const [first, second] = ranked;
+  return {
+    ...rankingNoise(first.r, second?.r, {
+      ...o,
+      labels: [first.name, second?.name ?? "runner-up"],
+    }),
+    strategies: [first.name, second?.name ?? null],
+  };
+}

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { rankingNoise, rankingOfResults } from "./ranking_noise.ts";
+import { rankingNoise, rankingOfResults, rankingOfStrategies } from "./ranking_noise.ts";
 
 const r = (ms: number[], load1?: number) => ({
   seconds: [...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)] * 1e-3,
@@ -80,4 +80,21 @@ Deno.test("rankingOfResults picks the best and runner-up among valid results", (
   assert.equal(n.best.seconds, 1e-3);
   assert.equal(n.runnerUp!.seconds, 2e-3);
   assert.equal(rankingOfResults([rows[1]], { cores: 2 }), null);
+});
+
+Deno.test("rankingOfStrategies compares the two fastest final bests, by name", () => {
+  const finals = new Map([
+    ["slow", r([5, 5, 5])],
+    ["none", undefined],
+    ["ga", r([1, 1.1, 1.2])],
+    ["random", r([1.05, 1.1, 1.2])],
+  ]);
+  const n = rankingOfStrategies(finals, { cores: 2 })!;
+  assert.deepEqual(n.strategies, ["ga", "random"]);
+  assert.equal(n.uncertain, true);
+  assert.match(n.warning!, /: ga 1\.100 ms \(spread 9\.1%\) vs random 1\.100 ms/);
+  const one = rankingOfStrategies(new Map([["ga", r([1, 1, 1])]]), { cores: 2 })!;
+  assert.deepEqual(one.strategies, ["ga", null]);
+  assert.equal(one.uncertain, false);
+  assert.equal(rankingOfStrategies(new Map([["x", undefined]]), { cores: 2 }), null);
 });
