@@ -95,6 +95,14 @@ Deno.test("report writes an offline HTML page with every run, its curve and its 
     assert.match(section, /<svg width="\d+"/);
     assert.match(section, /<pre># matmul\(32, 32, 32\)\nsch = Schedule\(matmul\(32, 32, 32\)\)/);
   }
+  // A run whose ranking is within the noise says so in its section, on stdout and in the JSON.
+  assert.ok(Array.isArray(summary.uncertain));
+  for (const id of [1, 2]) {
+    const section = html.match(new RegExp(`<section id="run-${id}">([\\s\\S]*?)</section>`))![1];
+    const u = summary.uncertain.find((x: { run: number }) => x.run === id);
+    assert.equal(section.includes('<p class="warning">warning: ranking uncertain: '), !!u);
+    if (u) assert.ok(r.stdout.includes(`run ${id}: ${u.warning}`));
+  }
   const only = await deno("cli/report.ts", ["--db", db, "--out", "one", "--runs", "2"], dir);
   assert.equal(only.code, 0, only.stderr);
   const one = await Deno.readTextFile(join(dir, "one", "index.html"));
