@@ -24,8 +24,10 @@
  * build, run and verification seconds from the measurer, the strategy's
  * seconds (its round's share of the propose and observe time since the
  * previous round with new candidates) and framework seconds (the rest of the
- * wall time since the previous result was recorded, at least 0), so that a
- * run's results sum to its wall time.
+ * wall time since the previous result arrived, less its build and run seconds
+ * and, for a round's first result, the round's strategy time; at least 0), so
+ * that the parts of a run's results sum to its wall time up to the last one
+ * (less where builds overlap other measurements, and the figure is 0).
  *
  * Side effects other than the records are callbacks: `onProgress` (a
  * progress bar), `onMeasured` (live plots, curves), and the strategy's own
@@ -290,6 +292,8 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
   let idle = 0;
   // The time parts of each result (see the module documentation).
   let strategyAttributed = 0;
+  /** Strategy seconds inside the next result's gap, not yet taken out of a framework figure. */
+  let strategyUncharged = 0;
   let lastArrival = started;
   /** The round being measured (with `overlap`, while the next one is handed over). */
   let inFlight: Round | undefined;
@@ -374,15 +378,22 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
       return out;
     });
     fresh.forEach(({ key }) => pending.add(key));
-    const strategyShare = (timings.propose + timings.observe - strategyAttributed) / fresh.length;
-    strategyAttributed = timings.propose + timings.observe;
+    const strategyRound = timings.propose + timings.observe - strategyAttributed;
+    const strategyShare = strategyRound / fresh.length;
+    strategyAttributed += strategyRound;
+    strategyUncharged += strategyRound;
     /** Store writes of this round's results, one after another in arrival order. */
     let writes = Promise.resolve();
     const finish = (i: number, r: MeasureResult) => {
       const arrival = performance.now();
       const gap = (arrival - lastArrival) / 1000;
       lastArrival = arrival;
-      const frameworkSeconds = Math.max(0, gap - r.buildSeconds - r.runSeconds - strategyShare);
+      // The round's strategy time lies in its first result's gap: taken out there, once.
+      const frameworkSeconds = Math.max(
+        0,
+        gap - r.buildSeconds - r.runSeconds - strategyUncharged,
+      );
+      strategyUncharged = 0;
       writes = writes.then(async () => {
         const row = await timed("records", () =>
           o.store.addResult(ids[i], {

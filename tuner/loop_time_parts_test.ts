@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { tune } from "./loop.ts";
+import { liveClock, liveRunTrace } from "./compare_time.ts";
 import { createMemoryRecordStore } from "../datasets/memory_store.ts";
 import { RecordsDB } from "../datasets/db.ts";
 import { sqliteRecordStore } from "../datasets/record_store.ts";
@@ -125,4 +126,51 @@ Deno.test("a result without conditions or verification records them as absent", 
     assert.equal(typeof c.result!.strategySeconds, "number");
     assert.equal(typeof c.result!.frameworkSeconds, "number");
   }
+});
+
+Deno.test("the time parts of a run's results sum to no more than its wall time (liveClock)", async () => {
+  const store = createMemoryRecordStore();
+  const workloadId = await store.upsertWorkload({ name: "x", shape: [6], flops: 1 });
+  const runId = await store.startRun({
+    strategy: "grid",
+    seed: 0,
+    trials: 6,
+    target: "fake",
+    workloadId,
+    config: {},
+    machine: {},
+    compiler: "",
+    tunebookVersion: "0",
+  });
+  // Build and run cost nothing here: the clock is the strategy's and the loop's own time.
+  const free: Measurer = {
+    name: "free",
+    measure: (b) =>
+      Promise.resolve(b.map((c) => ({
+        errorKind: "none" as const,
+        times: [(c.knobs![0] + 1) * 1e-3],
+        buildSeconds: 0,
+        runSeconds: 0,
+      }))),
+  };
+  const out = await tune({
+    strategy: slow(gridSearch(space), 5),
+    measurer: free,
+    store,
+    runId,
+    trials: 6,
+    batchSize: 2,
+  });
+  const trace = await liveRunTrace(store, runId);
+  assert.equal(trace.evals, 6);
+  assert.deepEqual(trace.best, [1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3]);
+  const clock = trace.wall;
+  assert.ok(clock.every((t, i) => i === 0 || t >= clock[i - 1]));
+  // Three rounds of >= 5 ms proposals are on the clock, and the clock is within the wall time.
+  assert.ok(clock.at(-1)! >= 0.015 - 1e-9, `${clock.at(-1)}`);
+  assert.ok(clock.at(-1)! <= out.timings.wall + 1e-9, `${clock.at(-1)} > ${out.timings.wall}`);
+  // Without the strategy's time, only the loop's own (framework) time is left.
+  const results = (await store.candidates(runId)).map((c) => c.result!);
+  const framework = results.reduce((a, r) => a + r.frameworkSeconds!, 0);
+  assert.ok(Math.abs(liveClock(results, { strategyTime: false }).at(-1)! - framework) < 1e-12);
 });

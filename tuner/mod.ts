@@ -99,3 +99,4 @@ export type {
   RankingNoise,
   RankingNoiseOptions,
 } from "./ranking_noise.ts";
+export { liveClock, liveRunTrace, timingOfResult } from "./compare_time.ts";
