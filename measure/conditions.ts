@@ -39,7 +39,9 @@ export interface ConditionsSource {
 
 /** CPU time counters of /proc/stat's `cpu` line: steal and the total. */
 export interface CpuSnapshot {
+  /** Jiffies stolen by the hypervisor, all CPUs, since boot. */
   steal: number;
+  /** Jiffies of every kind (user to steal), all CPUs, since boot. */
   total: number;
 }
 

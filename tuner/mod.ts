@@ -100,3 +100,4 @@ export type {
   RankingNoiseOptions,
 } from "./ranking_noise.ts";
 export { liveClock, liveRunTrace, timingOfResult } from "./compare_time.ts";
+export type { ClockOptions } from "../search/tuning_time.ts";
