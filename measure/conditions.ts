@@ -4,6 +4,12 @@
  * fraction since a snapshot, and the CPU frequency. A file that cannot be read
  * (permissions, not Linux) or parsed leaves its field out.
  *
+ * Deno 2 reads /proc and /sys only with `--allow-all`, so under the scoped
+ * permissions of the deno.json tasks the load comes from `Deno.loadavg()`
+ * (`--allow-sys=loadavg`), the frequency from `os.cpus()` (`--allow-sys=cpus`;
+ * 0 on many virtual machines, and then absent) and the steal fraction, which
+ * only /proc/stat tells, is absent.
+ *
  * {@link withConditions} wraps a live measurer so that every result carries
  * the conditions at its arrival (steal: since its batch began).
  *
@@ -16,7 +22,12 @@
  *   "/proc/stat": "cpu  100 0 100 800 0 0 0 0 0 0\n",
  *   "/proc/cpuinfo": "processor\t: 0\ncpu MHz\t\t: 2000.000\n",
  * };
- * const reader = conditionsReader({ readFile: (p) => files[p], listDir: () => undefined });
+ * const reader = conditionsReader({
+ *   readFile: (p) => files[p],
+ *   listDir: () => undefined,
+ *   loadavg: () => undefined,
+ *   cpuSpeeds: () => undefined,
+ * });
  * const start = reader.snapshot();
  * files["/proc/stat"] = "cpu  190 0 100 800 0 0 0 10 0 0\n";
  * const c = reader.read(start);
@@ -24,6 +35,7 @@
  * ```
  * @module
  */
+import os from "node:os";
 import type { MeasureConditions } from "../ir/conditions.ts";
 import type { Measurer, MeasureResult } from "./measurer.ts";
 
@@ -35,6 +47,10 @@ export interface ConditionsSource {
   readFile?: (path: string) => string | undefined;
   /** Names in a directory, or undefined when it cannot be read. Default: `Deno.readDirSync`. */
   listDir?: (path: string) => string[] | undefined;
+  /** The load averages, when /proc/loadavg cannot be read. Default: `Deno.loadavg()`. */
+  loadavg?: () => number[] | undefined;
+  /** Each CPU's MHz, when neither sysfs nor /proc/cpuinfo can be read. Default: `os.cpus()`. */
+  cpuSpeeds?: () => number[] | undefined;
 }
 
 /** CPU time counters of /proc/stat's `cpu` line: steal and the total. */
@@ -61,6 +77,22 @@ function tryRead(path: string): string | undefined {
   }
 }
 
+function tryLoadavg(): number[] | undefined {
+  try {
+    return Deno.loadavg();
+  } catch {
+    return undefined;
+  }
+}
+
+function trySpeeds(): number[] | undefined {
+  try {
+    return os.cpus().map((c) => c.speed);
+  } catch {
+    return undefined;
+  }
+}
+
 function tryList(path: string): string[] | undefined {
   try {
     return [...Deno.readDirSync(path)].map((e) => e.name);
@@ -81,6 +113,15 @@ export function conditionsReader(source: ConditionsSource = {}): ConditionsReade
     }
   };
   const listDir = source.listDir ?? tryList;
+  const call = <T>(f: () => T): T | undefined => {
+    try {
+      return f();
+    } catch {
+      return undefined;
+    }
+  };
+  const loadavg = () => call(source.loadavg ?? tryLoadavg);
+  const speeds = () => call(source.cpuSpeeds ?? trySpeeds);
   const snapshot = (): CpuSnapshot | undefined => {
     const line = readFile("/proc/stat")?.split("\n").find((l) => /^cpu\s/.test(l));
     if (!line) return undefined;
@@ -91,9 +132,9 @@ export function conditionsReader(source: ConditionsSource = {}): ConditionsReade
   };
   const load = (): number | undefined => {
     const text = readFile("/proc/loadavg");
-    if (text === undefined) return undefined;
-    const x = Number(text.trim().split(/\s+/)[0]);
-    return Number.isFinite(x) && x >= 0 ? x : undefined;
+    const x = text !== undefined ? Number(text.trim().split(/\s+/)[0]) : loadavg()?.[0];
+    // Two decimals, as /proc/loadavg writes it (Deno.loadavg() gives binary fractions).
+    return typeof x === "number" && Number.isFinite(x) && x >= 0 ? Number(x.toFixed(2)) : undefined;
   };
   const mhz = (): number | undefined => {
     const khz: number[] = [];
@@ -106,7 +147,9 @@ export function conditionsReader(source: ConditionsSource = {}): ConditionsReade
     const cpuinfo = readFile("/proc/cpuinfo");
     const m = [...(cpuinfo ?? "").matchAll(/^cpu MHz\s*:\s*([\d.]+)/gm)].map((x) => Number(x[1]))
       .filter((x) => Number.isFinite(x) && x > 0);
-    return m.length > 0 ? m.reduce((a, b) => a + b, 0) / m.length : undefined;
+    if (m.length > 0) return m.reduce((a, b) => a + b, 0) / m.length;
+    const s = (speeds() ?? []).filter((x) => Number.isFinite(x) && x > 0);
+    return s.length > 0 ? s.reduce((a, b) => a + b, 0) / s.length : undefined;
   };
   return {
     snapshot,
@@ -141,7 +184,10 @@ export function conditionsReader(source: ConditionsSource = {}): ConditionsReade
  *   measure: (b) =>
  *     Promise.resolve(b.map(() => ({ errorKind: "none" as const, times: [1e-3], buildSeconds: 0, runSeconds: 0 }))),
  * };
- * const reader = conditionsReader({ readFile: (p) => p === "/proc/loadavg" ? "0.5 0 0" : undefined });
+ * const reader = conditionsReader({
+ *   readFile: (p) => p === "/proc/loadavg" ? "0.5 0 0" : undefined,
+ *   cpuSpeeds: () => [],
+ * });
  * const [r] = await withConditions(inner, reader).measure([{ knobs: [0] }]);
  * if (r.conditions?.load1 !== 0.5 || "steal" in r.conditions) throw new Error();
  * ```

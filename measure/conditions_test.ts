@@ -2,6 +2,9 @@ import assert from "node:assert/strict";
 import { conditionsReader, withConditions } from "./conditions.ts";
 import type { Measurer } from "./measurer.ts";
 
+/** A hand-made machine answers only from its files: no Deno.loadavg, no os.cpus. */
+const NO_API = { loadavg: () => undefined, cpuSpeeds: () => undefined };
+
 Deno.test("conditionsReader reads load, steal over an interval and the mean cpufreq", () => {
   let stat = "cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n";
   const files: Record<string, string> = {
@@ -10,6 +13,7 @@ Deno.test("conditionsReader reads load, steal over an interval and the mean cpuf
     "/sys/devices/system/cpu/cpu1/cpufreq/scaling_cur_freq": "3000000\n",
   };
   const reader = conditionsReader({
+    ...NO_API,
     readFile: (p) => p === "/proc/stat" ? stat : files[p],
     listDir: () => ["cpu0", "cpu1", "cpufreq", "online"],
   });
@@ -23,6 +27,7 @@ Deno.test("conditionsReader reads load, steal over an interval and the mean cpuf
 
 Deno.test("conditionsReader falls back to /proc/cpuinfo for the frequency", () => {
   const reader = conditionsReader({
+    ...NO_API,
     readFile: (p) =>
       p === "/proc/cpuinfo" ? "cpu MHz\t\t: 1000.000\nother\ncpu MHz\t\t: 3000.000\n" : undefined,
     listDir: () => ["cpu0"],
@@ -32,6 +37,7 @@ Deno.test("conditionsReader falls back to /proc/cpuinfo for the frequency", () =
 
 Deno.test("unreadable or garbled files leave their fields out, never a guess", () => {
   const none = conditionsReader({
+    ...NO_API,
     readFile: () => {
       throw new Deno.errors.PermissionDenied("no");
     },
@@ -40,12 +46,14 @@ Deno.test("unreadable or garbled files leave their fields out, never a guess", (
   assert.equal(none.snapshot(), undefined);
   assert.deepEqual(none.read(none.snapshot()), {});
   const garbled = conditionsReader({
+    ...NO_API,
     readFile: (p) => ({ "/proc/loadavg": "x y z", "/proc/stat": "cpu a b c" })[p],
     listDir: () => undefined,
   });
   assert.deepEqual(garbled.read(garbled.snapshot()), {});
   // No time passed on the counters: no steal fraction (0/0).
   const still = conditionsReader({
+    ...NO_API,
     readFile: (p) => p === "/proc/stat" ? "cpu  1 0 0 1 0 0 0 0\n" : undefined,
     listDir: () => undefined,
   });
@@ -75,6 +83,7 @@ Deno.test("withConditions stamps results announced and returned, and keeps the o
   };
   let load = 1;
   const reader = conditionsReader({
+    ...NO_API,
     readFile: (p) => p === "/proc/loadavg" ? `${load++} 0 0` : undefined,
     listDir: () => undefined,
   });
@@ -88,4 +97,22 @@ Deno.test("withConditions stamps results announced and returned, and keeps the o
   assert.deepEqual(seen, [1]);
   assert.equal(rs[1].conditions!.load1, 1);
   assert.equal(rs[0].conditions!.load1, 2);
+});
+
+Deno.test("without /proc the load comes from Deno.loadavg and the MHz from the CPUs' speeds", () => {
+  const reader = conditionsReader({
+    readFile: () => undefined,
+    listDir: () => undefined,
+    loadavg: () => [1.25, 1, 1],
+    cpuSpeeds: () => [2000, 0, 3000], // 0: a CPU that reports none
+  });
+  assert.deepEqual(reader.read(reader.snapshot()), { load1: 1.25, cpuMhz: 2500 });
+  // Speeds all 0 (many virtual machines): no frequency, never a guess.
+  const vm = conditionsReader({
+    readFile: () => undefined,
+    listDir: () => undefined,
+    loadavg: () => undefined,
+    cpuSpeeds: () => [0, 0],
+  });
+  assert.deepEqual(vm.read(), {});
 });

@@ -10,6 +10,9 @@ import { gridSearch } from "../search/grid.ts";
 import { KnobSpace } from "../ir/knobs.ts";
 import type { Strategy } from "../search/strategy.ts";
 
+/** A hand-made machine answers only from its files: no Deno.loadavg, no os.cpus. */
+const NO_API = { loadavg: () => undefined, cpuSpeeds: () => undefined };
+
 const space = new KnobSpace([{ name: "x", kind: "other", options: [1, 2, 3, 4, 5, 6] }]);
 
 /** A fake live measurer: fixed build, run and verification seconds, no waiting. */
@@ -61,6 +64,7 @@ for (
     // Counters that grow by 100 jiffies, 10 of them stolen, at every read: 10% steal.
     let n = 1;
     const reader = conditionsReader({
+      ...NO_API,
       readFile: (p) => {
         if (p === "/proc/loadavg") return "2.50 1.00 0.50 1/1 1\n";
         if (p !== "/proc/stat") return undefined;

@@ -82,9 +82,12 @@ function figure(r: RankedResult): RankedFigure {
   };
 }
 
-/** Seconds as the warning prints them: milliseconds with three decimals, or seconds past 1 s. */
+/** Seconds as the warning prints them: three decimals of s, ms (from 0.1 ms), µs or ns. */
 function time(s: number): string {
-  return s >= 1 ? `${s.toFixed(3)} s` : `${(s * 1e3).toFixed(3)} ms`;
+  if (s >= 1) return `${s.toFixed(3)} s`;
+  if (s >= 1e-4) return `${(s * 1e3).toFixed(3)} ms`;
+  if (s >= 1e-7) return `${(s * 1e6).toFixed(3)} µs`;
+  return `${(s * 1e9).toFixed(3)} ns`;
 }
 
 const pct = (x: number | null) => x === null ? "n/a" : `${(x * 100).toFixed(1)}%`;
@@ -127,7 +130,9 @@ export function rankingNoise(
           time(n.seconds)
         } (spread ${pct(n.spread)}), ${pct(apart)} apart`
         : `${bestName} ${time(b.seconds)} (spread ${pct(b.spread)})`,
-      ...(reasons.includes("load") ? [`load ${b.load1} on ${cores} cores`] : []),
+      ...(reasons.includes("load")
+        ? [`load ${Number(b.load1!.toFixed(2))} on ${cores} cores`]
+        : []),
     ];
     out.warning = `warning: ranking uncertain: ${parts.join("; ")}`;
   }

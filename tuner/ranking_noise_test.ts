@@ -98,3 +98,20 @@ Deno.test("rankingOfStrategies compares the two fastest final bests, by name", (
   assert.equal(one.uncertain, false);
   assert.equal(rankingOfStrategies(new Map([["x", undefined]]), { cores: 2 }), null);
 });
+
+Deno.test("rankingNoise prints small times in µs or ns and the load to two decimals", () => {
+  const n = rankingNoise(
+    { seconds: 1.6e-7, times: [1.5e-7, 1.6e-7, 1.7e-7], conditions: { load1: 3.27392578125 } },
+    { seconds: 2.5e-5, times: [2.5e-5, 2.5e-5] },
+    { cores: 2 },
+  );
+  assert.match(n.warning!, /best 0\.160 µs .* vs runner-up 25\.000 µs .*; load 3\.27 on 2 cores$/);
+  const ns = rankingNoise({ seconds: 5e-8, times: [5e-8, 6e-8] }, undefined, { cores: 1 });
+  assert.equal(ns.uncertain, false);
+  assert.equal(
+    rankingNoise({ seconds: 5e-8, times: [5e-8], conditions: { load1: 2 } }, undefined, {
+      cores: 1,
+    }).warning,
+    "warning: ranking uncertain: best 50.000 ns (spread n/a); load 2 on 1 cores",
+  );
+});
