@@ -441,25 +441,32 @@ Deno.test("round trip keeps the time parts and conditions; an export without the
         copy.close();
       }
     }
-    // An export of an earlier version: no such columns at all.
-    const old = original.map((r) => {
+    // An export of an earlier version: no such columns at all (JSON Lines and CSV).
+    const kept = EXPORT_SCHEMA.filter((c) => !ADDED_EXPORT_COLUMNS.has(c.name));
+    const oldJsonl = original.map((r) => {
       const o: Record<string, unknown> = { ...r };
       for (const k of ADDED_EXPORT_COLUMNS) delete o[k];
       return JSON.stringify(o);
     }).join("\n") + "\n";
-    const oldFile = join(dir, "old.jsonl");
-    await Deno.writeTextFile(oldFile, old);
-    const copy = RecordsDB.open(join(dir, "old.db"));
-    try {
-      const s = await importRecords(copy, oldFile);
-      assert.equal(s.rows, original.length);
-      for (const c of copy.runs().flatMap((r) => copy.candidates(r.id))) {
-        if (!c.result) continue;
-        assert.equal(c.result.verifySeconds, undefined);
-        assert.equal(c.result.conditions, undefined);
+    const oldCsv = [
+      kept.map((c) => c.name).join(","),
+      ...original.map((r) => kept.map((c) => csvField(r[c.name], c.type === "json")).join(",")),
+    ].join("\n") + "\n";
+    for (const [ext, text] of [["jsonl", oldJsonl], ["csv", oldCsv]] as const) {
+      const oldFile = join(dir, `old.${ext}`);
+      await Deno.writeTextFile(oldFile, text);
+      const copy = RecordsDB.open(join(dir, `old-${ext}.db`));
+      try {
+        const s = await importRecords(copy, oldFile);
+        assert.equal(s.rows, original.length, ext);
+        const again = exportRows(copy);
+        for (const k of ADDED_EXPORT_COLUMNS) {
+          assert.ok(again.every((r) => r[k as keyof ExportRow] === null), `${ext} ${k}`);
+        }
+        assert.deepEqual(again.map((r) => r.run_seconds), original.map((r) => r.run_seconds));
+      } finally {
+        copy.close();
       }
-    } finally {
-      copy.close();
     }
   });
 });
