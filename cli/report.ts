@@ -11,8 +11,10 @@
  * A run whose best and runner-up are within their measured noise, or whose
  * best was measured under a load above the run machine's cores
  * (tuner/ranking_noise.ts), gets a warning line in its section and on stdout.
- * Ends with one line of JSON on stdout: `{"out", "db", "runs", "spaces",
- * "uncertain"}`, `uncertain` listing those runs with the decision's figures.
+ * A live comparison's space gets the same check of its two fastest
+ * strategies' final bests. Ends with one line of JSON on stdout: `{"out",
+ * "db", "runs", "spaces", "uncertain"}` (and `"uncertainSpaces"` when a space
+ * is uncertain), listing those runs (spaces) with the decision's figures.
  *
  * Options: `--runs 1,3` (only these runs), `--title TEXT`.
  * @module
@@ -254,6 +256,7 @@ export async function report(
     runs: number;
     spaces: number;
     uncertain: (RankingNoise & { run: number })[];
+    uncertainSpaces?: (RankingNoise & { space: string })[];
   }
 > {
   const v = parseFlags(
@@ -306,7 +309,13 @@ export async function report(
   await Deno.writeTextFile(out, html);
   const total = runs.length + inComparison.size;
   const uncertain = runs.flatMap((r) => r.ranking?.uncertain ? [{ run: r.id, ...r.ranking }] : []);
-  if (!v.quiet) { for (const u of uncertain) printResult(`run ${u.run}: ${u.warning}`); }
+  const uncertainSpaces = comparisons.flatMap((c) =>
+    c.ranking?.uncertain ? [{ space: c.spec, ...c.ranking }] : []
+  );
+  if (!v.quiet) {
+    for (const u of uncertain) printResult(`run ${u.run}: ${u.warning}`);
+    for (const u of uncertainSpaces) printResult(`space ${u.space}: ${u.warning}`);
+  }
   if (!v.quiet) {
     printResult(
       `report of ${total} run(s)${
@@ -314,7 +323,14 @@ export async function report(
       }: ${out}`,
     );
   }
-  return { out, db: v.db, runs: total, spaces: comparisons.length, uncertain };
+  return {
+    out,
+    db: v.db,
+    runs: total,
+    spaces: comparisons.length,
+    uncertain,
+    ...(uncertainSpaces.length ? { uncertainSpaces } : {}),
+  };
 }
 
 if (import.meta.main) await runJsonCommand("report", report);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { RecordsDB } from "../datasets/db.ts";
 import { reportHTML, summarizeRuns } from "./report.ts";
+import { comparisonSection, comparisonsOf } from "./compare_report.ts";
 
 /** A run of two candidates 1% apart with 5% spreads, measured at `load1` on a 2-core machine. */
 function noisyRun(db: RecordsDB, load1: number, apart: number): number {
@@ -50,5 +51,39 @@ Deno.test("report: a run within its noise gets a warning with the figures; a cle
   assert.match(section(close), /<p class="warning">warning: ranking uncertain: best 1\.000 ms/);
   assert.doesNotMatch(section(clear), /class="warning"/);
   assert.match(section(loaded), /load 3\.1 on 2 cores/);
+  db.close();
+});
+
+Deno.test("report of a live comparison: the two fastest strategies' final bests within their noise are said", async () => {
+  const db = RecordsDB.open(":memory:");
+  const workloadId = db.upsertWorkload({ name: "matmul", shape: [8, 8, 8], flops: 1024 });
+  const bests: Record<string, number> = { ga: 1, random: 1.01, slow: 3 };
+  for (const [strategy, ms] of Object.entries(bests)) {
+    const run = db.startRun({
+      strategy,
+      seed: 0,
+      trials: 1,
+      target: "cpu",
+      workloadId,
+      config: { compare: "matmul:8,8,8", budget: 1 },
+      machine: { cores: 2 },
+      compiler: "gcc",
+      tunebookVersion: "0",
+    });
+    const id = db.addCandidate(run, { trial: 0, trace: "null", traceHash: "h", knobs: [0] });
+    db.addResult(id, {
+      errorKind: "none",
+      times: [0.95, 1, 1.05].map((x) => x * ms * 1e-3),
+      buildSeconds: 0,
+      runSeconds: 0,
+    });
+  }
+  const [c] = await comparisonsOf(db);
+  assert.deepEqual(c.ranking!.strategies, ["ga", "random"]);
+  assert.equal(
+    c.ranking!.warning,
+    "warning: ranking uncertain: ga 1.000 ms (spread 5.0%) vs random 1.010 ms (spread 5.0%), 1.0% apart",
+  );
+  assert.match(comparisonSection(c), /<p class="warning">warning: ranking uncertain: ga 1\.000 ms/);
   db.close();
 });

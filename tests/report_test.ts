@@ -247,6 +247,11 @@ Deno.test("report of a live comparison shows best GFLOP/s against evaluations", 
     ?.[1];
   assert.ok(page, "the page of matmul:24,16,8");
   assert.match(page, /measured live on this CPU/);
+  // The page says whether the two strategies' final bests are within their noise, as compare did.
+  const summary = JSON.parse(r.stdout.trim());
+  const spaceWarning = page.includes('<p class="warning">warning: ranking uncertain: ');
+  assert.equal(spaceWarning, (summary.uncertainSpaces ?? []).length === 1);
+  assert.equal(typeof compared.ranking.uncertain, "boolean");
   // The optimum is the best measured, in ms and GFLOP/s (the workload's flops / seconds).
   const gflops = (2 * 24 * 16 * 8 / compared.optimum / 1e9).toFixed(2);
   assert.ok(page.includes(`(${gflops} GFLOP/s), the best measured in these runs`), gflops);
