@@ -471,7 +471,7 @@ Deno.test("round trip keeps the time parts and conditions; an export without the
   });
 });
 
-Deno.test("the Kernel Tuner export carries verification, strategy and framework times", async () => {
+Deno.test("the Kernel Tuner and T4 exports carry verification, strategy and framework times", async () => {
   await withFixture(async (db, dir) => {
     // The knob-template run (grid): a Kernel Tuner cache needs knob vectors.
     const rows = exportRows(db).filter((r) => r.strategy === "grid" && r.error_kind === "none");
@@ -494,6 +494,19 @@ Deno.test("the Kernel Tuner export carries verification, strategy and framework 
     const byTime = rows.map((r) => (r.build_seconds + r.run_seconds) * 1e3);
     for (const e of entries) {
       assert.ok(byTime.some((t) => Math.abs(t - total(e)) < 1e-6), `${total(e)} in ${byTime}`);
+    }
+    // T4 carries the same parts under its names (milliseconds).
+    const t4 = join(dir, "parts_T4.json");
+    await exportRecords(db, "t4", t4, { runs: [rows[0].run_id] });
+    const results = JSON.parse(await Deno.readTextFile(t4)).results as {
+      invalidity: string;
+      times: Record<string, number>;
+    }[];
+    const correct = results.filter((r) => r.invalidity === "correct");
+    assert.equal(correct.length, entries.length);
+    for (const r of correct) {
+      assert.ok(r.times.validation > 0 && r.times.search_algorithm >= 0, JSON.stringify(r.times));
+      assert.ok(r.times.framework >= 0 && r.times.benchmark >= 0);
     }
   });
 });
