@@ -74,6 +74,7 @@ import { stopPoints, StopRequested, watchStop } from "./stop.ts";
 import {
   budgetedRun,
   endLeverage,
+  liveRunTrace,
   methodologyRanking,
   methodologyTable,
   runIdsOf,
@@ -81,8 +82,9 @@ import {
   timeResults,
   timeSpace,
 } from "../tuner/compare_time.ts";
-import { type TimeRow, timeTable } from "../search/tuning_time.ts";
+import { type TimeRow, timeRows, timeTable } from "../search/tuning_time.ts";
 import { parseStrategyName, resolveStrategy } from "../tuner/presets.ts";
+import { type RankedResult, rankingOfStrategies } from "../tuner/ranking_noise.ts";
 
 const C = DEFAULTS.compare;
 
@@ -98,7 +100,9 @@ export const COMPARE_USAGE = `usage: deno task compare --space SPACE [options]
                          benchmark and framework time, plus the strategy's own time) passes
                          the largest S seconds; \`auto\`: the methodology's budget of each
                          space. Prints fractions over time and the methodology score
-                         (Willemsen et al., FGCS 2024) beside the count-based score
+                         (Willemsen et al., FGCS 2024) beside the count-based score. On a
+                         live space: the runs (not stopped) tabled at S seconds of their
+                         recorded build, run, framework and strategy seconds
   --no-strategy-time     with --budget-time: leave the strategy's own time off the clock
   --seeds N              seeds per strategy (default ${C.seeds})
   --absent KIND          invalid | restricted: configurations a cache lacks (default ${C.absent};
@@ -376,8 +380,18 @@ export async function compare(
   return { spaces: outputs, ranking };
 }
 
-/** What --budget-time adds to a space's output. */
+/** What --budget-time adds to a space's output (and a live space's ranking noise). */
 interface TimedOutput extends CompareOutput {
+  /**
+   * A live space: whether the two fastest strategies' final bests are within
+   * their measured noise (tuner/ranking_noise.ts); null when none is valid.
+   */
+  ranking?: ReturnType<typeof rankingOfStrategies>;
+  /**
+   * `--budget-time S,...` on a live space: fractions of the optimum at those
+   * tuning seconds, the runs on the replay's clock (tuner/compare_time.ts liveClock).
+   */
+  liveTime?: { rows: TimeRow[]; strategyTime: boolean };
   time?: {
     rows: TimeRow[];
     /** Methodology score per strategy (null: no valid evaluation within the range). */
@@ -527,12 +541,14 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
   // --budget-time: runs stop at the tuning-time limit instead (up to every configuration).
   let ts: ReturnType<typeof timeSpace> | undefined;
   if (v.time) {
-    if (!space.replay) {
+    if (!space.replay && v.time.budgets === "auto") {
       await space.close();
       throw new UsageError(
-        `--budget-time: ${space.name} is measured live; its clock is its wall time (the _wall curves)`,
+        `--budget-time auto: ${space.name} is measured live and has no recorded range; give the budgets in seconds`,
       );
     }
+  }
+  if (v.time && space.replay) {
     try {
       ts = timeSpace(space.replay, v.time);
     } catch (e) {
@@ -688,6 +704,25 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
       ...Object.entries(scores).map(([n, x]) => `| ${n} | ${x === null ? "n/a" : x.toFixed(3)} |`),
     ].join("\n"),
   );
+  // --budget-time on a live space: the recorded runs on the replay's clock (their recorded parts).
+  let liveTime: TimedOutput["liveTime"];
+  if (v.time && !space.replay) {
+    const strategyTime = v.time.strategyTime !== false;
+    const clocks = new Map<string, RunTrace[]>();
+    for (const [name, ids] of await runIdsOf(v.store, strategies, seeds, runConfig)) {
+      const list: RunTrace[] = [];
+      for (const id of ids) list.push(await liveRunTrace(v.store, id, { strategyTime }));
+      clocks.set(name, list);
+    }
+    const rows = timeRows(clocks, v.time.budgets as number[], optimum);
+    printResult(
+      `\nIn tuning time (the live runs' recorded build, run and framework seconds${
+        strategyTime ? " plus the strategy's" : ""
+      }; runs are not stopped by it):\n`,
+    );
+    printResult(timeTable(rows));
+    liveTime = { rows, strategyTime };
+  }
   // --budget-time: the same runs on the tuning clock, tabled over time and scored by the methodology.
   let time: TimedOutput["time"];
   if (ts) {
@@ -752,6 +787,21 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
       curves: out.curves,
     };
   }
+  // A live space: are the two fastest strategies' final bests apart by more than the noise?
+  let ranking: TimedOutput["ranking"];
+  if (!space.replay) {
+    const finals = new Map<string, RankedResult | undefined>();
+    for (const [name, ids] of await runIdsOf(v.store, strategies, seeds, runConfig)) {
+      for (const id of ids) {
+        const b = (await v.store.best(id))?.result;
+        if (!b || b.seconds === null) continue;
+        if ((finals.get(name)?.seconds ?? Infinity) <= b.seconds) continue;
+        finals.set(name, { seconds: b.seconds, times: b.times, conditions: b.conditions });
+      }
+    }
+    ranking = rankingOfStrategies(finals);
+    if (ranking?.warning) printResult(`\n${ranking.warning}`);
+  }
   const output: TimedOutput = {
     space: space.name,
     spec,
@@ -764,6 +814,8 @@ async function compareOn(spec: string, v: CompareFlags): Promise<CompareOutput> 
       p75: Number.isFinite(r.p75) ? r.p75 : null,
     })),
     scores,
+    ...(ranking !== undefined ? { ranking } : {}),
+    ...(liveTime ? { liveTime } : {}),
   };
   if (time) {
     const { curves, ...shown } = time;

@@ -25,6 +25,7 @@ import { budgetScore, meanCurve } from "../search/score.ts";
 import { expectedRandomCurve, replaySpaceFromFile } from "../search/replay.ts";
 import { DEFAULTS } from "../ir/defaults.ts";
 import { bandCurveSVG } from "../plots/tuning_curve.ts";
+import { type RankedResult, rankingOfStrategies } from "../tuner/ranking_noise.ts";
 
 /** One space of a comparison, as the report shows it. */
 export interface SpaceComparison {
@@ -52,6 +53,11 @@ export interface SpaceComparison {
   randomFrom: "exact expectation" | "random runs" | "none";
   /** Random search's expected fraction of the optimum after 1..maxBudget evaluations (a cache). */
   randomCurve?: number[];
+  /**
+   * A live space: whether the two fastest strategies' final bests are within
+   * their measured noise (tuner/ranking_noise.ts; cores of the measuring machine).
+   */
+  ranking?: ReturnType<typeof rankingOfStrategies>;
 }
 
 /** A run's best seconds after each evaluation (one per measured candidate, in trial order). */
@@ -139,6 +145,20 @@ export async function comparisonsOf(db: RecordsReader): Promise<SpaceComparison[
       scores[name] = random ? budgetScore(meanCurve(rs, optimum, lo, maxBudget), random) : null;
     }
     const workload = db.workload(all[0].workloadId);
+    let ranking: SpaceComparison["ranking"];
+    if (live) {
+      const finals = new Map<string, RankedResult | undefined>();
+      for (const s of strategies) {
+        for (const id of s.ids) {
+          const b = db.best(id)?.result;
+          if (!b || b.seconds === null) continue;
+          if ((finals.get(s.name)?.seconds ?? Infinity) <= b.seconds) continue;
+          finals.set(s.name, { seconds: b.seconds, times: b.times, conditions: b.conditions });
+        }
+      }
+      const cores = Number(all[0].machine.cores);
+      ranking = rankingOfStrategies(finals, Number.isInteger(cores) && cores > 0 ? { cores } : {});
+    }
     out.push({
       spec,
       live,
@@ -153,6 +173,7 @@ export async function comparisonsOf(db: RecordsReader): Promise<SpaceComparison[
       scores,
       randomFrom,
       ...(randomCurve ? { randomCurve } : {}),
+      ...(ranking !== undefined ? { ranking } : {}),
     });
   }
   return out;
@@ -244,7 +265,7 @@ export function comparisonSection(c: SpaceComparison): string {
 <h2>${esc(c.spec)}: ${c.strategies.map((s) => esc(s.name)).join(", ")}</h2>
 <p class="meta">${c.live ? "measured live on this CPU" : "replayed from a recorded cache"}; ` +
     `${seeds} seeds, ${c.maxBudget} evaluations per run; optimum ${optimum}.</p>
-${fraction}
+${c.ranking?.warning ? `<p class="warning">${esc(c.ranking.warning)}</p>\n` : ""}${fraction}
 ${gflops}
 <h3>Fraction of the optimum at each budget</h3>
 ${markdownTableHTML(compareTable(c.rows))}

@@ -8,7 +8,13 @@
  * (cli/compare_report.ts): fraction of the optimum against evaluations with
  * quartile bands per strategy, the score and reach tables, and on a live
  * space GFLOP/s. Trials are numbered from 1, as in every tunebook output.
- * Ends with one line of JSON on stdout: `{"out", "db", "runs", "spaces"}`.
+ * A run whose best and runner-up are within their measured noise, or whose
+ * best was measured under a load above the run machine's cores
+ * (tuner/ranking_noise.ts), gets a warning line in its section and on stdout.
+ * A live comparison's space gets the same check of its two fastest
+ * strategies' final bests. Ends with one line of JSON on stdout: `{"out",
+ * "db", "runs", "spaces", "uncertain"}` (and `"uncertainSpaces"` when a space
+ * is uncertain), listing those runs (spaces) with the decision's figures.
  *
  * Options: `--runs 1,3` (only these runs), `--title TEXT`.
  * @module
@@ -22,6 +28,7 @@ import { confirmationIn, confirmedRunOf } from "../tuner/confirm.ts";
 import { bestSoFar, tuningCurveSVG } from "../plots/tuning_curve.ts";
 import { parseFlags, runJsonCommand, UsageError } from "./args.ts";
 import { checkOutputDir, printResult } from "./output.ts";
+import { type RankingNoise, rankingOfResults } from "../tuner/ranking_noise.ts";
 import {
   comparisonSection,
   comparisonsOf,
@@ -72,6 +79,8 @@ export interface RunSummary {
   bestSchedule?: string;
   /** Trial of the best candidate, numbered from 1. */
   bestTrial?: number;
+  /** Whether best and runner-up are within the noise (null: no valid candidate). */
+  ranking: RankingNoise | null;
 }
 
 function machineLine(m: Record<string, unknown>): string {
@@ -109,11 +118,21 @@ export function summarizeRuns(db: RecordsReader, ids?: readonly number[]): RunSu
     const flops = w?.flops ?? 0;
     const gflops = (x: number | null | undefined) => x && flops > 0 ? flops / x / 1e9 : null;
     const searched = db.best(run.id);
+    const candidates = db.candidates(run.id);
     const id = confirmation?.best?.candidateId;
     const best = id == null
       ? searched
-      : db.candidates(run.id).find((c) => c.id === id) as typeof searched ?? searched;
-    const curve = bestSoFar(db.candidates(run.id).map((c) => c.result?.gflops ?? NaN));
+      : candidates.find((c) => c.id === id) as typeof searched ?? searched;
+    const curve = bestSoFar(candidates.map((c) => c.result?.gflops ?? NaN));
+    // The load is compared with the cores of the machine that measured, when it says.
+    const cores = Number(run.machine.cores);
+    // With finalists, best and runner-up are judged by their re-timed rounds (the finalists run).
+    const ranking = rankingOfResults(
+      (confirmation ? db.candidates(confirmation.runId) : candidates).flatMap((c) =>
+        c.result ?? []
+      ),
+      Number.isInteger(cores) && cores > 0 ? { cores } : {},
+    );
     let bestSchedule: string | undefined;
     if (best) {
       try {
@@ -149,6 +168,7 @@ export function summarizeRuns(db: RecordsReader, ids?: readonly number[]): RunSu
         : {}),
       curve,
       ...(bestSchedule === undefined ? {} : { bestSchedule, bestTrial: best!.trial + 1 }),
+      ranking,
     };
   });
 }
@@ -173,7 +193,8 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 pre { background: #f6f6f6; padding: 8px; overflow-x: auto; font-size: 12px; }
 section { margin-top: 2.5em; border-top: 1px solid #ddd; }
 section.space { break-before: page; }
-.meta { font-size: 13px; color: #555; }`;
+.meta { font-size: 13px; color: #555; }
+.warning { font-size: 13px; color: #8a4b00; }`;
 
 /** The report page of some runs. */
 export function reportHTML(
@@ -222,7 +243,9 @@ export function reportHTML(
     return `<section id="run-${r.id}">\n<h2>Run ${r.id}: ${esc(r.workload)} with ${
       esc(r.strategy)
     }</h2>\n<p class="meta">started ${esc(r.created)}; ${esc(r.machine)}; ${esc(r.compiler)}; ` +
-      `tunebook ${esc(r.version)}</p>\n${curve}\n${best}\n</section>`;
+      `tunebook ${esc(r.version)}</p>\n${
+        r.ranking?.warning ? `<p class="warning">${esc(r.ranking.warning)}</p>\n` : ""
+      }${curve}\n${best}\n</section>`;
   }).join("\n");
   return `<!DOCTYPE html>
 <html lang="en">
@@ -268,7 +291,16 @@ function runIds(text: string): number[] {
 /** Writes the report; returns the JSON summary. */
 export async function report(
   argv: string[],
-): Promise<{ out: string; db: string; runs: number; spaces: number }> {
+): Promise<
+  {
+    out: string;
+    db: string;
+    runs: number;
+    spaces: number;
+    uncertain: (RankingNoise & { run: number })[];
+    uncertainSpaces?: (RankingNoise & { space: string })[];
+  }
+> {
   const v = parseFlags(
     argv,
     {
@@ -318,6 +350,14 @@ export async function report(
   const out = join(outDir, "index.html");
   await Deno.writeTextFile(out, html);
   const total = runs.length + inComparison.size;
+  const uncertain = runs.flatMap((r) => r.ranking?.uncertain ? [{ run: r.id, ...r.ranking }] : []);
+  const uncertainSpaces = comparisons.flatMap((c) =>
+    c.ranking?.uncertain ? [{ space: c.spec, ...c.ranking }] : []
+  );
+  if (!v.quiet) {
+    for (const u of uncertain) printResult(`run ${u.run}: ${u.warning}`);
+    for (const u of uncertainSpaces) printResult(`space ${u.space}: ${u.warning}`);
+  }
   if (!v.quiet) {
     printResult(
       `report of ${total} run(s)${
@@ -325,7 +365,14 @@ export async function report(
       }: ${out}`,
     );
   }
-  return { out, db: v.db, runs: total, spaces: comparisons.length };
+  return {
+    out,
+    db: v.db,
+    runs: total,
+    spaces: comparisons.length,
+    uncertain,
+    ...(uncertainSpaces.length ? { uncertainSpaces } : {}),
+  };
 }
 
 if (import.meta.main) await runJsonCommand("report", report);

@@ -248,6 +248,7 @@ export async function main(argv: string[]): Promise<number> {
     progress?.done();
     const { bestTrace: _, run_id: __, noDevice, interrupted, ...line } = summary;
     console.log(JSON.stringify(line));
+    if (summary.ranking?.warning) console.error(`tune: ${summary.ranking.warning}`);
     if (!args.quiet && line.finalists && line.confirmed_gflops != null) {
       console.error(`tune: ${confirmedLine(line)}`);
     }

@@ -16,6 +16,7 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlit
 import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { ERROR_KINDS, type ErrorKind, isTransient } from "../ir/error_kind.ts";
+import type { MeasureConditions } from "../ir/conditions.ts";
 import {
   APPLICATION_ID,
   classify,
@@ -27,7 +28,7 @@ import {
 
 export { APPLICATION_ID, isSqliteFile };
 
-export type { ErrorKind };
+export type { ErrorKind, MeasureConditions };
 
 /** Schema version stored in `PRAGMA user_version` by this build. */
 export const SCHEMA_VERSION = 1;
@@ -141,6 +142,33 @@ export interface ResultInput {
   buildSeconds: number;
   /** Wall seconds spent measuring. */
   runSeconds: number;
+  /** See {@link ResultTimeParts.verifySeconds}; absent: not recorded. */
+  verifySeconds?: number;
+  /** See {@link ResultTimeParts.strategySeconds}. */
+  strategySeconds?: number;
+  /** See {@link ResultTimeParts.frameworkSeconds}. */
+  frameworkSeconds?: number;
+  /** The machine's conditions during the measurement. */
+  conditions?: MeasureConditions;
+}
+
+/**
+ * The parts of a live result's time beyond build and run seconds, as Kernel
+ * Tuner's caches record them (verification_time, strategy_time,
+ * framework_time). Each is absent when it was not recorded: results of
+ * earlier versions, replays, imports without the field.
+ */
+export interface ResultTimeParts {
+  /** Of `runSeconds`, the seconds spent checking the output against the reference. */
+  verifySeconds?: number;
+  /** The strategy's seconds for proposing the candidate: its share of its round's propose + observe. */
+  strategySeconds?: number;
+  /**
+   * The rest of the loop's wall time since the previous result was recorded
+   * (keys, records, the measurer's queueing), beyond this result's build, run
+   * and strategy seconds; at least 0.
+   */
+  frameworkSeconds?: number;
 }
 
 /** A stored measurement. */
@@ -163,6 +191,14 @@ export interface ResultRow {
   buildSeconds: number;
   /** Wall seconds spent measuring. */
   runSeconds: number;
+  /** See {@link ResultTimeParts.verifySeconds}; absent when not recorded. */
+  verifySeconds?: number;
+  /** See {@link ResultTimeParts.strategySeconds}; absent when not recorded. */
+  strategySeconds?: number;
+  /** See {@link ResultTimeParts.frameworkSeconds}; absent when not recorded. */
+  frameworkSeconds?: number;
+  /** The machine's conditions during the measurement; absent when none were recorded. */
+  conditions?: MeasureConditions;
   /** ISO time the result was recorded. */
   timestamp: string;
 }
@@ -256,10 +292,40 @@ CREATE TABLE IF NOT EXISTS results (
 
 type Row = Record<string, SQLInputValue>;
 
-const RESULT_COLUMNS =
-  `r.id AS r_id, r.candidate_id AS r_candidate_id, r.error_kind AS r_error_kind,
+/**
+ * Columns of `results` added after schema version 1 (nullable: a result of
+ * an earlier version reads them as absent). Opening a database to write adds
+ * the missing ones (`ALTER TABLE ADD COLUMN`); a database opened read-only
+ * reads the missing ones as NULL. The schema version stays 1: an older
+ * tunebook still reads and writes these files (it leaves the columns NULL).
+ */
+const ADDED_RESULT_COLUMNS = [
+  "verify_seconds",
+  "strategy_seconds",
+  "framework_seconds",
+  "load1",
+  "steal",
+  "cpu_mhz",
+] as const;
+
+/** The result columns of a SELECT, with NULL for the added columns the file lacks. */
+function resultColumns(has: ReadonlySet<string>): string {
+  return `r.id AS r_id, r.candidate_id AS r_candidate_id, r.error_kind AS r_error_kind,
   r.error AS r_error, r.times AS r_times, r.seconds AS r_seconds, r.gflops AS r_gflops,
-  r.build_seconds AS r_build_seconds, r.run_seconds AS r_run_seconds, r.timestamp AS r_timestamp`;
+  r.build_seconds AS r_build_seconds, r.run_seconds AS r_run_seconds, r.timestamp AS r_timestamp, ${
+    ADDED_RESULT_COLUMNS.map((c) => has.has(c) ? `r.${c} AS r_${c}` : `NULL AS r_${c}`).join(", ")
+  }`;
+}
+
+/** A finite number, or null (never a guess) for a column. */
+function finiteOrNull(x: number | undefined): number | null {
+  return typeof x === "number" && Number.isFinite(x) ? x : null;
+}
+
+/** A nullable REAL column as an optional number. */
+function optional(v: SQLInputValue | undefined): number | undefined {
+  return v === null || v === undefined ? undefined : Number(v);
+}
 
 const CANDIDATE_COLUMNS = `c.id, c.run_id, c.trial, c.trace, c.trace_hash, c.knobs, c.created`;
 
@@ -366,8 +432,45 @@ function toResult(path: string, r: Row): ResultRow | null {
     gflops: (r.r_gflops as number | null) ?? null,
     buildSeconds: Number(r.r_build_seconds),
     runSeconds: Number(r.r_run_seconds),
+    ...optionalParts({
+      verifySeconds: optional(r.r_verify_seconds),
+      strategySeconds: optional(r.r_strategy_seconds),
+      frameworkSeconds: optional(r.r_framework_seconds),
+    }, {
+      load1: optional(r.r_load1),
+      steal: optional(r.r_steal),
+      cpuMhz: optional(r.r_cpu_mhz),
+    }),
     timestamp: r.r_timestamp as string,
   };
+}
+
+/**
+ * The time parts and conditions of a result with the absent ones left out
+ * (no `conditions` at all when none is known): how every store builds a
+ * {@link ResultRow} from nullable columns.
+ *
+ * @example
+ * ```ts
+ * import { optionalParts } from "./db.ts";
+ * const p = optionalParts({ verifySeconds: 0.1, strategySeconds: undefined }, { load1: undefined });
+ * if (JSON.stringify(p) !== '{"verifySeconds":0.1}') throw new Error(JSON.stringify(p));
+ * ```
+ */
+export function optionalParts(
+  parts: { [K in keyof ResultTimeParts]: number | undefined },
+  conditions: { [K in keyof MeasureConditions]: number | undefined },
+): ResultTimeParts & { conditions?: MeasureConditions } {
+  const out: ResultTimeParts & { conditions?: MeasureConditions } = {};
+  for (const [k, v] of Object.entries(parts)) {
+    if (typeof v === "number" && Number.isFinite(v)) out[k as keyof ResultTimeParts] = v;
+  }
+  const c: MeasureConditions = {};
+  for (const [k, v] of Object.entries(conditions)) {
+    if (typeof v === "number" && Number.isFinite(v)) c[k as keyof MeasureConditions] = v;
+  }
+  if (Object.keys(c).length > 0) out.conditions = c;
+  return out;
 }
 
 function toCandidate(path: string, r: Row): CandidateRow {
@@ -417,6 +520,8 @@ export class RecordsDB {
   #db: DatabaseSync;
   #statements = new Map<string, StatementSync>();
   #closed = false;
+  /** The SELECT list of result columns for this file (see ADDED_RESULT_COLUMNS). */
+  #resultColumns = resultColumns(new Set());
 
   private constructor(path: string, db: DatabaseSync) {
     this.path = path;
@@ -493,6 +598,7 @@ export class RecordsDB {
         if (size !== undefined && size > 0) records.#quickCheck();
         records.#migrate(memory);
       }
+      records.#resultColumns = resultColumns(records.#columns("results"));
     } catch (e) {
       records.close();
       // A database this call began to create (a full disk, read-only media) is not left behind.
@@ -517,6 +623,12 @@ export class RecordsDB {
           `nothing was written to it`,
       );
     }
+  }
+
+  /** Names of the columns of `table` in this file. */
+  #columns(table: string): Set<string> {
+    const rows = this.#sql(() => this.#db.prepare(`PRAGMA table_info(${table})`).all() as Row[]);
+    return new Set(rows.map((r) => String(r.name)));
   }
 
   #version(): number {
@@ -557,6 +669,10 @@ export class RecordsDB {
       if (v < SCHEMA_VERSION) {
         this.#db.exec(SCHEMA);
         this.#db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+      }
+      const has = this.#columns("results");
+      for (const c of ADDED_RESULT_COLUMNS) {
+        if (!has.has(c)) this.#db.exec(`ALTER TABLE results ADD COLUMN ${c} REAL`);
       }
     });
     if (!memory) this.#db.prepare("PRAGMA journal_mode = WAL").get();
@@ -803,7 +919,8 @@ export class RecordsDB {
     }
     return this.#run(
       `INSERT INTO results (candidate_id, error_kind, error, times, seconds, gflops, build_seconds,
-        run_seconds, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        run_seconds, timestamp, verify_seconds, strategy_seconds, framework_seconds, load1, steal,
+        cpu_mhz) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       candidateId,
       r.errorKind,
       r.error ?? null,
@@ -813,19 +930,25 @@ export class RecordsDB {
       r.buildSeconds,
       r.runSeconds,
       now(),
+      finiteOrNull(r.verifySeconds),
+      finiteOrNull(r.strategySeconds),
+      finiteOrNull(r.frameworkSeconds),
+      finiteOrNull(r.conditions?.load1),
+      finiteOrNull(r.conditions?.steal),
+      finiteOrNull(r.conditions?.cpuMhz),
     ).id;
   }
 
   /** The result with this id (as {@link RecordsDB.addResult} returned it), if any. */
   result(resultId: number): ResultRow | undefined {
-    const r = this.#get(`SELECT ${RESULT_COLUMNS} FROM results r WHERE r.id = ?`, resultId);
+    const r = this.#get(`SELECT ${this.#resultColumns} FROM results r WHERE r.id = ?`, resultId);
     return (r && toResult(this.path, r)) ?? undefined;
   }
 
   /** The candidates of a run with their results (null if unmeasured), by trial. */
   candidates(runId: number): CandidateRow[] {
     return this.#all(
-      `SELECT ${CANDIDATE_COLUMNS}, ${RESULT_COLUMNS}
+      `SELECT ${CANDIDATE_COLUMNS}, ${this.#resultColumns}
        FROM candidates c LEFT JOIN results r ON r.candidate_id = c.id
        WHERE c.run_id = ? ORDER BY c.trial, c.id`,
       runId,
@@ -837,7 +960,7 @@ export class RecordsDB {
     const out = new Map<string, ResultRow>();
     for (
       const r of this.#all(
-        `SELECT c.trace_hash, ${RESULT_COLUMNS}
+        `SELECT c.trace_hash, ${this.#resultColumns}
          FROM candidates c JOIN results r ON r.candidate_id = c.id
          WHERE c.run_id = ? ORDER BY c.trial, c.id`,
         runId,
@@ -851,7 +974,7 @@ export class RecordsDB {
   /** The fastest candidate of a run among results with error kind `"none"`. */
   best(runId: number): (CandidateRow & { result: ResultRow }) | undefined {
     const r = this.#get(
-      `SELECT ${CANDIDATE_COLUMNS}, ${RESULT_COLUMNS}
+      `SELECT ${CANDIDATE_COLUMNS}, ${this.#resultColumns}
        FROM candidates c JOIN results r ON r.candidate_id = c.id
        WHERE c.run_id = ? AND r.error_kind = 'none' AND r.seconds IS NOT NULL
        ORDER BY r.seconds, c.trial, c.id LIMIT 1`,

@@ -10,7 +10,8 @@
  * ({@link EXPORT_SCHEMA} holds the same list as data). Types: `integer`,
  * `number` (float64), `string`, and `json` — JSON *text* in a string column
  * (in every format, JSON Lines included, so one reader handles them all).
- * Nullable columns are marked `?`.
+ * Nullable columns are marked `?`. The columns of {@link ADDED_EXPORT_COLUMNS}
+ * came later: an import reads a file without them as null.
  *
  * | column | type | meaning |
  * | --- | --- | --- |
@@ -36,6 +37,12 @@
  * | `gflops` | number? | `flops / seconds / 1e9`; null on error (or when flops are unknown) |
  * | `build_seconds` | number | wall seconds spent building |
  * | `run_seconds` | number | wall seconds spent measuring |
+ * | `verify_seconds` | number? | of `run_seconds`, seconds checking the output (Kernel Tuner's verification_time); null when not recorded |
+ * | `strategy_seconds` | number? | the strategy's seconds for proposing the candidate (its round's share of propose + observe); null when not recorded |
+ * | `framework_seconds` | number? | the rest of the loop's wall time since the previous result (keys, records, queueing); null when not recorded |
+ * | `load1` | number? | 1-minute load average during the measurement; null when not recorded |
+ * | `steal` | number? | fraction of CPU time stolen by the hypervisor over the batch; null when not recorded |
+ * | `cpu_mhz` | number? | mean CPU frequency in MHz during the measurement; null when not recorded |
  * | `timestamp` | string | ISO 8601 time the result was recorded |
  * | `machine` | json | the run's machine description |
  * | `compiler` | string | the run's compiler identification |
@@ -189,6 +196,18 @@ export interface ExportRow {
   build_seconds: number;
   /** Run seconds. */
   run_seconds: number;
+  /** Verification seconds (part of run seconds) or null. */
+  verify_seconds: number | null;
+  /** Strategy seconds or null. */
+  strategy_seconds: number | null;
+  /** Framework seconds or null. */
+  framework_seconds: number | null;
+  /** 1-minute load average or null. */
+  load1: number | null;
+  /** Steal fraction or null. */
+  steal: number | null;
+  /** CPU MHz or null. */
+  cpu_mhz: number | null;
   /** ISO time of the result. */
   timestamp: string;
   /** Machine, JSON. */
@@ -241,11 +260,40 @@ export const EXPORT_SCHEMA: readonly ColumnSpec[] = Object.freeze([
   col("gflops", "number", true, "flops / seconds / 1e9; null on error or unknown flops"),
   col("build_seconds", "number", false, "wall seconds spent building"),
   col("run_seconds", "number", false, "wall seconds spent measuring"),
+  col("verify_seconds", "number", true, "of run_seconds, seconds checking the output; null: none"),
+  col(
+    "strategy_seconds",
+    "number",
+    true,
+    "the strategy's seconds for proposing it (share of propose + observe); null: none",
+  ),
+  col(
+    "framework_seconds",
+    "number",
+    true,
+    "the rest of the loop's wall time since the previous result; null: none",
+  ),
+  col("load1", "number", true, "1-minute load average during the measurement; null: unknown"),
+  col("steal", "number", true, "fraction of CPU time stolen over the batch; null: unknown"),
+  col("cpu_mhz", "number", true, "mean CPU frequency in MHz during it; null: unknown"),
   col("timestamp", "string", false, "ISO 8601 time the result was recorded"),
   col("machine", "json", false, "the run's machine description"),
   col("compiler", "string", false, "the run's compiler identification"),
   col("tunebook_version", "string", false, "tunebook version that made the run"),
   col("split", "string", false, "train or test (whole workloads are held out)"),
+]);
+
+/**
+ * Columns added to the schema after its first version (all nullable): an
+ * import reads a file that lacks them as null.
+ */
+export const ADDED_EXPORT_COLUMNS: ReadonlySet<string> = new Set([
+  "verify_seconds",
+  "strategy_seconds",
+  "framework_seconds",
+  "load1",
+  "steal",
+  "cpu_mhz",
 ]);
 
 function col(name: keyof ExportRow, type: ColumnType, nullable: boolean, meaning: string) {
@@ -342,6 +390,12 @@ export function exportRowContexts(db: RecordsReader, options: ExportOptions): Ro
           gflops: r.gflops,
           build_seconds: r.buildSeconds,
           run_seconds: r.runSeconds,
+          verify_seconds: r.verifySeconds ?? null,
+          strategy_seconds: r.strategySeconds ?? null,
+          framework_seconds: r.frameworkSeconds ?? null,
+          load1: r.conditions?.load1 ?? null,
+          steal: r.conditions?.steal ?? null,
+          cpu_mhz: r.conditions?.cpuMhz ?? null,
           timestamp: r.timestamp,
           machine,
           compiler: run.compiler,

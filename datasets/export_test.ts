@@ -11,6 +11,7 @@ import { UsageError } from "../cli/args.ts";
 import { RecordsDB } from "./db.ts";
 import { exportRecords as exportPlain } from "./export.ts";
 import {
+  ADDED_EXPORT_COLUMNS,
   EXPORT_SCHEMA,
   ExportError,
   type ExportRow,
@@ -422,6 +423,104 @@ Deno.test("round trip: export -> import -> export gives the same rows (CSV and J
       } finally {
         copy.close();
       }
+    }
+  });
+});
+
+Deno.test("round trip keeps the time parts and conditions; an export without their columns imports them as absent", async () => {
+  await withFixture(async (db, dir) => {
+    const original = exportRows(db);
+    // The tuned runs recorded them, the synthetic run (added by hand) did not.
+    const tuned = original.filter((r) => r.strategy !== "synthetic" && r.error_kind === "none");
+    assert.ok(tuned.length > 0);
+    for (const r of tuned) {
+      assert.ok(r.verify_seconds! > 0 && r.verify_seconds! <= r.run_seconds, JSON.stringify(r));
+      assert.ok(r.strategy_seconds! >= 0 && r.framework_seconds! >= 0);
+      if (Deno.build.os === "linux") assert.ok(r.load1! >= 0);
+    }
+    const synthetic = original.filter((r) => r.strategy === "synthetic");
+    assert.ok(synthetic.every((r) => r.verify_seconds === null && r.load1 === null));
+    for (const format of ["jsonl", "csv"] as const) {
+      const file = join(dir, `parts.${format}`);
+      await exportRecords(db, format, file);
+      const copy = RecordsDB.open(join(dir, `parts-${format}.db`));
+      try {
+        await importRecords(copy, file);
+        const again = exportRows(copy);
+        for (const k of ADDED_EXPORT_COLUMNS) {
+          const key = k as keyof ExportRow;
+          assert.deepEqual(again.map((r) => r[key]), original.map((r) => r[key]), `${format} ${k}`);
+        }
+      } finally {
+        copy.close();
+      }
+    }
+    // An export of an earlier version: no such columns at all (JSON Lines and CSV).
+    const kept = EXPORT_SCHEMA.filter((c) => !ADDED_EXPORT_COLUMNS.has(c.name));
+    const oldJsonl = original.map((r) => {
+      const o: Record<string, unknown> = { ...r };
+      for (const k of ADDED_EXPORT_COLUMNS) delete o[k];
+      return JSON.stringify(o);
+    }).join("\n") + "\n";
+    const oldCsv = [
+      kept.map((c) => c.name).join(","),
+      ...original.map((r) => kept.map((c) => csvField(r[c.name], c.type === "json")).join(",")),
+    ].join("\n") + "\n";
+    for (const [ext, text] of [["jsonl", oldJsonl], ["csv", oldCsv]] as const) {
+      const oldFile = join(dir, `old.${ext}`);
+      await Deno.writeTextFile(oldFile, text);
+      const copy = RecordsDB.open(join(dir, `old-${ext}.db`));
+      try {
+        const s = await importRecords(copy, oldFile);
+        assert.equal(s.rows, original.length, ext);
+        const again = exportRows(copy);
+        for (const k of ADDED_EXPORT_COLUMNS) {
+          assert.ok(again.every((r) => r[k as keyof ExportRow] === null), `${ext} ${k}`);
+        }
+        assert.deepEqual(again.map((r) => r.run_seconds), original.map((r) => r.run_seconds));
+      } finally {
+        copy.close();
+      }
+    }
+  });
+});
+
+Deno.test("the Kernel Tuner and T4 exports carry verification, strategy and framework times", async () => {
+  await withFixture(async (db, dir) => {
+    // The knob-template run (grid): a Kernel Tuner cache needs knob vectors.
+    const rows = exportRows(db).filter((r) => r.strategy === "grid" && r.error_kind === "none");
+    const out = join(dir, "parts_kt.json");
+    await exportRecords(db, "kerneltuner", out, { runs: [rows[0].run_id] });
+    const cache = JSON.parse(await Deno.readTextFile(out)).cache as Record<
+      string,
+      Record<string, number>
+    >;
+    const entries = Object.values(cache).filter((e) => typeof e.time === "number");
+    assert.ok(entries.length > 0);
+    for (const e of entries) {
+      assert.ok(e.verification_time > 0, JSON.stringify(e));
+      assert.ok(e.strategy_time >= 0 && e.framework_time >= 0);
+      assert.ok(e.benchmark_time >= 0);
+    }
+    // Summed as the replay clock sums them, verification is not counted twice.
+    const total = (e: Record<string, number>) =>
+      e.compile_time + e.verification_time + e.benchmark_time;
+    const byTime = rows.map((r) => (r.build_seconds + r.run_seconds) * 1e3);
+    for (const e of entries) {
+      assert.ok(byTime.some((t) => Math.abs(t - total(e)) < 1e-6), `${total(e)} in ${byTime}`);
+    }
+    // T4 carries the same parts under its names (milliseconds).
+    const t4 = join(dir, "parts_T4.json");
+    await exportRecords(db, "t4", t4, { runs: [rows[0].run_id] });
+    const results = JSON.parse(await Deno.readTextFile(t4)).results as {
+      invalidity: string;
+      times: Record<string, number>;
+    }[];
+    const correct = results.filter((r) => r.invalidity === "correct");
+    assert.equal(correct.length, entries.length);
+    for (const r of correct) {
+      assert.ok(r.times.validation > 0 && r.times.search_algorithm >= 0, JSON.stringify(r.times));
+      assert.ok(r.times.framework >= 0 && r.times.benchmark >= 0);
     }
   });
 });

@@ -40,8 +40,8 @@ import { basename } from "node:path";
 import { ERROR_KINDS } from "../ir/error_kind.ts";
 import { canonicalJSON } from "../ir/trace.ts";
 import { tunebookVersion } from "./machine.ts";
-import type { ErrorKind, RecordsDB } from "./db.ts";
-import { EXPORT_SCHEMA, type ExportRow } from "./export_rows.ts";
+import { type ErrorKind, optionalParts, type RecordsDB } from "./db.ts";
+import { ADDED_EXPORT_COLUMNS, EXPORT_SCHEMA, type ExportRow } from "./export_rows.ts";
 import {
   deviceOf,
   type KernelTunerCache,
@@ -224,7 +224,7 @@ function readRows(text: string, format: "csv" | "jsonl", file: string): [Raw, nu
   }
   if (records.length === 0) throw new ImportError(file, "empty file: no header line");
   const header = records[0].fields.map((f) => f.text);
-  const missing = names.filter((n) => !header.includes(n));
+  const missing = names.filter((n) => !header.includes(n) && !ADDED_EXPORT_COLUMNS.has(n));
   if (missing.length > 0) {
     throw new ImportError(file, `the header lacks column(s) ${missing.join(", ")}`, 1);
   }
@@ -423,6 +423,15 @@ export async function importRecords(
           times: JSON.parse(row.times),
           buildSeconds: row.build_seconds,
           runSeconds: row.run_seconds,
+          ...optionalParts({
+            verifySeconds: row.verify_seconds ?? undefined,
+            strategySeconds: row.strategy_seconds ?? undefined,
+            frameworkSeconds: row.framework_seconds ?? undefined,
+          }, {
+            load1: row.load1 ?? undefined,
+            steal: row.steal ?? undefined,
+            cpuMhz: row.cpu_mhz ?? undefined,
+          }),
         });
         patches.push({ id, timestamp: row.timestamp, nullGflops: row.flops === 0 });
       } catch (e) {
@@ -490,6 +499,12 @@ function finite(x: unknown): number | undefined {
   return typeof x === "number" && Number.isFinite(x) ? x : undefined;
 }
 
+/** Milliseconds of a cache field as seconds, when it is a non-negative number. */
+function msToSeconds(x: unknown): number | undefined {
+  const ms = finite(x);
+  return ms !== undefined && ms >= 0 ? ms / 1000 : undefined;
+}
+
 /** ISO time of a Kernel Tuner timestamp such as `2023-01-26 01:05:09.730633+00:00`. */
 function isoTime(x: unknown): string | undefined {
   if (typeof x !== "string") return undefined;
@@ -519,9 +534,11 @@ async function sha256(text: string): Promise<string> {
  *   value, …}}` (not a tunebook trace, so it has no features), trace hash =
  *   its SHA-256, times = the cache's `times` (or `[time]`) in seconds, error
  *   kind from the marker ({@link KERNELTUNER_ERROR_KINDS}) with the marker
- *   as message and no times, build/run seconds from `compile_time` and
- *   `benchmark_time` (0 when absent), and the entry's `timestamp` when it has
- *   one.
+ *   as message and no times, build seconds from `compile_time`, run seconds
+ *   from `benchmark_time` + `verification_time` (0 when absent), verification,
+ *   strategy and framework seconds from `verification_time`, `strategy_time`
+ *   and `framework_time` when the entry has them, and the entry's `timestamp`
+ *   when it has one.
  *
  * @param db the records database to add to
  * @param path the cache file
@@ -609,7 +626,13 @@ export async function importKernelTunerCache(
         : undefined,
       times: ms.map((t) => t / 1000),
       buildSeconds: (finite(raw.compile_time) ?? 0) / 1000,
-      runSeconds: (finite(raw.benchmark_time) ?? 0) / 1000,
+      // Run seconds hold the output check, as a live result's do.
+      runSeconds: ((finite(raw.benchmark_time) ?? 0) + (finite(raw.verification_time) ?? 0)) / 1000,
+      ...optionalParts({
+        verifySeconds: msToSeconds(raw.verification_time),
+        strategySeconds: msToSeconds(raw.strategy_time),
+        frameworkSeconds: msToSeconds(raw.framework_time),
+      }, {}),
     });
     patches.push({ id, timestamp: isoTime(raw.timestamp), nullGflops: flops === 0 });
   }

@@ -25,6 +25,7 @@ import {
   type CandidateRow,
   DatabaseError,
   median,
+  optionalParts,
   type ResultRow,
   type RunRow,
   workloadKey,
@@ -49,7 +50,11 @@ export function createMemoryRecordStore(): RecordStore {
   };
   const copy = <T>(x: T): T => structuredClone(x);
   // The hot path (a result per trial, a run's candidates) copies by hand: structuredClone is slow.
-  const copyResult = (r: ResultRow): ResultRow => ({ ...r, times: [...r.times] });
+  const copyResult = (r: ResultRow): ResultRow => ({
+    ...r,
+    times: [...r.times],
+    ...(r.conditions ? { conditions: { ...r.conditions } } : {}),
+  });
   const copyCandidate = (c: CandidateRow): CandidateRow => ({
     ...c,
     knobs: c.knobs && [...c.knobs],
@@ -131,6 +136,15 @@ export function createMemoryRecordStore(): RecordStore {
           gflops: seconds !== null && seconds > 0 ? flops / seconds / 1e9 : null,
           buildSeconds: r.buildSeconds,
           runSeconds: r.runSeconds,
+          ...optionalParts({
+            verifySeconds: r.verifySeconds,
+            strategySeconds: r.strategySeconds,
+            frameworkSeconds: r.frameworkSeconds,
+          }, {
+            load1: r.conditions?.load1,
+            steal: r.conditions?.steal,
+            cpuMhz: r.conditions?.cpuMhz,
+          }),
           timestamp: now(),
         };
         return copyResult(c.result);

@@ -28,6 +28,7 @@ import {
   type CandidateRow,
   DatabaseError,
   median,
+  optionalParts,
   type ResultRow,
   type RunRow,
   workloadKey,
@@ -59,12 +60,19 @@ CREATE TABLE IF NOT EXISTS tb_results (
   error_kind TEXT NOT NULL, error TEXT, times DOUBLE PRECISION[] NOT NULL,
   seconds DOUBLE PRECISION, gflops DOUBLE PRECISION, build_seconds DOUBLE PRECISION NOT NULL,
   run_seconds DOUBLE PRECISION NOT NULL, timestamp TIMESTAMPTZ NOT NULL DEFAULT now());
+ALTER TABLE tb_results ADD COLUMN IF NOT EXISTS verify_seconds DOUBLE PRECISION;
+ALTER TABLE tb_results ADD COLUMN IF NOT EXISTS strategy_seconds DOUBLE PRECISION;
+ALTER TABLE tb_results ADD COLUMN IF NOT EXISTS framework_seconds DOUBLE PRECISION;
+ALTER TABLE tb_results ADD COLUMN IF NOT EXISTS load1 DOUBLE PRECISION;
+ALTER TABLE tb_results ADD COLUMN IF NOT EXISTS steal DOUBLE PRECISION;
+ALTER TABLE tb_results ADD COLUMN IF NOT EXISTS cpu_mhz DOUBLE PRECISION;
 `;
 
 const CANDIDATES = `
 SELECT c.id, c.run_id, c.trial, c.trace, c.trace_hash, c.knobs, c.created,
   r.id AS r_id, r.error_kind, r.error, r.times, r.seconds, r.gflops, r.build_seconds,
-  r.run_seconds, r.timestamp
+  r.run_seconds, r.timestamp, r.verify_seconds, r.strategy_seconds, r.framework_seconds, r.load1,
+  r.steal, r.cpu_mhz
 FROM tb_candidates c LEFT JOIN tb_results r ON r.candidate_id = c.id`;
 
 type Row = Record<string, unknown>;
@@ -114,6 +122,7 @@ export async function openPostgresRecordStore(url: string): Promise<RecordStore>
     client.release();
   }
 
+  const num = (x: unknown) => x === null || x === undefined ? undefined : Number(x);
   const iso = (d: unknown) => d instanceof Date ? d.toISOString() : d === null ? null : String(d);
   const runOf = (r: Row): RunRow => ({
     id: r.id as number,
@@ -140,6 +149,11 @@ export async function openPostgresRecordStore(url: string): Promise<RecordStore>
     gflops: r.gflops as number | null,
     buildSeconds: r.build_seconds as number,
     runSeconds: r.run_seconds as number,
+    ...optionalParts({
+      verifySeconds: num(r.verify_seconds),
+      strategySeconds: num(r.strategy_seconds),
+      frameworkSeconds: num(r.framework_seconds),
+    }, { load1: num(r.load1), steal: num(r.steal), cpuMhz: num(r.cpu_mhz) }),
     timestamp: iso(r.timestamp)!,
   });
   const candidateOf = (r: Row): CandidateRow => ({
@@ -253,7 +267,9 @@ export async function openPostgresRecordStore(url: string): Promise<RecordStore>
         const gflops = seconds !== null && seconds > 0 ? row.flops / seconds / 1e9 : null;
         const out = await c.query(
           `INSERT INTO tb_results (candidate_id, error_kind, error, times, seconds, gflops,
-             build_seconds, run_seconds) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+             build_seconds, run_seconds, verify_seconds, strategy_seconds, framework_seconds,
+             load1, steal, cpu_mhz)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING *`,
           [
             candidateId,
             r.errorKind,
@@ -263,6 +279,12 @@ export async function openPostgresRecordStore(url: string): Promise<RecordStore>
             gflops,
             r.buildSeconds,
             r.runSeconds,
+            r.verifySeconds ?? null,
+            r.strategySeconds ?? null,
+            r.frameworkSeconds ?? null,
+            r.conditions?.load1 ?? null,
+            r.conditions?.steal ?? null,
+            r.conditions?.cpuMhz ?? null,
           ],
         );
         await c.query("COMMIT");

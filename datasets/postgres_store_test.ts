@@ -104,6 +104,74 @@ Deno.test({
 
 Deno.test({
   ...opts,
+  name:
+    "openPostgresRecordStore() adds the time parts and conditions to an older database: old rows read them as absent, new rows carry them",
+  async fn() {
+    const url = await fresh();
+    // The tables as an earlier tunebook made them, with one result.
+    const raw = new pg.Client({ connectionString: url });
+    await raw.connect();
+    try {
+      await raw.query(`
+        CREATE TABLE tb_workloads (id SERIAL PRIMARY KEY, key TEXT UNIQUE NOT NULL,
+          name TEXT NOT NULL, shape INTEGER[] NOT NULL, flops DOUBLE PRECISION NOT NULL);
+        CREATE TABLE tb_runs (id SERIAL PRIMARY KEY, strategy TEXT NOT NULL,
+          seed DOUBLE PRECISION NOT NULL, trials INTEGER NOT NULL, target TEXT NOT NULL,
+          workload_id INTEGER NOT NULL REFERENCES tb_workloads(id), config JSON NOT NULL,
+          machine JSON NOT NULL, compiler TEXT NOT NULL, tunebook_version TEXT NOT NULL,
+          created TIMESTAMPTZ NOT NULL DEFAULT now(), finished TIMESTAMPTZ,
+          status TEXT NOT NULL DEFAULT 'running');
+        CREATE TABLE tb_candidates (id SERIAL PRIMARY KEY,
+          run_id INTEGER NOT NULL REFERENCES tb_runs(id), trial INTEGER NOT NULL,
+          trace TEXT NOT NULL, trace_hash TEXT NOT NULL, knobs INTEGER[],
+          created TIMESTAMPTZ NOT NULL DEFAULT now(), UNIQUE (run_id, trace_hash));
+        CREATE TABLE tb_results (id SERIAL PRIMARY KEY,
+          candidate_id INTEGER UNIQUE NOT NULL REFERENCES tb_candidates(id),
+          error_kind TEXT NOT NULL, error TEXT, times DOUBLE PRECISION[] NOT NULL,
+          seconds DOUBLE PRECISION, gflops DOUBLE PRECISION,
+          build_seconds DOUBLE PRECISION NOT NULL, run_seconds DOUBLE PRECISION NOT NULL,
+          timestamp TIMESTAMPTZ NOT NULL DEFAULT now());
+        INSERT INTO tb_workloads (key, name, shape, flops) VALUES ('m:8', 'm', '{8}', 1);
+        INSERT INTO tb_runs (strategy, seed, trials, target, workload_id, config, machine,
+          compiler, tunebook_version) VALUES ('random', 0, 2, 'cpu', 1, '{}', '{}', 'gcc', '0');
+        INSERT INTO tb_candidates (run_id, trial, trace, trace_hash) VALUES (1, 0, '{}', 'old');
+        INSERT INTO tb_results (candidate_id, error_kind, times, seconds, build_seconds,
+          run_seconds) VALUES (1, 'none', '{0.002}', 0.002, 0.25, 0.125);`);
+    } finally {
+      await raw.end();
+    }
+    const store = await openPostgresRecordStore(url);
+    try {
+      const [old] = (await store.candidates(1)).map((c) => c.result!);
+      assert.equal(old.buildSeconds, 0.25);
+      assert.equal(old.runSeconds, 0.125);
+      assert.deepEqual(old.times, [0.002]);
+      assert.equal(old.verifySeconds, undefined);
+      assert.equal(old.conditions, undefined);
+      const id = await store.addCandidate(1, { trial: 1, trace: "{}", traceHash: "new" });
+      const row = await store.addResult(id, {
+        errorKind: "none",
+        times: [1e-3],
+        buildSeconds: 0.5,
+        runSeconds: 0.2,
+        verifySeconds: 0.05,
+        strategySeconds: 0.01,
+        frameworkSeconds: 0.002,
+        conditions: { load1: 1.5, cpuMhz: 2400 },
+      });
+      assert.equal(row.verifySeconds, 0.05);
+      const back = (await store.measured(1)).get("new")!;
+      assert.equal(back.strategySeconds, 0.01);
+      assert.equal(back.frameworkSeconds, 0.002);
+      assert.deepEqual(back.conditions, { load1: 1.5, cpuMhz: 2400 });
+    } finally {
+      await store.close();
+    }
+  },
+});
+
+Deno.test({
+  ...opts,
   name: "two tuners on one PostgreSQL database: a trace hash raced by both is recorded once",
   async fn() {
     const url = await fresh();

@@ -22,7 +22,8 @@ export * from "./trace.ts";
 export { lower } from "./lower.ts";
 export { generateC } from "./codegen_c.ts";
 export { evaluate } from "./evaluate.ts";
-export { mean, median, quantile, type Summary as StatsSummary, summary } from "./stats.ts";
+export { mean, median, quantile, spread, type Summary as StatsSummary, summary } from "./stats.ts";
+export type { MeasureConditions } from "./conditions.ts";
 export { generateCuda } from "./codegen_cuda.ts";
 export { DEFAULTS, inRange, RANGES } from "./defaults.ts";
 // Types that the signatures above name.

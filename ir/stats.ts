@@ -11,11 +11,12 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { median, quantile, summary } from "./stats.ts";
+ * import { median, quantile, spread, summary } from "./stats.ts";
  * assert.equal(median([4, 1, 3, 2]), 2.5);
  * assert.equal(quantile([1, 2, 3, 4, 5], 0.25), 2);
  * assert.deepEqual(summary([1, 2, 3, 4, 5]), { mean: 3, median: 3, p25: 2, p75: 4 });
  * assert.equal(quantile([1, Infinity, Infinity], 0.75), Infinity);
+ * assert.equal(spread([1, 2, 3, 4, 5]), 2 / 3); // (p75 - p25) / median = (4 - 2) / 3
  * ```
  * @module
  */
@@ -71,4 +72,29 @@ export function summary(xs: readonly number[]): Summary {
     p25: sortedQuantile(s, 0.25),
     p75: sortedQuantile(s, 0.75),
   };
+}
+
+/**
+ * The spread of repeated timings: the interquartile range relative to the
+ * median, `(p75 - p25) / median` (quartiles as {@link quantile}); robust to
+ * one outlier repeat, unlike (max - min) / median. 0.05 means the middle half
+ * of the repeats lie within 5% of the median. NaN when there is nothing to
+ * say: fewer than 2 values, a median that is not positive and finite, or a
+ * non-finite value.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { spread } from "./stats.ts";
+ * assert.equal(spread([1, 2, 3, 4, 5]), 2 / 3); // quartiles 2 and 4, median 3
+ * assert.equal(spread([2, 2, 2]), 0);
+ * assert.ok(Number.isNaN(spread([1e-3]))); // one repeat: no spread to measure
+ * ```
+ */
+export function spread(times: readonly number[]): number {
+  if (times.length < 2 || times.some((t) => !Number.isFinite(t))) return NaN;
+  const s = [...times].sort((a, b) => a - b);
+  const m = sortedQuantile(s, 0.5);
+  if (!(m > 0)) return NaN;
+  return (sortedQuantile(s, 0.75) - sortedQuantile(s, 0.25)) / m;
 }

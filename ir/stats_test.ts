@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mean, median, quantile, sortedQuantile, summary } from "./stats.ts";
+import { mean, median, quantile, sortedQuantile, spread, summary } from "./stats.ts";
 
 Deno.test("quantile interpolates linearly between order statistics (numpy's default)", () => {
   const xs = [7, 1, 3, 5]; // sorted 1 3 5 7
@@ -29,4 +29,16 @@ Deno.test("summary gives mean, median and quartiles", () => {
   assert.deepEqual(summary([5, 4, 3, 2, 1]), { mean: 3, median: 3, p25: 2, p75: 4 });
   assert.equal(mean([1, 2]), 1.5);
   assert.ok(Object.values(summary([])).every(Number.isNaN));
+});
+
+Deno.test("spread is the interquartile range over the median, robust to one outlier repeat", () => {
+  assert.equal(spread([1, 2, 3, 4, 5]), 2 / 3);
+  assert.equal(spread([3, 3, 3, 3]), 0);
+  // One wild repeat out of nine moves (max - min) / median a lot, the spread little.
+  const steady = [1, 1.01, 0.99, 1, 1.02, 0.98, 1, 1.01, 0.99];
+  assert.ok(spread([...steady.slice(1), 9]) < 0.05);
+  assert.ok(Number.isNaN(spread([])));
+  assert.ok(Number.isNaN(spread([1])));
+  assert.ok(Number.isNaN(spread([0, 0])));
+  assert.ok(Number.isNaN(spread([1, Infinity])));
 });

@@ -269,6 +269,7 @@ export function createCudaRunner(options: CudaRunnerOptions = {}): CudaRunner {
       ...(reply.error !== undefined ? { error: reply.error } : {}),
       times: reply.times,
       runSeconds: seconds(),
+      ...(typeof reply.verifySeconds === "number" ? { verifySeconds: reply.verifySeconds } : {}),
     };
   }
 }

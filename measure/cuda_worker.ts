@@ -63,6 +63,8 @@ export interface CudaReply {
   times: number[];
   /** Launches per repeat after growing to `minRepeatMs`. */
   number?: number;
+  /** Seconds of the output check (on the host, after the timed launches), when it ran. */
+  verifySeconds?: number;
 }
 
 type CudaLibrary = Deno.DynamicLibrary<typeof CUDA_MEASURE_SYMBOLS>;
@@ -123,16 +125,21 @@ export function run(req: CudaRequest): CudaReply {
       };
     }
     const names = req.signature.buffers.filter((b) => b.role === "output").map((b) => b.name);
+    const verifyStart = performance.now();
     const report = compareOutputs(
       outputs.map((got, i) => ({ name: names[i], got, expected: expected[i] })),
       req.atol,
       req.rtol,
     );
-    if (report.bad > 0) return { errorKind: "wrong_answer", error: report.message, times: [] };
+    const verifySeconds = (performance.now() - verifyStart) / 1000;
+    if (report.bad > 0) {
+      return { errorKind: "wrong_answer", error: report.message, times: [], verifySeconds };
+    }
     return {
       errorKind: "none",
       times: Array.from(times.slice(0, req.repeat), (ms) => ms / 1000),
       number: number[0],
+      verifySeconds,
     };
   } catch (e) {
     return { errorKind: "runtime_error", error: (e as Error).message ?? String(e), times: [] };

@@ -149,10 +149,13 @@ export class Measurer {
    */
   measure(request: WorkerRequest, onReferenceReady?: () => void): WorkerReply {
     const start = performance.now();
+    /** Wall seconds of the output check, once it ran. */
+    let verifySeconds: number | undefined;
     const reply = (fields: Omit<WorkerReply, "id" | "runSeconds">): WorkerReply => ({
       id: request.id,
       ...fields,
       runSeconds: (performance.now() - start) / 1000,
+      ...(verifySeconds !== undefined ? { verifySeconds } : {}),
     });
     let lib: Candidate | undefined;
     try {
@@ -162,6 +165,7 @@ export class Measurer {
       const { signature, timing } = request;
       const roles = signature.buffers.map((b) => b.role);
       // The check runs on buffers against guard pages: an access past a buffer faults every time.
+      const verifyStart = performance.now();
       const check = guardedFloat32(signature.buffers.map((b) => b.size));
       let report;
       try {
@@ -179,6 +183,7 @@ export class Measurer {
       } finally {
         check.release();
       }
+      verifySeconds = (performance.now() - verifyStart) / 1000;
       if (report.bad > 0) {
         return reply({ errorKind: "wrong_answer", error: report.message, times: [] });
       }

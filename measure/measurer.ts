@@ -27,6 +27,7 @@
  */
 import type { Candidate } from "../ir/candidate.ts";
 import type { ErrorKind } from "../ir/error_kind.ts";
+import type { MeasureConditions } from "../ir/conditions.ts";
 
 /** What measuring one candidate gave: the records database stores exactly this. */
 export interface MeasureResult {
@@ -40,6 +41,14 @@ export interface MeasureResult {
   buildSeconds: number;
   /** Wall seconds its measurement took (running time only, never queue time). */
   runSeconds: number;
+  /**
+   * Of `runSeconds`, the wall seconds spent checking its output against the
+   * reference (Kernel Tuner's verification_time). Absent when not measured
+   * (replay, a failure before the check).
+   */
+  verifySeconds?: number;
+  /** The machine's conditions during the measurement (measure/conditions.ts); absent: unknown. */
+  conditions?: MeasureConditions;
 }
 
 /** Options of one {@link Measurer.measure} call. */

@@ -19,3 +19,5 @@ export type { MeasureBatchOptions, MeasureResult } from "./measurer.ts";
 export type { NativeMeasurer, NativeMeasurerOptions } from "./native.ts";
 export type { KernelSource } from "./kernel_source.ts";
 export type { NativeTimings } from "./native.ts";
+export { conditionsReader, withConditions } from "./conditions.ts";
+export type { ConditionsReader, ConditionsSource, CpuSnapshot } from "./conditions.ts";

@@ -189,6 +189,7 @@ export function createNativeMeasurer(o: NativeMeasurerOptions): NativeMeasurer {
             times: r.times,
             buildSeconds: buildOf.get(i)!.buildSeconds,
             runSeconds: r.runSeconds,
+            ...(r.verifySeconds !== undefined ? { verifySeconds: r.verifySeconds } : {}),
           });
         });
         releaseSlot();

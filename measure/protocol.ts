@@ -63,6 +63,8 @@ export interface WorkerReply {
   times: number[];
   /** Wall seconds the worker spent on the request. */
   runSeconds: number;
+  /** Of `runSeconds`, the seconds of the output check (the candidate's kernel run once and compared). */
+  verifySeconds?: number;
 }
 
 function fail(message: string): never {

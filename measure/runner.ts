@@ -204,10 +204,14 @@ class Slot {
     );
     const runSeconds = (performance.now() - start) / 1000;
     if (outcome.kind === "reply") {
-      const { errorKind, error, times } = outcome.reply;
-      return error === undefined
-        ? { errorKind, times, runSeconds }
-        : { errorKind, error, times, runSeconds };
+      const { errorKind, error, times, verifySeconds } = outcome.reply;
+      return {
+        errorKind,
+        ...(error !== undefined ? { error } : {}),
+        times,
+        runSeconds,
+        ...(typeof verifySeconds === "number" ? { verifySeconds } : {}),
+      };
     }
     this.worker = undefined;
     await worker.kill();

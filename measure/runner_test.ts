@@ -70,9 +70,14 @@ Deno.test("runner measures good kernels and survives crashes, hangs and wrong an
         // Seconds per call: within the request's wall time, whatever the load.
         assert.ok(r.times.every((t) => t > 0 && t <= r.runSeconds), `times ${r.times}`);
         assert.equal(r.error, undefined);
+        // The output check is timed, and is a part of the run's seconds.
+        assert.ok(r.verifySeconds! > 0 && r.verifySeconds! <= r.runSeconds, `${r.verifySeconds}`);
       } else {
         assert.deepEqual(r.times, []);
       }
+      // A wrong answer was checked (its check timed); a crash or a hang never finished one.
+      if (plan[i][1] === "wrong_answer") assert.ok(r.verifySeconds! > 0);
+      if (plan[i][1] === "runtime_crash") assert.equal(r.verifySeconds, undefined);
     }
     assert.match(results[1].error!, /SIGSEGV/);
     assert.doesNotMatch(results[1].error!, /reference/);

@@ -106,4 +106,6 @@ export interface RunResult {
   times: number[];
   /** Wall seconds the measurement took in total. */
   runSeconds: number;
+  /** Of `runSeconds`, the seconds of the output check, when it ran. */
+  verifySeconds?: number;
 }

@@ -16,9 +16,10 @@
  *   since looking a configuration up costs nothing; {@link ClockOptions}
  *   `strategyTime: false` leaves it out (to compare on another machine).
  *
- * A live run's clock is its wall time: its records hold each candidate's build
- * and run seconds (`buildSeconds`, `runSeconds`) and the loop's wall time,
- * so a live comparison has the same axis.
+ * A live run's clock is its wall time: its records hold each candidate's build,
+ * run (with the output check, `verifySeconds`), framework and strategy seconds,
+ * which sum to the loop's wall time, so `liveClock` of tuner/compare_time.ts
+ * puts a recorded live run on this same axis.
  *
  * @example
  * ```ts

@@ -75,6 +75,10 @@ Deno.test("compare measures a live workload through its knob template", async ()
     s.results.some((x: { mean_fraction: number }) => x.mean_fraction === 1),
     "the optimum is the best measured",
   );
+  // A live space says whether the two strategies' final bests are within their noise.
+  assert.deepEqual(s.ranking.strategies.toSorted(), ["grid", "random"]);
+  assert.equal(typeof s.ranking.uncertain, "boolean");
+  assert.equal(r.stdout.includes("warning: ranking uncertain: "), s.ranking.uncertain);
   await Deno.remove(dir, { recursive: true });
 });
 

@@ -93,7 +93,7 @@ Deno.test("compare --budget-time scores count budgets past the time limit on the
   }
 });
 
-Deno.test("compare --budget-time refuses bad budgets and live spaces in one line, exit 2", async () => {
+Deno.test("compare --budget-time refuses bad budgets and auto on a live space in one line, exit 2", async () => {
   const dir = await Deno.makeTempDir();
   try {
     for (
@@ -103,7 +103,10 @@ Deno.test("compare --budget-time refuses bad budgets and live spaces in one line
           ["--space", "pnpoly_RTX_3090", "--no-strategy-time"],
           /--no-strategy-time needs --budget-time/,
         ],
-        [["--space", "matmul:8,8,8", "--budget-time", "5"], /--budget-time: .* is measured live/],
+        [
+          ["--space", "matmul:8,8,8", "--budget-time", "auto"],
+          /--budget-time auto: .* measured live/,
+        ],
       ] as const
     ) {
       const r = await compare([...args, "--quiet", "--out", "out"], dir);
@@ -163,6 +166,41 @@ Deno.test("export --format t4 of a compare run reads back as a space that replay
     } finally {
       db.close();
     }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("compare --budget-time on a live space tables the runs on the replay's clock", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const r = await compare([
+      "--space",
+      "matmul:8,8,8",
+      "--strategies",
+      "random,grid",
+      "--budget",
+      "3",
+      "--seeds",
+      "1",
+      "--budget-time",
+      "0.000001,1000",
+      "--quiet",
+      "--out",
+      "out",
+    ], dir);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /In tuning time \(the live runs' recorded build, run and framework seconds/,
+    );
+    const s = lastJsonLine(r.stdout);
+    assert.equal(s.liveTime.strategyTime, true);
+    const at = (t: number) => s.liveTime.rows.filter((x: { seconds: number }) => x.seconds === t);
+    // A microsecond holds no evaluation (a build alone takes longer); 1000 s holds all three.
+    for (const row of at(0.000001)) assert.equal(row.mean_evals, 0);
+    for (const row of at(1000)) assert.equal(row.mean_evals, 3);
+    assert.equal(s.liveTime.rows.length, 4);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -154,7 +154,7 @@ Deno.test("every shell line of README.md and docs/ names what exists, with flags
 
 Deno.test("docs/datasets.md lists every export column in order, and every format", () => {
   const text = read("docs/datasets.md");
-  const rows = [...text.matchAll(/^\| `([a-z_]+)` +\| (\w+)(\?)? +\|/gm)];
+  const rows = [...text.matchAll(/^\| `([a-z0-9_]+)` +\| (\w+)(\?)? +\|/gm)];
   assert.deepEqual(
     rows.map((m) => [m[1], m[2], m[3] === "?"]),
     EXPORT_SCHEMA.map((c) => [c.name, c.type, c.nullable]),

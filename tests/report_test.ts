@@ -107,6 +107,14 @@ Deno.test("report writes an offline HTML page with every run, its curve and its 
       /Best schedule \(trial \d+, [\d.]+ GFLOP\/s confirmed over 3 rounds in run \d+, first [\d.]+\)/,
     );
   }
+  // A run whose ranking is within the noise says so in its section, on stdout and in the JSON.
+  assert.ok(Array.isArray(summary.uncertain));
+  for (const id of [1, 3]) {
+    const section = html.match(new RegExp(`<section id="run-${id}">([\\s\\S]*?)</section>`))![1];
+    const u = summary.uncertain.find((x: { run: number }) => x.run === id);
+    assert.equal(section.includes('<p class="warning">warning: ranking uncertain: '), !!u);
+    if (u) assert.ok(r.stdout.includes(`run ${id}: ${u.warning}`));
+  }
   const only = await deno("cli/report.ts", ["--db", db, "--out", "one", "--runs", "3"], dir);
   assert.equal(only.code, 0, only.stderr);
   const one = await Deno.readTextFile(join(dir, "one", "index.html"));
@@ -251,6 +259,11 @@ Deno.test("report of a live comparison shows best GFLOP/s against evaluations", 
     ?.[1];
   assert.ok(page, "the page of matmul:24,16,8");
   assert.match(page, /measured live on this CPU/);
+  // The page says whether the two strategies' final bests are within their noise, as compare did.
+  const summary = JSON.parse(r.stdout.trim());
+  const spaceWarning = page.includes('<p class="warning">warning: ranking uncertain: ');
+  assert.equal(spaceWarning, (summary.uncertainSpaces ?? []).length === 1);
+  assert.equal(typeof compared.ranking.uncertain, "boolean");
   // The optimum is the best measured, in ms and GFLOP/s (the workload's flops / seconds).
   const gflops = (2 * 24 * 16 * 8 / compared.optimum / 1e9).toFixed(2);
   assert.ok(page.includes(`(${gflops} GFLOP/s), the best measured in these runs`), gflops);

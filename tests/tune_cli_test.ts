@@ -120,10 +120,17 @@ Deno.test("tune's summary matches the best record in the database", async () => 
     "best_seconds",
     "best_trace_id",
     "db",
+    "ranking",
     "first_gflops",
     "confirmed_gflops",
     "finalists",
   ]);
+  // The noise decision is in the JSON, with its figures; a warning line on stderr when uncertain.
+  assert.equal(typeof s.ranking.uncertain, "boolean");
+  assert.equal(s.ranking.best.seconds, s.best_seconds);
+  assert.equal(s.ranking.cores, navigator.hardwareConcurrency);
+  assert.equal(r.stderr.includes("tune: warning: ranking uncertain: best "), s.ranking.uncertain);
+  if (s.ranking.uncertain) assert.ok(r.stderr.includes(`tune: ${s.ranking.warning}`), r.stderr);
   assert.equal(s.trials, 6);
   assert.equal(s.valid + s.errors, 6);
   assert.ok(s.valid > 0);
@@ -162,6 +169,19 @@ Deno.test("tune's summary matches the best record in the database", async () => 
   assert.equal(run.status, "finished");
   assert.ok(run.compiler.includes(kernelCompiler().cc), run.compiler); // gcc unless TUNEBOOK_CC
   assert.match(JSON.parse(run.machine).cpu, /./);
+  // A live run records the parts of each valid result's time, and the load where Linux tells it
+  // (the search's results: run 2's are the finalists' rounds).
+  const parts = db.prepare(
+    "SELECT verify_seconds, run_seconds, strategy_seconds, framework_seconds, load1, steal FROM results r JOIN candidates c ON c.id = r.candidate_id WHERE c.run_id = 1 AND error_kind = 'none'",
+  ).all() as Record<string, number | null>[];
+  for (const p of parts) {
+    assert.ok(p.verify_seconds! > 0 && p.verify_seconds! <= p.run_seconds!, JSON.stringify(p));
+    assert.ok(p.strategy_seconds! >= 0 && p.framework_seconds! >= 0, JSON.stringify(p));
+    // Steal needs a clock tick between the batch start and the result: absent on a quick one.
+    if (Deno.build.os === "linux") {
+      assert.ok(p.load1! >= 0 && (p.steal ?? 0) >= 0, JSON.stringify(p));
+    }
+  }
   db.close();
   await Deno.remove(dir, { recursive: true });
 });

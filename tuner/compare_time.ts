@@ -33,6 +33,8 @@
  * @module
  */
 import type { RecordStore } from "../datasets/record_store.ts";
+import type { ResultRow } from "../datasets/db.ts";
+import type { KernelTunerTiming } from "../datasets/kerneltuner_cache.ts";
 import type { Measurer } from "../measure/measurer.ts";
 import type { RunTrace } from "../search/comparison.ts";
 import {
@@ -303,4 +305,92 @@ export function methodologyTable(rows: readonly MethodologyRow[]): string {
       `| ${i + 1} | ${r.strategy} | ${r.score.toFixed(3)} | ${r.error.toFixed(3)} | ${r.spaces} |`
     ),
   ].join("\n");
+}
+
+/**
+ * A live result's time parts as Kernel Tuner's cache names them, in
+ * milliseconds (what a replay of the result would be charged): compile =
+ * build seconds, verification = the output check, benchmark = the rest of the
+ * run seconds, strategy and framework as recorded. A part the result did not
+ * record is left out (a result of an earlier version has only compile and
+ * benchmark).
+ *
+ * @example
+ * ```ts
+ * import { timingOfResult } from "./compare_time.ts";
+ * import { recordedSeconds } from "../search/tuning_time.ts";
+ * const t = timingOfResult({
+ *   buildSeconds: 0.5, runSeconds: 0.2, verifySeconds: 0.05, strategySeconds: 0.01, frameworkSeconds: 0.002,
+ * });
+ * console.log(t); // { compile: 500, verification: 50, benchmark: 150, strategy: 10, framework: 2 }
+ * // A replay charges compile + verification + benchmark + framework: the live result's cost.
+ * if (Math.abs(recordedSeconds({ time: 1, timing: t }) - 0.702) > 1e-12) throw new Error();
+ * ```
+ */
+export function timingOfResult(
+  r: Pick<
+    ResultRow,
+    "buildSeconds" | "runSeconds" | "verifySeconds" | "strategySeconds" | "frameworkSeconds"
+  >,
+): KernelTunerTiming {
+  const verify = r.verifySeconds ?? 0;
+  return {
+    compile: r.buildSeconds * 1e3,
+    ...(r.verifySeconds !== undefined ? { verification: verify * 1e3 } : {}),
+    benchmark: Math.max(0, r.runSeconds - verify) * 1e3,
+    ...(r.strategySeconds !== undefined ? { strategy: r.strategySeconds * 1e3 } : {}),
+    ...(r.frameworkSeconds !== undefined ? { framework: r.frameworkSeconds * 1e3 } : {}),
+  };
+}
+
+/**
+ * A recorded live run on the tuning clock of a replay: after each measured
+ * candidate (in trial order), the running sum of its recorded cost (build,
+ * run and framework seconds, as {@link timingOfResult} and `recordedSeconds`
+ * charge a replayed configuration) plus, unless `strategyTime` is false, the
+ * strategy's recorded seconds (the replay's own wall time). With every part
+ * recorded this is the run's wall time at each result; a result of an
+ * earlier version counts its build and run seconds only.
+ *
+ * @example
+ * ```ts
+ * import { liveClock } from "./compare_time.ts";
+ * const parts = { buildSeconds: 1, runSeconds: 0.5, strategySeconds: 0.25, frameworkSeconds: 0.25 };
+ * console.log(liveClock([parts, parts])); // [2, 4]
+ * console.log(liveClock([parts, parts], { strategyTime: false })); // [1.75, 3.5]
+ * ```
+ */
+export function liveClock(
+  results: readonly Pick<
+    ResultRow,
+    "buildSeconds" | "runSeconds" | "verifySeconds" | "strategySeconds" | "frameworkSeconds"
+  >[],
+  o: ClockOptions = {},
+): number[] {
+  const strategyTime = o.strategyTime ?? true;
+  let clock = 0;
+  return results.map((r) => {
+    clock += r.buildSeconds + r.runSeconds + (r.frameworkSeconds ?? 0) +
+      (strategyTime ? r.strategySeconds ?? 0 : 0);
+    return clock;
+  });
+}
+
+/**
+ * A recorded live run's trace ({@link RunTrace}: best seconds after each
+ * measured candidate) on {@link liveClock}'s axis, for {@link timeRows} and
+ * the methodology curves beside replayed runs.
+ */
+export async function liveRunTrace(
+  store: RecordStore,
+  runId: number,
+  o: ClockOptions = {},
+): Promise<RunTrace> {
+  const results = (await store.candidates(runId)).flatMap((c) => c.result ?? []);
+  let best = Infinity;
+  const bests = results.map((r) => {
+    if (r.errorKind === "none" && r.seconds !== null && r.seconds < best) best = r.seconds;
+    return best;
+  });
+  return { best: bests, wall: liveClock(results, o), evals: results.length };
 }

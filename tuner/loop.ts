@@ -20,6 +20,15 @@
  * of a transient error kind (`isTransient`: the worker lost, a timeout under
  * load) is not finished: a resumed run measures it again.
  *
+ * Each result records the parts of its time as Kernel Tuner's caches do:
+ * build, run and verification seconds from the measurer, the strategy's
+ * seconds (its round's share of the propose and observe time since the
+ * previous round with new candidates) and framework seconds (the rest of the
+ * wall time since the previous result arrived, less its build and run seconds
+ * and, for a round's first result, the round's strategy time; at least 0), so
+ * that the parts of a run's results sum to its wall time up to the last one
+ * (less where builds overlap other measurements, and the figure is 0).
+ *
  * Side effects other than the records are callbacks: `onProgress` (a
  * progress bar), `onMeasured` (live plots, curves), and the strategy's own
  * `observe` (model updates).
@@ -287,6 +296,11 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
     });
 
   let idle = 0;
+  // The time parts of each result (see the module documentation).
+  let strategyAttributed = 0;
+  /** Strategy seconds inside the next result's gap, not yet taken out of a framework figure. */
+  let strategyUncharged = 0;
+  let lastArrival = started;
   /** The round being measured (with `overlap`, while the next one is handed over). */
   let inFlight: Round | undefined;
 
@@ -385,9 +399,22 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
       return out;
     });
     fresh.forEach(({ key }) => pending.add(key));
+    const strategyRound = timings.propose + timings.observe - strategyAttributed;
+    const strategyShare = strategyRound / fresh.length;
+    strategyAttributed += strategyRound;
+    strategyUncharged += strategyRound;
     /** Store writes of this round's results, one after another in arrival order. */
     let writes = Promise.resolve();
     const finish = (i: number, r: MeasureResult) => {
+      const arrival = performance.now();
+      const gap = (arrival - lastArrival) / 1000;
+      lastArrival = arrival;
+      // The round's strategy time lies in its first result's gap: taken out there, once.
+      const frameworkSeconds = Math.max(
+        0,
+        gap - r.buildSeconds - r.runSeconds - strategyUncharged,
+      );
+      strategyUncharged = 0;
       writes = writes.then(async () => {
         const row = await timed("records", () =>
           o.store.addResult(ids[i], {
@@ -396,6 +423,10 @@ export async function tune(o: TuneOptions): Promise<TuneOutcome> {
             times: r.times,
             buildSeconds: r.buildSeconds,
             runSeconds: r.runSeconds,
+            ...(r.verifySeconds !== undefined ? { verifySeconds: r.verifySeconds } : {}),
+            strategySeconds: strategyShare,
+            frameworkSeconds,
+            ...(r.conditions ? { conditions: r.conditions } : {}),
           }));
         pending.delete(fresh[i].key);
         seen.set(fresh[i].key, row);

@@ -98,3 +98,12 @@ export type { MeasurerConfig, RemoteMeasurement } from "./session.ts";
 export type { NetworkTuningOptions } from "./network_tuning.ts";
 export type { RecordedStart, ScheduleOutcome, TaskSchedulerOptions } from "./task_scheduler.ts";
 export type { SchedulerTask, TaskRoundResult, TaskStart } from "./task_scheduler.ts";
+export { rankingNoise, rankingOfResults, rankingOfStrategies } from "./ranking_noise.ts";
+export type {
+  RankedFigure,
+  RankedResult,
+  RankingNoise,
+  RankingNoiseOptions,
+} from "./ranking_noise.ts";
+export { liveClock, liveRunTrace, timingOfResult } from "./compare_time.ts";
+export type { ClockOptions } from "../search/tuning_time.ts";

@@ -37,6 +37,7 @@ import { createBuilder } from "../measure/builder.ts";
 import type { MeasureResult } from "../measure/measurer.ts";
 import { type MemoMeasurer, memoMeasurer } from "../measure/memo.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
+import { withConditions } from "../measure/conditions.ts";
 import { createRunner } from "../measure/runner.ts";
 import type { TimingOptions } from "../measure/types.ts";
 import type { Task } from "../network/tasks.ts";
@@ -614,7 +615,8 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
       });
       // One runner (worker pool) for every task; each task's measurer holds its reference.
       const native = createNativeMeasurer({ workload: w, builder, runner, closeRunner: false });
-      const measurer = memoMeasurer(native, (c) => JSON.stringify(c.trace));
+      // Measured here: each result records the machine's conditions (measure/conditions.ts).
+      const measurer = memoMeasurer(withConditions(native), (c) => JSON.stringify(c.trace));
       for (const [k, r] of o.shared?.get(outcomes[i].key) ?? []) measurer.remember(k, r);
       t = { runId, strategy, measurer };
       live.set(i, t);

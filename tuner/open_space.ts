@@ -20,6 +20,7 @@
  * ```
  * @module
  */
+import { withConditions } from "../measure/conditions.ts";
 import { replayMeasurer } from "../measure/replay.ts";
 import { existsSync } from "node:fs";
 import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
@@ -235,11 +236,12 @@ export async function nativeSpace(
   const timing = options.timing ?? DEFAULTS.compare.liveTiming;
   const native = options.liveMeasurer
     ? await options.liveMeasurer(t.workload, timing)
-    : createNativeMeasurer({
+    // Measured on this machine: each result records the conditions during its measurement.
+    : withConditions(createNativeMeasurer({
       workload: t.workload,
       builder: createBuilder({ cacheDir: Deno.env.get("TUNEBOOK_CACHE") }),
       runner: createRunner({ timing }),
-    });
+    }));
   const measurer = memoMeasurer(native, (c) => String(t.space.index(c.knobs!)));
   return {
     name: `${name} (template ${t.name})`,

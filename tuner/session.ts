@@ -14,6 +14,8 @@ import { type RecordStore, sqliteRecordStore } from "../datasets/record_store.ts
 import { isPostgresUrl, loadPostgresStore } from "../datasets/postgres_url.ts";
 import { checkStoredCandidates } from "../datasets/integrity.ts";
 import type { Measurer } from "../measure/measurer.ts";
+import { withConditions } from "../measure/conditions.ts";
+import { type RankingNoise, rankingOfResults } from "./ranking_noise.ts";
 import { priorCudaResults } from "../measure/cuda_prior.ts";
 import type { KernelSource } from "../measure/kernel_source.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
@@ -314,6 +316,11 @@ export interface Summary {
   confirmed_gflops?: number | null;
   /** With finalists: how many were re-timed, in how many rounds, and their run's id. */
   finalists?: { count: number; rounds: number; run_id: number };
+  /**
+   * Whether the best's lead over the runner-up is within the measured noise
+   * (tuner/ranking_noise.ts); null when no candidate is valid.
+   */
+  ranking: RankingNoise | null;
 }
 
 /** Raised when `--resume` finds nothing to resume (no unfinished run, no transient result). */
@@ -507,7 +514,9 @@ export async function runSession(
       });
     }
     o.onStart?.(runId!);
-    const measurer: Measurer = remote?.measurer ?? local!.measurer;
+    // A live measurer here records the machine's conditions with each result (not a replay).
+    const measurer: Measurer = remote?.measurer ??
+      (target.replay ? local!.measurer : withConditions(local!.measurer));
     let noDevice: string | undefined;
     let interrupted = false;
     try {
@@ -861,6 +870,10 @@ export async function summarize(
     best_seconds: confirmed ? confirmed.seconds : best?.result.seconds ?? null,
     best_trace_id: best?.id ?? null,
     db: path,
+    // With finalists, best and runner-up are judged by their re-timed rounds (the finalists run).
+    ranking: rankingOfResults(
+      (await db.candidates(confirmation?.runId ?? runId)).flatMap((c) => c.result ?? []),
+    ),
     run_id: runId,
     ...(confirmation ? confirmedFields(confirmation, gflops) : {}),
     ...(best && best.trace !== "null" ? { bestTrace: printTrace(JSON.parse(best.trace)) } : {}),
