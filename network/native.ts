@@ -65,6 +65,12 @@ function pinOpenMP(): void {
     // kernel ran (every later compiler process died of SIGABRT before its exec);
     // it reads this when it starts, so set it before any kernel loads it.
     Deno.env.set("KMP_INIT_AT_FORK", "false");
+  } catch {
+    // Not allowed (a task's --allow-env without KMP_*): libgomp does not read it. Before
+    // 2026-12-02 this threw inside the try below, so the runtime was never pinned nor
+    // paused, and every `deno task tune-network` died of SIGSEGV when its kernels closed.
+  }
+  try {
     const { openmp: name } = kernelCompiler();
     openmp = Deno.dlopen(name, OPENMP_SYMBOLS);
     pausable = name === LIBGOMP;

@@ -118,6 +118,24 @@ Deno.test("the scoped tasks run: --help for each, a small tune, export and repor
   }
 });
 
+Deno.test("the scoped tune-network task runs a network to its summary (the OpenMP runtime pinned under its --allow-env)", async () => {
+  const dir = await Deno.makeTempDir({ dir: "/tmp", prefix: "tunebook-perm-net-" });
+  try {
+    // Before 2026-12-02 the task's --allow-env refused KMP_INIT_AT_FORK, the OpenMP runtime was
+    // then never pinned nor paused, and the process died of SIGSEGV (139) as its kernels closed.
+    const r = await task([
+      "tune-network",
+      ...["--network", "resnet18", "--size", "32", "--trials", "12", "--repeat", "1"],
+      ...["--quiet", "--db", join(dir, "n.db"), "--plot", join(dir, "n.svg")],
+    ]);
+    assert.equal(r.code, 0, `exit ${r.code}: ${r.stderr.slice(-500)}`);
+    const summary = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
+    assert.equal(summary.sessions[0].measured.matchesReference, true);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("a path outside what a task grants exits 2 with one line naming it", async () => {
   // /var/tmp: outside the repository and /tmp.
   const dir = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "tunebook-perm-" });
