@@ -122,7 +122,10 @@ export interface TuneArgs {
   quiet: boolean;
 }
 
-/** Default of `--unity`: candidates compiled together per compiler process (ir/defaults.ts). */
+/**
+ * Default of `--unity`: candidates compiled together per compiler process
+ * (ir/defaults.ts); target cuda builds one per nvcc process.
+ */
 export const UNITY_DEFAULT: number = TUNE.unity;
 
 /** Usage text of `tune`. */
@@ -166,7 +169,7 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
   --overlap           build the next round while this one is measured, the compilers at the
                       lowest CPU priority (nice 19 and their session's autogroup at 19)
   --unity N           compile up to N of a round's candidates in one file and compiler
-                      process (default ${UNITY_DEFAULT}; 1: one file each)
+                      process (default ${UNITY_DEFAULT}, target cuda 1; 1: one file each)
   --race F            racing: a candidate whose first repeat is more than F times slower
                       than the run's best so far gets no more repeats (default: off)
   --queue URL         measure on workers (deno task worker) through Redis at URL,
@@ -269,7 +272,10 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
   }
   // nvcc builds one candidate per process and the CUDA runner times every repeat.
   if (target.nvcc && args.unity > 1) {
-    throw new UsageError("--unity: target cuda builds one candidate per nvcc process");
+    if ((given as string[]).includes("unity")) {
+      throw new UsageError("--unity: target cuda builds one candidate per nvcc process");
+    }
+    args.unity = 1; // the default is the C compiler's
   }
   if (args.flushL2 && !args.resume && !target.nvcc) {
     throw new UsageError("--flush-l2: only target cuda flushes the L2 cache between repeats");
