@@ -22,6 +22,7 @@ import { measureEndToEnd } from "../network/end_to_end.ts";
 import { extractTasks } from "../network/tasks.ts";
 import { randomWeights } from "../network/weights.ts";
 import { type NetworkTuningOutcome, tuneNetwork } from "../tuner/network_tuning.ts";
+import { RecordsDB } from "../datasets/db.ts";
 
 /** What one run measured. */
 export interface NetworkThroughputRow {
@@ -30,6 +31,10 @@ export interface NetworkThroughputRow {
   /** Wall seconds of the tuning (the executor's check and timing excluded). */
   seconds: number;
   perSecond: number;
+  /** Compiler wall seconds of the kernels (records' build_seconds; a unity build's shared out). */
+  buildSeconds: number;
+  /** Runner seconds of the kernels (records' run_seconds). */
+  runSeconds: number;
   /** Sum over tasks of weight x best latency, ms. */
   estimateMs: number;
   /** The network run by the executor with the tuned kernels, median ms. */
@@ -48,14 +53,14 @@ function tunedTraces(o: NetworkTuningOutcome): Map<string, Trace> {
 /** Markdown table of rows. */
 export function networkThroughputTable(rows: NetworkThroughputRow[]): string {
   return [
-    "| unity | trials | tuning wall s | trials/s | estimate ms | measured ms | matches | load at start |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| unity | trials | tuning wall s | trials/s | build s | measure s | estimate ms | measured ms | matches | load at start |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...rows.map((r) =>
       `| ${r.unity} | ${r.trials} | ${r.seconds.toFixed(1)} | ${r.perSecond.toFixed(2)} | ${
-        r.estimateMs.toFixed(2)
-      } | ${r.measuredMs.toFixed(2)} | ${r.matchesReference} | ${
-        r.load.map((x) => x.toFixed(2)).join(" ")
-      } |`
+        r.buildSeconds.toFixed(1)
+      } | ${r.runSeconds.toFixed(1)} | ${r.estimateMs.toFixed(2)} | ${
+        r.measuredMs.toFixed(2)
+      } | ${r.matchesReference} | ${r.load.map((x) => x.toFixed(2)).join(" ")} |`
     ),
   ].join("\n");
 }
@@ -103,6 +108,15 @@ if (import.meta.main) {
         });
         const seconds = (performance.now() - t0) / 1000;
         const trials = o.tasks.reduce((s, t) => s + t.trials, 0);
+        const db = RecordsDB.open(join(dir, "t.db"));
+        let buildSeconds = 0, runSeconds = 0;
+        for (const run of db.runs()) {
+          for (const [, r] of db.measured(run.id)) {
+            buildSeconds += r.buildSeconds;
+            runSeconds += r.runSeconds;
+          }
+        }
+        db.close();
         const e = await measureEndToEnd(net, weights, {
           traces: tunedTraces(o),
           repeat: Number(v.repeat),
@@ -114,6 +128,8 @@ if (import.meta.main) {
           trials,
           seconds,
           perSecond: trials / seconds,
+          buildSeconds,
+          runSeconds,
           estimateMs: o.objectiveSeconds * 1e3,
           measuredMs: e.latencyMs,
           matchesReference: e.matchesReference ?? false,

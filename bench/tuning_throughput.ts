@@ -140,6 +140,7 @@ export async function measureThroughput(o: ThroughputOptions): Promise<Throughpu
     builder,
     runner: createRunner({ timing: o.timing }),
   });
+  let closed = false;
   try {
     const w = o.workload;
     const runId = db.startRun({
@@ -175,6 +176,9 @@ export async function measureThroughput(o: ThroughputOptions): Promise<Throughpu
       records: out.timings.records,
     };
     const best = db.best(runId)?.result.gflops ?? undefined;
+    // The tuning run's workers go first: none of them may share the cores with the re-timing.
+    await measurer.close();
+    closed = true;
     // Final speed: the fastest candidates built again at the full level and timed again.
     const t0 = performance.now();
     let finalGflops: number | undefined;
@@ -220,7 +224,7 @@ export async function measureThroughput(o: ThroughputOptions): Promise<Throughpu
       gflopsByHash,
     };
   } finally {
-    await measurer.close();
+    if (!closed) await measurer.close();
     db.close();
   }
 }
