@@ -11,7 +11,10 @@
  * compiler's start-up, the harness and the link per kernel. A batch that
  * fails to compile is compiled again one kernel at a time, so an error names
  * its kernel. A `build` of one kernel always gives its own shared object
- * with `tb_kernel` (what a reference kernel needs).
+ * with `tb_kernel` (what a reference kernel needs). The batches of one call
+ * are as many as compilers may run at once (or more when `batch` demands),
+ * their kernels dealt by source length ({@link balancedGroups}) so that the
+ * compilers finish together.
  *
  * @module
  */
