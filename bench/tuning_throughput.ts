@@ -7,9 +7,9 @@
  *
  * ```sh
  * deno run -A bench/tuning_throughput.ts [--shape 256,256,256] [--trials 200] \
- *   [--strategies random,xgb] [--modes serial,overlap,unity,unity+overlap,unity+race] \
- *   [--batch 8] [--unity 8] [--race 2] [--opt=-O3] \
- *   [--repeat 3] [--min-repeat-ms 10] [--seed 1]
+ *   [--strategies random,xgb] [--modes serial,overlap,unity,unity+overlap,unity+race,unity+screen] \
+ *   [--batch 8] [--unity 8] [--race 2] [--opt=-O3] [--screen-opt=-O2] \
+ *   [--finalists 8] [--final-rounds 3] [--repeat 3] [--min-repeat-ms 10] [--seed 1]
  * ```
  *
  * Goal (issue 8): at least 10 trials/s on matmul 256 on 2 cores, with search
@@ -20,7 +20,15 @@
  * Modes `unity` compile each round's candidates together, up to `--unity`
  * per file and compiler process (measure/builder.ts `batch`); modes `race`
  * give a candidate whose first repeat is more than `--race` times slower than
- * the best so far no further repeats (`TuneOptions.race`).
+ * the best so far no further repeats (`TuneOptions.race`). Modes `screen`
+ * build the candidates at `--screen-opt` (cheaper) instead of `--opt`.
+ *
+ * Final speed, the same in every mode: after the run its `--finalists`
+ * fastest candidates are built again at `--opt` (the full level, whatever the
+ * mode screened at) and timed again in `--final-rounds` rounds
+ * (tuner/finalists.ts); `final GFLOP/s` is the best median of those, so a
+ * mode that screens cheaply reports only kernels built and timed at the full
+ * level. `final s` is what that stage took (not in trials/s).
  * @module
  */
 import { parseArgs } from "node:util";
@@ -34,6 +42,7 @@ import { createRunner } from "../measure/runner.ts";
 import type { TimingOptions } from "../measure/types.ts";
 import { randomSearch } from "../search/random.ts";
 import { createStrategy } from "../tuner/strategies.ts";
+import { finalistsOf, retimeFinalists } from "../tuner/finalists.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import type { Strategy } from "../search/strategy.ts";
 import { defaultTemplate, templateSpace } from "../search/templates/registry.ts";
@@ -69,6 +78,12 @@ export interface ThroughputRow {
   perSecond: number;
   /** Best GFLOP/s found, if any candidate was valid. */
   bestGflops?: number;
+  /** Optimisation flag the candidates were screened (built and timed) at. */
+  opt: string;
+  /** Best median GFLOP/s of the finalists built again at the full level; undefined without finalists. */
+  finalGflops?: number;
+  /** Wall seconds of that re-build and re-timing. */
+  finalSeconds: number;
   timings: ThroughputTimings;
   /** Mean wall seconds of one compiler process (records' build_seconds, cached builds excluded). */
   compileSeconds: number;
@@ -89,8 +104,14 @@ export interface ThroughputOptions {
   /** Racing factor (`TuneOptions.race`); default: no racing. */
   race?: number;
   seed: number;
-  /** Optimisation flag replacing `-O3` of the builder's default flags. */
+  /** Optimisation flag replacing `-O3` of the builder's default flags: the full level. */
   opt: string;
+  /** Optimisation flag the candidates are built at while tuning; default `opt`. */
+  screenOpt?: string;
+  /** Fastest candidates built again at `opt` and re-timed after the run; default 0 (none). */
+  finalists?: number;
+  /** Rounds of that re-timing; default 3. */
+  finalRounds?: number;
   timing: Partial<TimingOptions>;
   /** Scratch directory (database and kernel cache); removed afterwards. */
   dir: string;
@@ -105,7 +126,8 @@ async function strategyOf(name: string, w: Workload, seed: number): Promise<Stra
 /** Runs one tuning loop from an empty cache and reports its throughput. */
 export async function measureThroughput(o: ThroughputOptions): Promise<ThroughputRow> {
   const db = RecordsDB.open(join(o.dir, "t.db"));
-  const flags = DEFAULT_FLAGS.map((f) => (f === "-O3" ? o.opt : f));
+  const screenOpt = o.screenOpt ?? o.opt;
+  const flags = DEFAULT_FLAGS.map((f) => (f === "-O3" ? screenOpt : f));
   const builder = createBuilder({
     cacheDir: join(o.dir, "kernels"),
     flags,
@@ -118,6 +140,7 @@ export async function measureThroughput(o: ThroughputOptions): Promise<Throughpu
     builder,
     runner: createRunner({ timing: o.timing }),
   });
+  let closed = false;
   try {
     const w = o.workload;
     const runId = db.startRun({
@@ -153,6 +176,32 @@ export async function measureThroughput(o: ThroughputOptions): Promise<Throughpu
       records: out.timings.records,
     };
     const best = db.best(runId)?.result.gflops ?? undefined;
+    // The tuning run's workers go first: none of them may share the cores with the re-timing.
+    await measurer.close();
+    closed = true;
+    // Final speed: the fastest candidates built again at the full level and timed again.
+    const t0 = performance.now();
+    let finalGflops: number | undefined;
+    const picked = finalistsOf(db, w, o.finalists ?? 0, { runs: [runId] });
+    if (picked.length > 0) {
+      const full = createNativeMeasurer({
+        workload: w,
+        builder: createBuilder({
+          cacheDir: join(o.dir, "kernels"),
+          flags: DEFAULT_FLAGS.map((f) => (f === "-O3" ? o.opt : f)),
+          batch: o.unity,
+        }),
+        runner: createRunner({ timing: o.timing }),
+      });
+      try {
+        const retimed = await retimeFinalists(picked, full, o.finalRounds ?? 3);
+        const s = retimed[0]?.medianSeconds;
+        if (s !== undefined && Number.isFinite(s)) finalGflops = w.flops / s / 1e9;
+      } finally {
+        await full.close();
+      }
+    }
+    const finalSeconds = (performance.now() - t0) / 1000;
     const gflopsByHash = new Map<string, number>();
     let compiles = 0, compileSeconds = 0;
     for (const [hash, r] of db.measured(runId)) {
@@ -167,12 +216,15 @@ export async function measureThroughput(o: ThroughputOptions): Promise<Throughpu
       trials: out.measured,
       perSecond: out.measured / timings.wall,
       ...(best !== undefined ? { bestGflops: best } : {}),
+      opt: screenOpt,
+      ...(finalGflops !== undefined ? { finalGflops } : {}),
+      finalSeconds,
       timings,
       compileSeconds: compiles ? compileSeconds / compiles : 0,
       gflopsByHash,
     };
   } finally {
-    await measurer.close();
+    if (!closed) await measurer.close();
     db.close();
   }
 }
@@ -205,8 +257,8 @@ export function overlapNoise(
 export function throughputTable(rows: ThroughputRow[]): string {
   const pct = (x: number, t: ThroughputTimings) => `${(100 * x / t.wall).toFixed(0)}%`;
   const lines = [
-    "| strategy | overlap | unity | race | trials | wall s | trials/s | build | measure | overhead (search+model) | gcc s/kernel | best GFLOP/s |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| strategy | overlap | unity | race | trials | wall s | trials/s | build | measure | overhead (search+model) | gcc s/kernel | best GFLOP/s | screened at | final GFLOP/s | final s |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
   ];
   for (const r of rows) {
     const t = r.timings;
@@ -221,7 +273,9 @@ export function throughputTable(rows: ThroughputRow[]): string {
         t.observe.toFixed(2)
       }, codegen ${t.source.toFixed(2)}, records ${t.records.toFixed(2)}) | ${
         r.compileSeconds.toFixed(2)
-      } | ${r.bestGflops?.toFixed(1) ?? "none"} |`,
+      } | ${r.bestGflops?.toFixed(1) ?? "none"} | ${r.opt} | ${
+        r.finalGflops?.toFixed(1) ?? "none"
+      } | ${r.finalSeconds.toFixed(1)} |`,
     );
   }
   return lines.join("\n");
@@ -239,6 +293,9 @@ if (import.meta.main) {
       unity: { type: "string", default: "8" },
       race: { type: "string", default: "2" },
       opt: { type: "string", default: "-O3" },
+      "screen-opt": { type: "string", default: "-O2" },
+      finalists: { type: "string", default: "8" },
+      "final-rounds": { type: "string", default: "3" },
       repeat: { type: "string", default: "3" },
       "min-repeat-ms": { type: "string", default: "10" },
       seed: { type: "string", default: "1" },
@@ -258,7 +315,7 @@ if (import.meta.main) {
     for (const mode of v.modes!.split(",")) {
       // A mode is "serial", or parts joined by "+": overlap, unity, race.
       const parts = mode.split("+");
-      const known = ["serial", "overlap", "unity", "race"];
+      const known = ["serial", "overlap", "unity", "race", "screen"];
       if (parts.some((p) => !known.includes(p)) || (parts.includes("serial") && parts.length > 1)) {
         throw new RangeError(
           `Unknown mode "${mode}"; a mode is "serial" or parts of ${
@@ -279,6 +336,9 @@ if (import.meta.main) {
             ...(parts.includes("race") ? { race: Number(v.race) } : {}),
             seed: Number(v.seed),
             opt: v.opt!,
+            ...(parts.includes("screen") ? { screenOpt: v["screen-opt"]! } : {}),
+            finalists: Number(v.finalists),
+            finalRounds: Number(v["final-rounds"]),
             timing,
             dir,
           }),
@@ -290,7 +350,8 @@ if (import.meta.main) {
   }
   console.log(throughputTable(rows));
   for (const strategy of new Set(rows.map((r) => r.strategy))) {
-    const plain = (r: ThroughputRow) => r.strategy === strategy && r.unity === 1 && !r.race;
+    const plain = (r: ThroughputRow) =>
+      r.strategy === strategy && r.unity === 1 && !r.race && r.opt === v.opt;
     const serial = rows.find((r) => plain(r) && !r.overlap);
     const over = rows.find((r) => plain(r) && r.overlap);
     const noise = serial && over ? overlapNoise(serial, over) : undefined;
@@ -310,7 +371,12 @@ if (import.meta.main) {
       goal.length
         ? goal.map((r) =>
           `${r.strategy}/${
-            [r.unity > 1 ? "unity" : "", r.overlap ? "overlap" : "", r.race ? "race" : ""]
+            [
+              r.unity > 1 ? "unity" : "",
+              r.overlap ? "overlap" : "",
+              r.race ? "race" : "",
+              r.opt !== v.opt ? "screen" : "",
+            ]
               .filter(Boolean).join("+") || "serial"
           }`
         ).join(", ")

@@ -128,7 +128,10 @@ export interface TuneArgs {
   quiet: boolean;
 }
 
-/** Default of `--unity`: candidates compiled together per compiler process (ir/defaults.ts). */
+/**
+ * Default of `--unity`: candidates compiled together per compiler process
+ * (ir/defaults.ts); target cuda builds one per nvcc process.
+ */
 export const UNITY_DEFAULT: number = TUNE.unity;
 
 /** Usage text of `tune`. */
@@ -172,7 +175,7 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
   --overlap           build the next round while this one is measured, the compilers at the
                       lowest CPU priority (nice 19 and their session's autogroup at 19)
   --unity N           compile up to N of a round's candidates in one file and compiler
-                      process (default ${UNITY_DEFAULT}; 1: one file each)
+                      process (default ${UNITY_DEFAULT}, target cuda 1; 1: one file each)
   --finalists K       after the search, time its K fastest distinct valid candidates again
                       (default ${TUNE.finalists}; 0: none; a --trace run: none unless given) and
                       report the best median over the rounds beside its first figure
@@ -306,7 +309,10 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
   }
   // nvcc builds one candidate per process and the CUDA runner times every repeat.
   if (target.nvcc && args.unity > 1) {
-    throw new UsageError("--unity: target cuda builds one candidate per nvcc process");
+    if ((given as string[]).includes("unity")) {
+      throw new UsageError("--unity: target cuda builds one candidate per nvcc process");
+    }
+    args.unity = 1; // the default is the C compiler's
   }
   if (args.flushL2 && !args.resume && !target.nvcc) {
     throw new UsageError("--flush-l2: only target cuda flushes the L2 cache between repeats");

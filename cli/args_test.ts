@@ -13,6 +13,16 @@ Deno.test("tune --unity sets the candidates per compiler process and rejects non
   assert.throws(() => parseTuneArgs([...base, "--unity", "0"]), /--unity/);
 });
 
+Deno.test("tune compiles 8 candidates per compiler process by default, target cuda one", () => {
+  const base = ["--workload", "matmul", "--shape", "8,8,8"];
+  assert.equal(parseTuneArgs(base).unity, 8);
+  assert.equal(parseTuneArgs([...base, "--target", "cuda"]).unity, 1);
+  assert.throws(
+    () => parseTuneArgs([...base, "--target", "cuda", "--unity", "2"]),
+    /--unity: target cuda builds one/,
+  );
+});
+
 Deno.test("tune --race sets the racing factor, off unless given", () => {
   const base = ["--workload", "matmul", "--shape", "8,8,8"];
   assert.equal(parseTuneArgs(base).race, undefined);

@@ -53,7 +53,12 @@ export interface TuneDefaults {
   readonly batch: number;
   /** Seconds one measurement may take (`--timeout`). */
   readonly timeoutSeconds: number;
-  /** Candidates per compiler process (`--unity`). */
+  /**
+   * Candidates per compiler process (`--unity`) where the target builds with
+   * a C compiler (nvcc builds one per process): a round's kernels in one file
+   * cost gcc 30 to 45% fewer seconds each on matmul 256, and give the same
+   * machine code (bench/results/tuning_throughput.md).
+   */
   readonly unity: number;
   /** Rounds in a row with nothing new before a run ends as exhausted. */
   readonly patience: number;
@@ -110,7 +115,7 @@ export const DEFAULTS: Readonly<{
     db: "runs.db",
     batch: 8,
     timeoutSeconds: 10,
-    unity: 1,
+    unity: 8,
     patience: 20,
     timing: Object.freeze({ number: 1, repeat: 3, minRepeatMs: 40, warmup: 1 }),
     finalists: 3,

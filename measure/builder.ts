@@ -11,7 +11,10 @@
  * compiler's start-up, the harness and the link per kernel. A batch that
  * fails to compile is compiled again one kernel at a time, so an error names
  * its kernel. A `build` of one kernel always gives its own shared object
- * with `tb_kernel` (what a reference kernel needs).
+ * with `tb_kernel` (what a reference kernel needs). The batches of one call
+ * are as many as compilers may run at once (or more when `batch` demands),
+ * their kernels dealt by source length ({@link balancedGroups}) so that the
+ * compilers finish together.
  *
  * @module
  */
@@ -356,10 +359,7 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
       Math.ceil(members.length / batch),
       Math.min(parallelism, members.length),
     );
-    const batches = Array.from(
-      { length: groups },
-      (_, g) => members.filter((_, i) => i % groups === g),
-    );
+    const batches = balancedGroups(members, groups, batch, (m) => m.source.length);
     await Promise.all(batches.map(async (b) => {
       const built = await compileBatch(b);
       built.forEach((r, k) => {
@@ -406,6 +406,42 @@ export function createBuilder(options: BuilderOptions = {}): Builder {
       return description;
     },
   };
+}
+
+/**
+ * Splits `items` into `groups` groups of at most `cap` items with totals of
+ * `size` as even as it can (longest first, each into the group with the
+ * least so far that has room), so that the compilers a unity build runs at
+ * once finish together: gcc's time grows with the source's length. Each
+ * group keeps its items in input order; empty groups are dropped.
+ *
+ * @example
+ * ```ts
+ * import { balancedGroups } from "./builder.ts";
+ * const g = balancedGroups([9, 1, 1, 8, 1, 1], 2, 4, (x) => x);
+ * if (JSON.stringify(g) !== "[[9,1,1],[1,8,1]]") throw new Error(JSON.stringify(g));
+ * ```
+ */
+export function balancedGroups<T>(
+  items: readonly T[],
+  groups: number,
+  cap: number,
+  size: (item: T) => number,
+): T[][] {
+  const count = Math.max(1, Math.min(groups, items.length));
+  const load = new Array<number>(count).fill(0);
+  const of = new Array<number[]>(count).fill([]).map(() => [] as number[]);
+  const order = items.map((_, i) => i).sort((a, b) => size(items[b]) - size(items[a]) || a - b);
+  for (const i of order) {
+    let best = -1;
+    for (let g = 0; g < count; g++) {
+      if (of[g].length < cap && (best < 0 || load[g] < load[best])) best = g;
+    }
+    if (best < 0) best = load.indexOf(Math.min(...load)); // no room anywhere: cap too small
+    of[best].push(i);
+    load[best] += size(items[i]);
+  }
+  return of.filter((g) => g.length > 0).map((g) => g.sort((a, b) => a - b).map((i) => items[i]));
 }
 
 /**

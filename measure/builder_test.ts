@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createBuilder, truncateMessage } from "./builder.ts";
+import { balancedGroups, createBuilder, truncateMessage } from "./builder.ts";
 import { kernelCompiler } from "../ir/target_cpu.ts";
 import { VADD_COMPILE_ERROR, VADD_GOOD, VADD_REFERENCE } from "./test_kernels.ts";
 
@@ -160,4 +160,20 @@ Deno.test("truncateMessage keeps short text and cuts long text", () => {
   const cut = truncateMessage("x".repeat(50), 10);
   assert.ok(cut.startsWith("x".repeat(10)));
   assert.match(cut, /40 more characters truncated/);
+});
+
+Deno.test("balancedGroups spreads long sources over the groups, at most cap each, every item once in input order", () => {
+  const sizes = [50, 10, 40, 10, 30, 10, 20, 10];
+  const g = balancedGroups(sizes.map((size, i) => ({ i, size })), 2, 4, (x) => x.size);
+  assert.equal(g.length, 2);
+  assert.deepEqual(g.flat().map((x) => x.i).sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7]);
+  for (const group of g) {
+    assert.ok(group.length <= 4);
+    assert.deepEqual(group.map((x) => x.i), [...group.map((x) => x.i)].sort((a, b) => a - b));
+  }
+  const totals = g.map((group) => group.reduce((s, x) => s + x.size, 0));
+  assert.deepEqual(totals, [90, 90]);
+  // Round robin (i % 2) would have given 150 and 30.
+  assert.deepEqual(balancedGroups([1, 2, 3], 5, 8, (x) => x).map((x) => x.length), [1, 1, 1]);
+  assert.deepEqual(balancedGroups([], 2, 8, (x: number) => x), []);
 });

@@ -34,7 +34,7 @@ Deno.test("bench/tuning_throughput.ts reports trials/s and the split of wall tim
     "--min-repeat-ms",
     "0",
     "--modes",
-    "serial,overlap,unity,unity+race",
+    "serial,overlap,unity,unity+race,unity+screen",
     "--unity",
     "2",
     "--race",
@@ -56,11 +56,23 @@ Deno.test("bench/tuning_throughput.ts reports trials/s and the split of wall tim
       );
     }
   }
-  // Kernels measured from a unity build are measured for real (a best figure, not "none").
+  // Kernels measured from a unity build are measured for real (a best figure, not "none"),
+  // and every mode's finalists are built again at the full level (-O3) and timed again.
   for (const strategy of ["random", "xgb"]) {
     assert.match(
       out,
-      new RegExp(`\\| ${strategy} \\| off \\| 2 \\| off \\| 4 \\|.*\\| [\\d.]+ \\|$`, "m"),
+      new RegExp(
+        `\\| ${strategy} \\| off \\| 2 \\| off \\| 4 \\|.*\\| [\\d.]+ \\| -O3 \\| [\\d.]+ \\| [\\d.]+ \\|$`,
+        "m",
+      ),
+    );
+    // A screening mode tunes at --screen-opt (default -O2); its final figure is still at -O3.
+    assert.match(
+      out,
+      new RegExp(
+        `\\| ${strategy} \\| off \\| 2 \\| off \\| 4 \\|.*\\| [\\d.]+ \\| -O2 \\| [\\d.]+ \\| [\\d.]+ \\|$`,
+        "m",
+      ),
     );
   }
   assert.match(out, /overhead \(search\+model\)/);

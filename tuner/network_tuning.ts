@@ -110,6 +110,12 @@ export interface NetworkTuningOptions {
   /** Seconds a candidate may run. Default 10. */
   timeoutSeconds?: number;
   /**
+   * Most of a round's candidates compiled together in one file by one
+   * compiler process (a unity build, measure/builder.ts `batch`).
+   * Default `DEFAULTS.tune.unity` (8); 1 compiles each alone.
+   */
+  unity?: number;
+  /**
    * Measure each task's default schedule (the untuned lowering the executor
    * runs without a tuned trace) as its first trial, so no task ends slower
    * than untuned; the strategy never sees it ({@link defaultScheduleCandidate}).
@@ -522,12 +528,16 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
   checkInteger(o.seed, "seed", { optional: true });
   checkInteger(o.perRound, "perRound", { min: 1, optional: true });
   checkNumber(o.timeoutSeconds, "timeoutSeconds", { min: 0, above: true, optional: true });
+  checkInteger(o.unity, "unity", { min: 1, optional: true });
   const seed = o.seed ?? 1;
   const perRound = o.perRound ?? defaultPerRound(o.trials, o.tasks.length);
   const timing = { ...DEFAULTS.tune.timing, ...o.timing };
   const timeoutSeconds = o.timeoutSeconds ?? 10;
   const db = RecordsDB.open(o.db, { mode: "create" });
-  const builder = createBuilder({ cacheDir: o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE") });
+  const builder = createBuilder({
+    cacheDir: o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE"),
+    batch: o.unity ?? DEFAULTS.tune.unity,
+  });
   const runner = createRunner({ timing, timeoutSeconds });
   const store = sqliteRecordStore(db, { close: false });
   // Runs there when the session started: a warm-started task's finalists may come from them.

@@ -225,3 +225,33 @@ Deno.test("a task of tuneNetwork takes STRATEGY@PRESET on its knob template; ran
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("tuneNetwork compiles a round's kernels in one file by default, each alone with unity 1", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tb-net-unity-" });
+  try {
+    const tasks = [{ workload: matmul(8, 8, 8), weight: 1, layers: ["l"] }];
+    const batches = async (unity: number | undefined) => {
+      const cacheDir = join(dir, `kernels-${unity}`);
+      const o = await tuneNetwork({
+        tasks,
+        db: join(dir, `${unity}.db`),
+        trials: 4,
+        perRound: 4,
+        strategy: "random",
+        scheduler: "round-robin",
+        cacheDir,
+        ...(unity !== undefined ? { unity } : {}),
+      });
+      assert.equal(o.tasks[0].trials, 4);
+      return [...Deno.readDirSync(cacheDir)].filter((f) => /^batch-.*\.so$/.test(f.name)).length;
+    };
+    assert.ok(await batches(undefined) >= 1, "a unity build by default");
+    assert.equal(await batches(1), 0, "unity 1: one shared object per kernel");
+    await assert.rejects(
+      () => tuneNetwork({ tasks, db: join(dir, "x.db"), trials: 1, strategy: "random", unity: 0 }),
+      /unity/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -136,7 +136,8 @@ export interface SessionOptions {
   cacheDir?: string;
   /**
    * Most candidates compiled together in one file by one compiler process (a
-   * unity build, see measure/builder.ts). Default `DEFAULTS.tune.unity` (1).
+   * unity build, see measure/builder.ts). Default `DEFAULTS.tune.unity` (8),
+   * 1 on target cuda.
    */
   unity?: number;
   /** Replaces code generation (tests inject faulty kernels). Default: `kernelSource`. */
@@ -412,7 +413,8 @@ export async function runSession(
         batch: o.batch ?? DEFAULTS.tune.batch,
         ...(o.overlap ? { overlap: true } : {}),
         ...(o.race !== undefined ? { race: o.race } : {}),
-        unity: o.unity ?? DEFAULTS.tune.unity,
+        // nvcc builds one candidate per process: the default is the C compiler's.
+        unity: o.unity ?? (facts.nvcc ? 1 : DEFAULTS.tune.unity),
         timeoutSeconds: o.timeoutSeconds ?? DEFAULTS.tune.timeoutSeconds,
         timing: { ...DEFAULTS.tune.timing, ...o.timing },
         ...(o.flushL2 ? { flushL2: true } : {}),
