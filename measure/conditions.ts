@@ -4,8 +4,10 @@
  * fraction since a snapshot, and the CPU frequency. A file that cannot be read
  * (permissions, not Linux) or parsed leaves its field out.
  *
- * Deno 2 reads /proc and /sys only with `--allow-all`, so under the scoped
- * permissions of the deno.json tasks the load comes from `Deno.loadavg()`
+ * Deno 2 reads /proc and /sys only with `--allow-all`; under the scoped
+ * permissions of the deno.json tasks a file Deno refuses is read through libc
+ * (`readProcFile` of `_proc.ts`, with `--allow-ffi`, as the workers read
+ * /proc). Without FFI either, the load comes from `Deno.loadavg()`
  * (`--allow-sys=loadavg`), the frequency from `os.cpus()` (`--allow-sys=cpus`;
  * 0 on many virtual machines, and then absent) and the steal fraction, which
  * only /proc/stat tells, is absent.
@@ -38,12 +40,16 @@
 import os from "node:os";
 import type { MeasureConditions } from "../ir/conditions.ts";
 import type { Measurer, MeasureResult } from "./measurer.ts";
+import { readProcFile } from "./_proc.ts";
 
 export type { MeasureConditions };
 
 /** Where {@link conditionsReader} reads the machine (injectable for tests). */
 export interface ConditionsSource {
-  /** A file's text, or undefined when it cannot be read. Default: `Deno.readTextFileSync`. */
+  /**
+   * A file's text, or undefined when it cannot be read. Default:
+   * `Deno.readTextFileSync`, else through libc (`readProcFile`).
+   */
   readFile?: (path: string) => string | undefined;
   /** Names in a directory, or undefined when it cannot be read. Default: `Deno.readDirSync`. */
   listDir?: (path: string) => string[] | undefined;
@@ -73,7 +79,8 @@ function tryRead(path: string): string | undefined {
   try {
     return Deno.readTextFileSync(path);
   } catch {
-    return undefined;
+    // Deno refuses /proc and /sys without --allow-all; libc reads them with --allow-ffi.
+    return readProcFile(path);
   }
 }
 
