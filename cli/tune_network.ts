@@ -13,7 +13,7 @@
  * @module
  */
 import { parseTrace, type Trace } from "../ir/trace.ts";
-import { measureEndToEnd, networkEstimate } from "../network/end_to_end.ts";
+import { measureEndToEnd, type NetworkEstimate, networkEstimate } from "../network/end_to_end.ts";
 import { layoutName, parseLayout } from "../network/layout.ts";
 import { loadNetwork } from "../network/load.ts";
 import { BUILTIN_NETWORKS } from "../network/builtin.ts";
@@ -360,7 +360,9 @@ async function sessionSummary(
     const estimate = e.isolated && Number.isFinite(tunerSeconds)
       ? networkEstimate(tunerSeconds * 1e3, e.isolated.hot, e.isolated.cold)
       : undefined;
+    let shown: (NetworkEstimate & { ratio: number }) | undefined;
     if (estimate) {
+      const ratio = estimate.networkMs / e.latencyMs;
       printResult(
         `[${label.scheduler} ${label.strategy}] network estimate ${
           estimate.networkMs.toFixed(2)
@@ -368,14 +370,13 @@ async function sessionSummary(
           estimate.otherStepsMs.toFixed(2)
         } + cache state ${estimate.coldExtraMs.toFixed(2)}); measured ${
           e.latencyMs.toFixed(2)
-        } ms (estimate / measured ${(estimate.networkMs / e.latencyMs).toFixed(3)})`,
+        } ms (estimate / measured ${ratio.toFixed(3)})`,
       );
+      shown = { ...estimate, ratio: +ratio.toFixed(3) };
     }
     out.measured = {
       latencyMs: +e.latencyMs.toFixed(3),
-      ...(estimate
-        ? { estimate: { ...estimate, ratio: +(estimate.networkMs / e.latencyMs).toFixed(3) } }
-        : {}),
+      ...(shown ? { estimate: shown } : {}),
       timesMs: e.timesMs.map((t) => +t.toFixed(3)),
       kernels: e.kernels,
       tunedKernels: e.tuned,

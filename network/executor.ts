@@ -559,12 +559,7 @@ export async function createExecutor(
           times[i].push(performance.now() - t0);
         });
       }
-      return steps.map((s, i) => ({
-        layer: s.layer,
-        kernel: taskKey(s.workload),
-        tunable: s.tunable,
-        medianMs: median(times[i]),
-      }));
+      return steps.map((s, i) => stepTime(s, times[i]));
     },
     isolated({ repeat = 10, warmup = 1, cold = false, flushBytes } = {}): StepTime[] {
       const written = new Set([fnet.input.name, ...steps.map((s) => s.output)]);
@@ -584,12 +579,7 @@ export async function createExecutor(
           k.runPrepared(bufs);
           times.push(performance.now() - t0);
         }
-        return {
-          layer: s.layer,
-          kernel: taskKey(s.workload),
-          tunable: s.tunable,
-          medianMs: median(times),
-        };
+        return stepTime(s, times);
       });
       readSink += sink; // keeps the reads
       return out;
@@ -598,6 +588,16 @@ export async function createExecutor(
       pauseOpenMP();
       kernels.forEach((k) => k.close());
     },
+  };
+}
+
+/** A step's {@link StepTime} from its timed calls (ms). */
+function stepTime(s: Step, times: number[]): StepTime {
+  return {
+    layer: s.layer,
+    kernel: taskKey(s.workload),
+    tunable: s.tunable,
+    medianMs: median(times),
   };
 }
 
