@@ -75,13 +75,23 @@ export interface ConditionsReader {
   read(since?: CpuSnapshot): MeasureConditions;
 }
 
+/**
+ * Whether Deno refused a read (it refuses every /proc and /sys file without
+ * --allow-all): the later reads then go to libc directly, not through a
+ * refusal first.
+ */
+let denoRefuses = false;
+
 function tryRead(path: string): string | undefined {
-  try {
-    return Deno.readTextFileSync(path);
-  } catch {
-    // Deno refuses /proc and /sys without --allow-all; libc reads them with --allow-ffi.
-    return readProcFile(path);
+  if (!denoRefuses) {
+    try {
+      return Deno.readTextFileSync(path);
+    } catch (e) {
+      denoRefuses = e instanceof Deno.errors.NotCapable;
+    }
   }
+  // libc reads them with --allow-ffi.
+  return readProcFile(path);
 }
 
 function tryLoadavg(): number[] | undefined {
