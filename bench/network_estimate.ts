@@ -12,11 +12,14 @@
  * The network is compiled once with the best record of each task in `--db`
  * (as `tune-network` leaves them). Each round times, in turn:
  * - **measured**: the median of `--repeat` forward passes;
- * - **isolated**: every step (kernel call) by itself, `--repeat` calls back
- *   to back, as the tuner times a kernel (`Executor.isolated`);
- * - **cold**: the same with the rest of a forward pass's data written between
- *   calls and the step's activations read again (`isolated({ cold: true })`):
- *   the cache state a layer finds inside a pass.
+ * - **in a pass**: every step (kernel call) inside `--repeat` forward passes
+ *   (`Executor.profile`): the cache state each step finds in a pass;
+ * - **isolated**: every step by itself, `--repeat` calls back to back, as the
+ *   tuner times a kernel (`Executor.isolated`);
+ * - **flushed**: the same with the rest of a forward pass's data written
+ *   between calls and the step's activations read again
+ *   (`isolated({ cold: true })`): that cache state emulated without the rest
+ *   of the network.
  *
  * The estimates, each against that round's measured pass:
  * - `tuner`: sum over tasks of weight x the record's latency (what
@@ -24,8 +27,12 @@
  * - `+ other steps`: that plus the steps outside the tuned kernels (bias,
  *   activations, adds, pools, layout changes, the untuned layers), timed
  *   isolated;
- * - `network`: that plus, for every step, cold minus isolated: what the cache
- *   state between layers costs.
+ * - `network`: that plus, for every step, in a pass minus isolated: what the
+ *   cache state between layers costs (`tune-network`'s estimate);
+ * - `network, flushed`: the same with the flushed times in place of those in a pass;
+ * - `re-timed`: each of the two with the tuned kernels' steps timed again now
+ *   (isolated) in place of the records' figures, which a machine whose speed
+ *   drifts since the tuning moves.
  *
  * The last line is JSON with every figure.
  * @module
@@ -44,9 +51,19 @@ import { warmStart } from "../tuner/task_scheduler.ts";
 import { median } from "../ir/stats.ts";
 import { recordedTraces } from "./network_peers.ts";
 
-/** One round's figures, ms: the measured pass and the estimate's parts ({@link NetworkEstimate}). */
+/**
+ * One round's figures, ms: the measured pass, the estimate's parts with the
+ * cache state timed in a pass ({@link NetworkEstimate}), and the estimates
+ * with it emulated by a flush.
+ */
 export interface EstimateRound extends NetworkEstimate {
   measuredMs: number;
+  /** The cache state's part, flushed between isolated calls. */
+  flushedCacheStateMs: number;
+  /** `networkMs` with that part. */
+  flushedMs: number;
+  /** `retimedMs` with that part. */
+  flushedRetimedMs: number;
 }
 
 if (import.meta.main) {
@@ -112,11 +129,16 @@ if (import.meta.main) {
   try {
     for (let r = 1; r <= rounds; r++) {
       const measuredMs = ex.latency({ repeat, warmup: 1 }).medianMs;
+      const inPass = ex.profile({ repeat, warmup: 1 });
       const hot = ex.isolated({ repeat, warmup: 1 });
       const cold = ex.isolated({ repeat, warmup: 1, cold: true });
+      const flushed = networkEstimate(tunerMs, hot, cold);
       const row = {
         measuredMs: Math.round(measuredMs * 1e4) / 1e4,
-        ...networkEstimate(tunerMs, hot, cold),
+        ...networkEstimate(tunerMs, hot, inPass),
+        flushedCacheStateMs: flushed.coldExtraMs,
+        flushedMs: flushed.networkMs,
+        flushedRetimedMs: flushed.retimedMs,
         load: Deno.loadavg()[0],
       };
       rows.push(row);
@@ -140,11 +162,13 @@ if (import.meta.main) {
       median(rows.map((x) => x.tunerMs + x.otherStepsMs)).toFixed(2)
     } | ${fmt(rows.map((x) => (x.tunerMs + x.otherStepsMs) / x.measuredMs))} |`,
   );
-  console.log(
-    `| network (+ cache state) | ${median(rows.map((x) => x.networkMs)).toFixed(2)} | ${
-      fmt(ratio("networkMs"))
-    } |`,
-  );
+  const line = (what: string, k: keyof EstimateRound) =>
+    console.log(`| ${what} | ${median(rows.map((x) => x[k])).toFixed(2)} | ${fmt(ratio(k))} |`);
+  line("network (+ cache state in a pass)", "networkMs");
+  line("network, flushed (+ cache state flushed)", "flushedMs");
+  line("tuned steps re-timed, isolated", "tunedNowMs");
+  line("network, re-timed (+ cache state in a pass)", "retimedMs");
+  line("network, re-timed and flushed", "flushedRetimedMs");
   console.log(
     JSON.stringify({ network: net.name, layout: layoutName(block), threads, rounds: rows }),
   );

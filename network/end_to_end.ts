@@ -42,8 +42,10 @@ export interface EndToEndOptions {
   /** Channel block of the convolutions' activations (`ExecutorOptions.block`). Default 1 (NCHW). */
   block?: number;
   /**
-   * Also time every step by itself, warm and in a forward pass's cache state
-   * (`Executor.isolated`), `repeat` calls each, for {@link networkEstimate}. Default false.
+   * Also time every step by itself (`Executor.isolated`), in a forward pass
+   * (`Executor.profile`: the cache state each step finds there) and with a
+   * pass's bytes flushed before each call (`isolated({ cold: true })`),
+   * `repeat` calls each, for {@link networkEstimate}. Default false.
    */
   isolated?: boolean;
 }
@@ -68,32 +70,49 @@ export interface EndToEnd {
   matchesReference?: boolean;
   /** With `profile`: each kernel call's median time, in step order. */
   profile?: StepTime[];
-  /** With `isolated`: each step timed by itself, then in a forward pass's cache state. */
-  isolated?: { hot: StepTime[]; cold: StepTime[] };
+  /**
+   * With `isolated`: each step timed by itself (`hot`), inside forward passes
+   * (`inPass`) and by itself after a pass's bytes were flushed (`cold`).
+   */
+  isolated?: { hot: StepTime[]; inPass: StepTime[]; cold: StepTime[] };
 }
 
 /**
  * The network estimate's parts, ms: the tuned kernels as the tuner recorded
  * them, the steps outside them (bias, activations, adds, pools, layout
  * changes, untuned layers) timed by themselves, and what the cache state
- * inside a forward pass adds to every step (its time in that state,
- * `Executor.isolated({ cold: true })`, less its time by itself).
+ * inside a forward pass adds to every step (its time in that state less its
+ * time by itself). The time in that state is best taken inside passes
+ * (`Executor.profile`, as TVM's debug executor times a layer); a flush
+ * between isolated calls (`Executor.isolated({ cold: true })`) emulates it
+ * without the rest of the network, and costs more than a pass does (on
+ * ResNet-18, 2026-12-03: 5-12 ms of cache state against 3 in a pass;
+ * bench/results/network_estimate.md).
  */
 export interface NetworkEstimate {
   /** Sum over tasks of weight x recorded latency (`tune-network`'s `estimateMs`). */
   tunerMs: number;
   /** The steps outside the tuned kernels, each timed by itself. */
   otherStepsMs: number;
-  /** Every step's time in a forward pass's cache state less its time by itself. */
+  /** Every step's time in a forward pass's cache state less its time by itself (may be < 0). */
   coldExtraMs: number;
   /** tunerMs + otherStepsMs + coldExtraMs. */
   networkMs: number;
+  /** The tuned kernels' steps timed again now, each by itself (in place of the records' figures). */
+  tunedNowMs: number;
+  /**
+   * tunedNowMs + otherStepsMs + coldExtraMs: the estimate from figures taken
+   * now, so that a machine whose speed drifted since the records were taken
+   * does not move it.
+   */
+  retimedMs: number;
 }
 
 /**
  * The network estimate ({@link NetworkEstimate}) from the tuner's figure and
- * each step's time by itself (`hot`) and in a forward pass's cache state
- * (`cold`), both in step order (`Executor.isolated`).
+ * each step's time by itself (`hot`, `Executor.isolated`) and in a forward
+ * pass's cache state (`cold`: `Executor.profile`, or the flushed
+ * `Executor.isolated({ cold: true })`), both in step order.
  *
  * @example
  * ```ts
@@ -105,6 +124,7 @@ export interface NetworkEstimate {
  * const cold = [{ ...hot[0], medianMs: 2.5 }, { ...hot[1], medianMs: 0.75 }];
  * const e = networkEstimate(2.1, hot, cold);
  * if (e.otherStepsMs !== 0.5 || e.coldExtraMs !== 0.75 || e.networkMs !== 3.35) throw new Error();
+ * if (e.tunedNowMs !== 2 || e.retimedMs !== 3.25) throw new Error();
  * ```
  * @throws {RangeError} when `hot` and `cold` differ in length
  */
@@ -116,9 +136,10 @@ export function networkEstimate(
   if (hot.length !== cold.length) {
     throw new RangeError(`hot has ${hot.length} steps and cold ${cold.length}`);
   }
-  let otherStepsMs = 0, coldExtraMs = 0;
+  let otherStepsMs = 0, coldExtraMs = 0, tunedNowMs = 0;
   hot.forEach((s, i) => {
-    if (!s.tunable) otherStepsMs += s.medianMs;
+    if (s.tunable) tunedNowMs += s.medianMs;
+    else otherStepsMs += s.medianMs;
     coldExtraMs += cold[i].medianMs - s.medianMs;
   });
   const r = (x: number) => Math.round(x * 1e4) / 1e4;
@@ -127,6 +148,8 @@ export function networkEstimate(
     otherStepsMs: r(otherStepsMs),
     coldExtraMs: r(coldExtraMs),
     networkMs: r(tunerMs + otherStepsMs + coldExtraMs),
+    tunedNowMs: r(tunedNowMs),
+    retimedMs: r(tunedNowMs + otherStepsMs + coldExtraMs),
   };
 }
 
@@ -184,6 +207,7 @@ export async function measureEndToEnd(
     if (o.isolated) {
       out.isolated = {
         hot: ex.isolated({ repeat, warmup }),
+        inPass: ex.profile({ repeat, warmup }),
         cold: ex.isolated({ repeat, warmup, cold: true }),
       };
     }

@@ -43,10 +43,21 @@ Deno.test("bench/network_estimate.ts sets the estimate's parts against the measu
       // The pool is a step outside the tuned kernel: it has a time of its own.
       assert.ok(x.otherStepsMs > 0, JSON.stringify(x));
       assert.ok(Math.abs(x.networkMs - (x.tunerMs + x.otherStepsMs + x.coldExtraMs)) < 1e-3);
+      // Re-timed: the tuned step timed now in place of the record.
+      assert.ok(x.tunedNowMs > 0, JSON.stringify(x));
+      assert.ok(Math.abs(x.retimedMs - (x.tunedNowMs + x.otherStepsMs + x.coldExtraMs)) < 1e-3);
+      // The flushed variants differ from those by the cache state's part only.
+      const d = x.flushedCacheStateMs - x.coldExtraMs;
+      assert.ok(Math.abs(x.flushedMs - x.networkMs - d) < 1e-3, JSON.stringify(x));
+      assert.ok(Math.abs(x.flushedRetimedMs - x.retimedMs - d) < 1e-3, JSON.stringify(x));
     }
     assert.match(
       r.stdout,
-      /\| network \(\+ cache state\) \| [\d.]+ \| [\d.]+ \([\d.]+-[\d.]+\) \|/,
+      /\| network \(\+ cache state in a pass\) \| [\d.]+ \| [\d.]+ \([\d.]+-[\d.]+\) \|/,
+    );
+    assert.match(
+      r.stdout,
+      /\| network, re-timed and flushed \| [\d.]+ \| [\d.]+ \([\d.]+-[\d.]+\) \|/,
     );
     const none = await runScript("bench/network_estimate.ts", ["--network", "one.json"], dir);
     assert.equal(none.code, 2);

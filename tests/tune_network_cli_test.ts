@@ -51,7 +51,11 @@ interface Session {
       otherStepsMs: number;
       coldExtraMs: number;
       networkMs: number;
+      tunedNowMs: number;
+      retimedMs: number;
       ratio: number;
+      retimedRatio: number;
+      flushedCacheStateMs: number;
     };
   };
 }
@@ -109,6 +113,13 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
       assert.ok(near(e.tunerMs, x.finalistsEstimateMs!), JSON.stringify(e));
       assert.ok(e.otherStepsMs >= 0 && Number.isFinite(e.coldExtraMs), JSON.stringify(e));
       assert.ok(Math.abs(e.networkMs - (e.tunerMs + e.otherStepsMs + e.coldExtraMs)) < 1e-3);
+      // Re-timed: the tuned kernels' steps timed now in place of the records' figures.
+      assert.ok(e.tunedNowMs > 0, JSON.stringify(e));
+      assert.ok(Math.abs(e.retimedMs - (e.tunedNowMs + e.otherStepsMs + e.coldExtraMs)) < 1e-3);
+      assert.ok(
+        Math.abs(e.retimedRatio - e.retimedMs / x.measured.latencyMs) <= 0.02 * e.retimedRatio,
+      );
+      assert.ok(Number.isFinite(e.flushedCacheStateMs), JSON.stringify(e));
       assert.ok(
         // (latencyMs is rounded to 3 decimals: on a 0.1 ms network that moves the ratio by up to 1%.)
         Math.abs(e.ratio - e.networkMs / x.measured.latencyMs) <= 0.02 * e.ratio,
@@ -117,7 +128,7 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
     }
     assert.match(
       first.stdout,
-      /\[gradient random\] network estimate [\d.]+ ms \(tuned kernels [\d.]+ \+ other steps [\d.]+ \+ cache state -?[\d.]+\); measured [\d.]+ ms/,
+      /\[gradient random\] network estimate [\d.]+ ms \(tuned kernels [\d.]+ \+ other steps [\d.]+ \+ cache state in a pass -?[\d.]+\); measured [\d.]+ ms \(estimate \/ measured [\d.]+\); with the tuned kernels re-timed now [\d.]+ ms/,
     );
     // Round robin gives each of the three tasks two rounds of one trial.
     assert.deepEqual(sessions[1].tasks.map((t) => t.trials), [2, 2, 2]);
