@@ -86,7 +86,7 @@ export interface EndToEnd {
  * (`Executor.profile`, as TVM's debug executor times a layer); a flush
  * between isolated calls (`Executor.isolated({ cold: true })`) emulates it
  * without the rest of the network, and costs more than a pass does (on
- * ResNet-18, 2026-12-03: 5-12 ms of cache state against 3 in a pass;
+ * ResNet-18, 2026-12-03: 5-12 ms of cache state against 2.8-3.5 in a pass;
  * bench/results/network_estimate.md).
  */
 export interface NetworkEstimate {
