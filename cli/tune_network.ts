@@ -42,7 +42,7 @@ import { TEMPLATE_NAMES } from "../search/templates/registry.ts";
 import { nonNegativeInt, parseFlags, positiveInt, runJsonCommand, UsageError } from "./args.ts";
 import { STRATEGY_NAMES, TRANSFER_STRATEGIES } from "../tuner/strategies.ts";
 import { parseStrategyName, resolveStrategy } from "../tuner/presets.ts";
-import { DEFAULTS } from "../ir/defaults.ts";
+import { DEFAULTS, RANGES } from "../ir/defaults.ts";
 
 /** Strategies a network's tasks can be tuned with: the table's, but those that need records to pretrain on. */
 const STRATEGIES = STRATEGY_NAMES.filter((s) => !TRANSFER_STRATEGIES.includes(s));
@@ -77,6 +77,8 @@ export const TUNE_NETWORK_USAGE =
                       (0: keep the fastest single record; default 8 when those timings
                       are at most a quarter of --trials, else 0)
   --finalist-rounds N rounds of that re-timing (default 3)
+  --unity N           compile up to N of a round's candidates in one file and compiler
+                      process (default 8; 1 compiles each alone)
   --repeat N          timed forward passes of the tuned network (default 5)
   --no-execute        skip running the tuned network (estimate only)
   --quiet             no line per round on stderr`;
@@ -110,6 +112,8 @@ export interface TuneNetworkArgs {
   quiet: boolean;
   /** Channel block of the convolutions' activations (`--layout`; 1: NCHW). */
   block: number;
+  /** Candidates compiled together per compiler process (`--unity`). */
+  unity: number;
 }
 
 function list<T extends string>(flag: string, v: string, known: readonly T[]): T[] {
@@ -187,6 +191,7 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
     "no-transfer": { type: "boolean", default: false },
     finalists: { type: "string" },
     "finalist-rounds": { type: "string" },
+    unity: { type: "string" },
     layout: { type: "string", default: "NCHW" },
     quiet: { type: "boolean", default: false },
   }, TUNE_NETWORK_USAGE);
@@ -210,6 +215,10 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
   } catch (e) {
     throw new UsageError(`--layout: ${(e as Error).message}`);
   }
+  const unity = positiveInt("unity", v.unity, DEFAULTS.tune.unity);
+  if (unity > RANGES.unity.max) {
+    throw new UsageError(`--unity must be at most ${RANGES.unity.max}, got ${unity}`);
+  }
   if (v.plot !== undefined && !/\.(svg|png)$/.test(v.plot)) {
     throw new UsageError(`--plot "${v.plot}" must end in .svg or .png`);
   }
@@ -232,6 +241,7 @@ export function parseTuneNetworkArgs(argv: string[]): TuneNetworkArgs {
     quiet: v.quiet!,
     finalistRounds: positiveInt("finalist-rounds", v["finalist-rounds"], DEFAULT_FINALIST_ROUNDS)!,
     block,
+    unity,
   };
 }
 
@@ -477,6 +487,7 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
         shared,
         seedDefault: a.seedDefault,
         transfer: a.transfer,
+        unity: a.unity,
         ...(finalists > 0 ? { finalists: { top: finalists, rounds: a.finalistRounds } } : {}),
         onFinalists: (i, t) =>
           note(
@@ -523,6 +534,7 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
       chosen: a.finalists === undefined ? "default" : "--finalists",
     },
     transfer: a.transfer,
+    unity: a.unity,
     db: a.db,
     plot,
     note: "estimateMs sums weight x best latency over the tunable layers; finalistsEstimateMs " +

@@ -83,9 +83,12 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
       "2",
       "--finalist-rounds",
       "2",
+      "--unity",
+      "1",
     ]);
     assert.equal(first.code, 0, first.stderr);
     const s = lastJsonLine(first.stdout);
+    assert.equal(s.unity, 1);
     assert.equal(s.tasks, 3);
     assert.equal(s.perRound, 1);
     assert.deepEqual(s.finalists, { perTask: 2, rounds: 2, chosen: "--finalists" });
@@ -258,6 +261,7 @@ Deno.test("tune-network tunes an ONNX model and runs it with the model's own wei
     const s = lastJsonLine(r.stdout);
     assert.equal(s.network, "oneconv");
     assert.equal(s.tasks, 1);
+    assert.equal(s.unity, 8); // tune's default
     const [x]: Session[] = s.sessions;
     assert.equal(x.tasks[0].task, "conv2d(1,3,8,8,4,3,3,1,1)");
     assert.equal(x.tasks[0].trials, 2);
@@ -278,6 +282,8 @@ Deno.test("tune-network: bad input exits 2 with one line naming the flag or file
       [["--network", "resnet18", "--trials", "0"], /--trials must be a positive integer/],
       [["--network", "resnet18", "--finalists", "x"], /--finalists must be an integer >= 0/],
       [["--network", "resnet18", "--finalist-rounds", "0"], /--finalist-rounds must be a positive/],
+      [["--network", "resnet18", "--unity", "0"], /--unity must be a positive integer/],
+      [["--network", "resnet18", "--unity", "5000"], /--unity must be at most 1024, got 5000/],
       [["--network", "resnet18", "--strategy", "nope"], /--strategy "nope" is not one of/],
       [["--network", "resnet18", "--scheduler", "fifo"], /--scheduler "fifo" is not one of/],
       [["--network", "resnet18", "--template", "nope"], /--template "nope" is not one of/],
