@@ -29,6 +29,7 @@ import {
   defaultPerRound,
   estimateCurve,
   type NetworkTuningOutcome,
+  type TaskOutcome,
   tuneNetwork,
 } from "../tuner/network_tuning.ts";
 import { TASK_SCHEDULERS, type TaskSchedulerName, warmStart } from "../tuner/task_scheduler.ts";
@@ -352,6 +353,12 @@ async function sessionSummary(
             rounds: t.finalists.rounds,
             recordedBestMs: ms(t.finalists.recordedSeconds),
             runId: t.finalists.runId,
+            ...(t.finalists.noise
+              ? {
+                rankingUncertain: t.finalists.noise.uncertain,
+                load1: t.finalists.noise.best.load1,
+              }
+              : {}),
           },
         }
         : {}),
@@ -406,6 +413,43 @@ async function sessionSummary(
       matchesReference: e.matchesReference,
       maxRelativeError: e.maxRelativeError,
     };
+  }
+  return out;
+}
+
+/** Over the rounds, a finalist this much slower than the task's best as recorded gets a warning. */
+export const FINALISTS_SLOWDOWN_WARNING = 1.5;
+
+/**
+ * Warnings on a task's re-timed finalists: their ranking within the noise
+ * (tuner/ranking_noise.ts), and the fastest over the rounds
+ * {@link FINALISTS_SLOWDOWN_WARNING} times or more slower than the task's
+ * best as the tuning recorded it (the machine ran slower during the rounds:
+ * the estimate after the finalists then overstates the network, and the
+ * re-timed estimate does not).
+ *
+ * @example
+ * ```ts
+ * import { finalistsWarnings } from "./tune_network.ts";
+ * const t = { bestSeconds: 3e-3, finalists: { runId: 1, count: 4, rounds: 3, recordedSeconds: 1e-3 } };
+ * const [w] = finalistsWarnings(t);
+ * if (!w.startsWith("warning: the fastest finalist ran 3.00x slower over its rounds")) throw new Error(w);
+ * ```
+ */
+export function finalistsWarnings(t: Pick<TaskOutcome, "bestSeconds" | "finalists">): string[] {
+  const f = t.finalists;
+  if (!f) return [];
+  const out = f.noise?.warning ? [f.noise.warning] : [];
+  const recorded = f.recordedSeconds, best = t.bestSeconds;
+  if (recorded && best && best >= FINALISTS_SLOWDOWN_WARNING * recorded) {
+    const load = f.noise?.best.load1;
+    out.push(
+      `warning: the fastest finalist ran ${(best / recorded).toFixed(2)}x slower over its rounds (${
+        ms(best)
+      } ms) than the best as recorded (${ms(recorded)} ms)${
+        load != null ? `, load ${load.toFixed(2)}` : ""
+      }: the machine was slower; the estimate re-timed after tuning does not depend on it`,
+    );
   }
   return out;
 }
@@ -489,14 +533,18 @@ export async function tuneNetworkCommand(argv: string[]): Promise<Record<string,
         transfer: a.transfer,
         unity: a.unity,
         ...(finalists > 0 ? { finalists: { top: finalists, rounds: a.finalistRounds } } : {}),
-        onFinalists: (i, t) =>
+        onFinalists: (i, t) => {
+          for (const w of finalistsWarnings(t)) {
+            console.error(`tune-network: [${label}] task ${i} ${t.key}: ${w}`);
+          }
           note(
             `[${label}] finalists of task ${i} ${t.key}: ${t.finalists!.count} timed ${
               t.finalists!.rounds
             } times; best ${ms(t.finalists!.recordedSeconds) ?? "-"} ms as recorded, ${
               ms(t.bestSeconds) ?? "-"
             } ms over the rounds`,
-          ),
+          );
+        },
         onRound: (r, t) =>
           note(
             `[${label}] ${r.trialsUsed}/${a.trials} trials: task ${r.task} ${t.key} x${t.weight} +${r.measured} (${t.trials} in all), best ${

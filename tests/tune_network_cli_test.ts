@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
 import onnxProto from "npm:onnx-proto@8.0.1";
 import { estimateCurve } from "../tuner/network_tuning.ts";
+import { finalistsWarnings } from "../cli/tune_network.ts";
+import { rankingNoise } from "../tuner/ranking_noise.ts";
 
 const TINY = {
   name: "tiny",
@@ -40,7 +42,14 @@ interface Session {
     trials: number;
     warmTrials: number;
     bestMs: number;
-    finalists?: { count: number; rounds: number; recordedBestMs: number; runId: number };
+    finalists?: {
+      count: number;
+      rounds: number;
+      recordedBestMs: number;
+      runId: number;
+      rankingUncertain?: boolean;
+      load1?: number | null;
+    };
   }[];
   measured: {
     latencyMs: number;
@@ -108,6 +117,9 @@ Deno.test("tune-network tunes every task of a network, runs it tuned, plots, and
       const estimate = x.tasks.reduce((a, t) => a + t.weight * t.bestMs, 0);
       assert.ok(near(estimate, x.finalistsEstimateMs!), JSON.stringify(x));
       assert.ok(x.tasks.every((t) => t.finalists!.rounds === 2 && t.finalists!.count >= 1));
+      // Each task's finalists say whether their ranking is within the noise, and the load then.
+      assert.ok(x.tasks.every((t) => typeof t.finalists!.rankingUncertain === "boolean"));
+      assert.ok(x.tasks.every((t) => Number.isFinite(t.finalists!.load1)), JSON.stringify(x.tasks));
       assert.equal(x.measured.matchesReference, true);
       assert.equal(x.measured.tunedKernels, 3);
       assert.ok(x.measured.latencyMs > 0);
@@ -327,4 +339,42 @@ Deno.test("estimateCurve steps at the end of each round, from the warm start's e
     warmObjectiveSeconds: 5e-3,
   });
   assert.deepEqual(curve, [5, 4, 4, NaN, 1]);
+});
+
+Deno.test("finalistsWarnings: a ranking within the noise, and rounds far slower than the record", () => {
+  const f = { runId: 1, count: 2, rounds: 3 };
+  // Steady rounds, 10% apart, near the record: no warning.
+  const calm = rankingNoise(
+    { seconds: 1e-3, times: [1e-3, 1e-3, 1e-3], conditions: { load1: 0.5 } },
+    { seconds: 1.1e-3, times: [1.1e-3, 1.1e-3, 1.1e-3] },
+    { cores: 2, labels: ["fastest finalist", "next"] },
+  );
+  assert.deepEqual(
+    finalistsWarnings({
+      bestSeconds: 1e-3,
+      finalists: { ...f, recordedSeconds: 0.9e-3, noise: calm },
+    }),
+    [],
+  );
+  // Rounds that scatter by more than the two are apart, on a loaded machine, 2.5x the record.
+  const noisy = rankingNoise(
+    { seconds: 2.5e-3, times: [1e-3, 2.5e-3, 5e-3], conditions: { load1: 3 } },
+    { seconds: 2.6e-3, times: [1.2e-3, 2.6e-3, 6e-3] },
+    { cores: 2, labels: ["fastest finalist", "next"] },
+  );
+  const w = finalistsWarnings({
+    bestSeconds: 2.5e-3,
+    finalists: { ...f, recordedSeconds: 1e-3, noise: noisy },
+  });
+  assert.equal(w.length, 2, JSON.stringify(w));
+  assert.match(
+    w[0],
+    /^warning: ranking uncertain: fastest finalist 2\.500 ms .* vs next 2\.600 ms/,
+  );
+  assert.match(
+    w[1],
+    /^warning: the fastest finalist ran 2\.50x slower over its rounds \(2\.5 ms\) than the best as recorded \(1 ms\), load 3\.00/,
+  );
+  // No finalists, no warning.
+  assert.deepEqual(finalistsWarnings({ bestSeconds: 1e-3 }), []);
 });

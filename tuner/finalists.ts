@@ -60,6 +60,7 @@ import { canonicalJSON, parseTrace, traceHash } from "../ir/trace.ts";
 import type { Workload } from "../ir/workloads.ts";
 import type { ErrorKind } from "../ir/error_kind.ts";
 import type { Measurer } from "../measure/measurer.ts";
+import type { MeasureConditions } from "../ir/conditions.ts";
 
 /** Strategy name of a run of re-timed finalists. */
 export const FINALISTS_STRATEGY = "finalists";
@@ -89,6 +90,12 @@ export interface RetimedFinalist extends Finalist {
   errorKind: ErrorKind;
   /** Why it failed. */
   error?: string;
+  /**
+   * The machine's conditions during its rounds, when the measurer reported
+   * them (`withConditions`): the worst of the rounds (the highest load and
+   * steal, the lowest CPU frequency).
+   */
+  conditions?: MeasureConditions;
 }
 
 /**
@@ -184,6 +191,7 @@ export async function retimeFinalists(
         f.error = res.error ?? "no time";
         f.times = [];
       } else f.times.push(median(res.times));
+      if (res.conditions) f.conditions = worstConditions(f.conditions, res.conditions);
     });
     onRound?.(r + 1);
   }
@@ -191,6 +199,33 @@ export async function retimeFinalists(
     if (f.errorKind === "none" && f.times.length > 0) f.medianSeconds = median(f.times);
   }
   return out.sort((a, b) => a.medianSeconds - b.medianSeconds);
+}
+
+/**
+ * The worse of two sets of conditions, field by field: the higher load and
+ * steal, the lower CPU frequency (a field known in one only is kept).
+ *
+ * @example
+ * ```ts
+ * import { worstConditions } from "./finalists.ts";
+ * const w = worstConditions({ load1: 0.5, cpuMhz: 2600 }, { load1: 2.1, steal: 0.01, cpuMhz: 2000 });
+ * if (w.load1 !== 2.1 || w.steal !== 0.01 || w.cpuMhz !== 2000) throw new Error();
+ * ```
+ */
+export function worstConditions(
+  a: MeasureConditions | undefined,
+  b: MeasureConditions,
+): MeasureConditions {
+  const out: MeasureConditions = { ...a };
+  const pick = (k: keyof MeasureConditions, f: (x: number, y: number) => number) => {
+    const x = a?.[k], y = b[k];
+    if (y === undefined || !Number.isFinite(y)) return;
+    out[k] = x === undefined || !Number.isFinite(x) ? y : f(x, y);
+  };
+  pick("load1", Math.max);
+  pick("steal", Math.max);
+  pick("cpuMhz", Math.min);
+  return out;
 }
 
 /**
@@ -269,6 +304,7 @@ export async function recordFinalists(
       times: f.times,
       buildSeconds: 0,
       runSeconds: 0,
+      ...(f.conditions ? { conditions: f.conditions } : {}),
     });
   }
   await db.finishRun(runId);

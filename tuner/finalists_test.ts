@@ -191,6 +191,41 @@ Deno.test("the newest finalists run gives a workload's best; its re-timings are 
   db.close();
 });
 
+Deno.test("a finalist keeps the worst conditions of its rounds, and its record holds them", async () => {
+  const db = RecordsDB.open(":memory:", { mode: "create" });
+  tuningRun(db, [["lucky", 1e-3], ["steady", 1.2e-3]]);
+  const inner = tableMeasurer({ lucky: [3e-3, 3e-3, 3e-3], steady: [2e-3, 2e-3, 2e-3] }, []);
+  // Round by round: the load rises, then falls; the frequency dips in round 2; steal only in round 3.
+  const conditions = [{ load1: 0.5, cpuMhz: 2600 }, { load1: 2.5, cpuMhz: 2000 }, {
+    load1: 1,
+    steal: 0.02,
+  }];
+  let round = 0;
+  const measurer: Measurer = {
+    name: "with conditions",
+    measure: async (batch) => {
+      const c = conditions[round++];
+      return (await inner.measure(batch)).map((r) => ({ ...r, conditions: c }));
+    },
+  };
+  const retimed = await retimeFinalists(finalistsOf(db, W, 2), measurer, 3);
+  for (const f of retimed) {
+    assert.deepEqual(f.conditions, { load1: 2.5, cpuMhz: 2000, steal: 0.02 });
+  }
+  const id = await recordFinalists(db, W, retimed, {
+    rounds: 3,
+    from: [],
+    machine: {},
+    compiler: "gcc",
+    tunebookVersion: "test",
+  });
+  assert.deepEqual(db.best(id)!.result.conditions, { load1: 2.5, steal: 0.02, cpuMhz: 2000 });
+  // Without conditions from the measurer, none are invented.
+  const plain = await retimeFinalists(finalistsOf(db, W, 1), inner, 1);
+  assert.equal(plain[0].conditions, undefined);
+  db.close();
+});
+
 Deno.test("finalists re-timed again over a database holding the first re-timing time each trace once", async () => {
   const db = RecordsDB.open(":memory:", { mode: "create" });
   const run = tuningRun(db, [["lucky", 1e-3], ["steady", 1.2e-3], ["slow", 5e-3]]);
@@ -245,6 +280,10 @@ Deno.test("tuneNetwork re-times each task's finalists and runs the fastest over 
         assert.equal(best.trace, t.bestTrace);
         assert.equal(best.result.seconds, t.bestSeconds);
         assert.equal(best.result.times.length, 2);
+        // The rounds' conditions are recorded with the finalists, and their ranking's noise decided.
+        assert.ok(Number.isFinite(best.result.conditions?.load1), JSON.stringify(best.result));
+        assert.equal(typeof t.finalists.noise?.uncertain, "boolean");
+        assert.equal(t.finalists.noise?.best.seconds, t.bestSeconds);
       }
       const sum = o.tasks.reduce((a, t) => a + t.weight * t.bestSeconds!, 0);
       assert.equal(o.finalistsObjectiveSeconds, sum);

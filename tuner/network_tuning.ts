@@ -56,6 +56,7 @@ import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import { createStrategy, createTraceStrategy, STRATEGIES } from "./strategies.ts";
 import { parseStrategyName, type ResolvedStrategy, resolveStrategy } from "./presets.ts";
 import { finalistsOf, recordFinalists, retimeFinalists } from "./finalists.ts";
+import { type RankingNoise, rankingNoise } from "./ranking_noise.ts";
 import { DEFAULTS } from "../ir/defaults.ts";
 import {
   type RecordedStart,
@@ -190,6 +191,12 @@ export interface TaskOutcome {
     rounds: number;
     /** The best as the tuning rounds recorded it, seconds. */
     recordedSeconds?: number;
+    /**
+     * Whether the fastest finalist's lead over the next is within their
+     * rounds' spread, or the load during its rounds exceeded the cores
+     * (tuner/ranking_noise.ts); absent with no valid finalist.
+     */
+    noise?: RankingNoise;
   };
 }
 
@@ -673,12 +680,13 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
           .map((run) => run.id);
         const picked = finalistsOf(db, task.workload, f.top, { runs });
         if (picked.length === 0) continue;
-        const measurer = createNativeMeasurer({
+        // Each round's result carries the machine's conditions, recorded with the finalists.
+        const measurer = withConditions(createNativeMeasurer({
           workload: task.workload,
           builder,
           runner,
           closeRunner: false,
-        });
+        }));
         let retimed;
         try {
           retimed = await retimeFinalists(picked, measurer, f.rounds);
@@ -699,7 +707,25 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
           out.bestSeconds = retimed[0].medianSeconds;
           out.bestTrace = retimed[0].trace;
         }
-        out.finalists = { runId, count: retimed.length, rounds: f.rounds, recordedSeconds };
+        const valid = retimed.filter((r) => Number.isFinite(r.medianSeconds));
+        const ranked = valid.map((r) => ({
+          seconds: r.medianSeconds,
+          times: r.times,
+          ...(r.conditions ? { conditions: r.conditions } : {}),
+        }));
+        out.finalists = {
+          runId,
+          count: retimed.length,
+          rounds: f.rounds,
+          recordedSeconds,
+          ...(ranked.length > 0
+            ? {
+              noise: rankingNoise(ranked[0], ranked[1], {
+                labels: ["fastest finalist", "next"],
+              }),
+            }
+            : {}),
+        };
         o.onFinalists?.(i, out);
       }
       return outcomes.reduce((a, t) => a + t.weight * (t.bestSeconds ?? NaN), 0);
