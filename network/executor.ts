@@ -406,8 +406,11 @@ export interface Executor {
   latency(options?: { repeat?: number; warmup?: number }): Latency;
   /**
    * Times each kernel call of `repeat` forward passes (after `warmup` ones),
-   * in step order: where a pass's time goes (TVM's debug executor). The
-   * steps' sum exceeds {@link latency} by the timer's cost per call.
+   * in step order: where a pass's time goes (TVM's debug executor), and the
+   * cache state each step finds inside a pass. The steps' sum differs from
+   * {@link latency} by the timer's cost per call and, on a noisy machine, by
+   * the spikes that a per-step median leaves out (on ResNet-18, 2026-12-03:
+   * 19.1 against 21.7 ms in one run, 24.7 against 24.5 in another).
    */
   profile(options?: { repeat?: number; warmup?: number }): StepTime[];
   /**
