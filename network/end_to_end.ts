@@ -203,11 +203,13 @@ export async function measureEndToEnd(
       kernelCalls: ex.steps.length,
       compileSeconds,
     };
-    if (o.profile) out.profile = ex.profile({ repeat, warmup });
+    // One profile serves both: the steps' times inside passes.
+    const profile = o.profile || o.isolated ? ex.profile({ repeat, warmup }) : undefined;
+    if (o.profile) out.profile = profile;
     if (o.isolated) {
       out.isolated = {
         hot: ex.isolated({ repeat, warmup }),
-        inPass: ex.profile({ repeat, warmup }),
+        inPass: profile!,
         cold: ex.isolated({ repeat, warmup, cold: true }),
       };
     }
