@@ -115,8 +115,8 @@ function convBlockedApply(sch: Schedule, v: Record<string, unknown>): void {
 }
 
 /**
- * The heuristic point of `conv2d-blocked` on a padded layer with blocked
- * input and 16-lane vectors: the padding read in place, a row tile of 2
+ * The heuristic point of `conv2d-blocked` on a layer with blocked input and
+ * 16-lane vectors: the padding (if any) read in place, a row tile of 2
  * output blocks, else 1, covering the output's row where its accumulators,
  * filter vectors and broadcast fit the registers (oneDNN's `ur_w` by
  * `nb_oc_blocking`), as many rows of it as fit, else 14 columns by 2 blocks;
@@ -125,17 +125,32 @@ function convBlockedApply(sch: Schedule, v: Record<string, unknown>): void {
  * 1.04-1.25x faster than a 2,000-trial session's picks (README, "The padding
  * read in place"); on its 7-wide outputs two rows of 7 x 2 blocks ran
  * 1.08-1.11x faster than one (README, "Rows in the heuristic tile").
+ *
+ * An unpadded layer (a 1x1 projection) has the same rule, but 2 blocks come
+ * before a whole row: where a row of 2 blocks does not fit, half a row of 2
+ * blocks is tried before a row of 1. Its reduction is one tap per channel,
+ * so a broadcast serving two filter vectors instead of one is what the tile
+ * is for, as oneDNN's 1x1 kernels block 2 to 4 output blocks by fewer
+ * positions. On ResNet-18's 1x1/2 64->128 layer (28-wide output) half a row
+ * by 2 blocks ran 1.13x faster than a row by 1 and reached 0.99 of oneDNN,
+ * where the row by 1 reached 0.88 (bench/results/vendor_speed.md, "A
+ * heuristic point for unpadded layers").
  */
 function convBlockedHeuristic(
   w: Workload,
   target: RegisterFile,
 ): Record<string, unknown> | undefined {
   const [, , , , F, , , , pad, CB, FB] = w.shape;
-  if (pad === 0 || CB === 1 || target.lanes !== 16) return undefined;
+  if (CB === 1 || target.lanes !== 16) return undefined;
   const blocks = F / FB, vectors = Math.ceil(FB / target.lanes);
   const knobs = convNCHWxcKnobs(w);
   const options = (name: string) => knobs.find((k) => k.name === name)!.options as number[];
   const row = options("xr").find((c) => c >= outWidth(w));
+  // Unpadded: half a row of 2 blocks before a row of 1 (see above).
+  const half = options("xr").find((c) => c >= outWidth(w) / 2);
+  const widths = (oc: number) =>
+    [row, ...(pad === 0 && oc === 2 && half !== row ? [half] : [])]
+      .filter((x): x is number => x !== undefined);
   const tile = (xr: number, oc: number, parallel: string, unroll = 1) => ({
     yr: 1,
     xr,
@@ -151,9 +166,11 @@ function convBlockedHeuristic(
     if (row === undefined) break;
     // As many rows as the registers hold: a 7-wide row of 2 blocks fills 14 of
     // 32, two rows 28, each filter vector then serving twice the columns.
-    for (const yr of rows) {
-      const v = { ...tile(row, oc, blocks / oc >= 4 ? "f" : "y"), yr };
-      if (channelTileFits(v, w, target, oc * vectors)) return v;
+    for (const xr of widths(oc)) {
+      for (const yr of rows) {
+        const v = { ...tile(xr, oc, blocks / oc >= 4 ? "f" : "y"), yr };
+        if (channelTileFits(v, w, target, oc * vectors)) return v;
+      }
     }
   }
   return tile(14, blocks % 2 === 0 ? 2 : 1, "y", 0);
