@@ -116,40 +116,41 @@ function convBlockedApply(sch: Schedule, v: Record<string, unknown>): void {
 
 /**
  * The heuristic point of `conv2d-blocked` on a layer with blocked input and
- * 16-lane vectors: the padding (if any) read in place, a row tile of 2
- * output blocks, else 1, covering the output's row where its accumulators,
- * filter vectors and broadcast fit the registers (oneDNN's `ur_w` by
- * `nb_oc_blocking`), as many rows of it as fit, else 14 columns by 2 blocks;
+ * 16-lane vectors: the padding (if any) read in place, a tile of 2 output
+ * blocks covering the output's row, else half of it, else 1 block covering
+ * the row, the first whose accumulators, filter vectors and broadcast fit
+ * the registers (oneDNN's `ur_w` by `nb_oc_blocking`), as many rows of it as
+ * fit, else 14 columns by 2 blocks;
  * blocks in parallel where there are at least 4 tiles of them, else rows.
  * On ResNet-18's 3x3 layers, two threads (`bench/tiles.ts`), such tiles ran
  * 1.04-1.25x faster than a 2,000-trial session's picks (README, "The padding
  * read in place"); on its 7-wide outputs two rows of 7 x 2 blocks ran
  * 1.08-1.11x faster than one (README, "Rows in the heuristic tile").
  *
- * An unpadded layer (a 1x1 projection) has the same rule, but 2 blocks come
- * before a whole row: where a row of 2 blocks does not fit, half a row of 2
- * blocks is tried before a row of 1. Its reduction is one tap per channel,
- * so a broadcast serving two filter vectors instead of one is what the tile
- * is for, as oneDNN's 1x1 kernels block 2 to 4 output blocks by fewer
- * positions. On ResNet-18's 1x1/2 64->128 layer (28-wide output) half a row
- * by 2 blocks ran 1.13x faster than a row by 1 and reached 0.99 of oneDNN,
- * where the row by 1 reached 0.88 (bench/results/vendor_speed.md, "A
- * heuristic point for unpadded layers").
+ * Where a row of 2 blocks does not fit, half a row of 2 blocks comes before
+ * a row of 1: a step's broadcast then serves two filter vectors instead of
+ * one, as oneDNN's kernels block 2 to 4 output blocks by fewer positions.
+ * Unpadded layers (1x1 projections) have the same rule, without the padding.
+ * On ResNet-18's 28-wide outputs, two threads, on an Intel Xeon model 167
+ * (`bench/tiles.ts`), half a row by 2 blocks ran 1.05-1.13x faster than a
+ * row by 1 on the 3x3, 3x3/2 and 1x1/2 layers, and the 1x1/2 64->128 layer
+ * went from 0.88 to 0.99 of oneDNN (bench/results/vendor_speed.md, "Half a
+ * row of two blocks").
  */
 function convBlockedHeuristic(
   w: Workload,
   target: RegisterFile,
 ): Record<string, unknown> | undefined {
-  const [, , , , F, , , , pad, CB, FB] = w.shape;
+  const [, , , , F, , , , , CB, FB] = w.shape;
   if (CB === 1 || target.lanes !== 16) return undefined;
   const blocks = F / FB, vectors = Math.ceil(FB / target.lanes);
   const knobs = convNCHWxcKnobs(w);
   const options = (name: string) => knobs.find((k) => k.name === name)!.options as number[];
   const row = options("xr").find((c) => c >= outWidth(w));
-  // Unpadded: half a row of 2 blocks before a row of 1 (see above).
+  // Half a row of 2 blocks before a row of 1 (see above).
   const half = options("xr").find((c) => c >= outWidth(w) / 2);
   const widths = (oc: number) =>
-    [row, ...(pad === 0 && oc === 2 && half !== row ? [half] : [])]
+    [row, ...(oc === 2 && half !== row ? [half] : [])]
       .filter((x): x is number => x !== undefined);
   const tile = (xr: number, oc: number, parallel: string, unroll = 1) => ({
     yr: 1,
