@@ -132,10 +132,10 @@ function convBlockedApply(sch: Schedule, v: Record<string, unknown>): void {
  * one, as oneDNN's kernels block 2 to 4 output blocks by fewer positions.
  * Unpadded layers (1x1 projections) have the same rule, without the padding.
  * On ResNet-18's 28-wide outputs, two threads, on an Intel Xeon model 167
- * (`bench/tiles.ts`), half a row by 2 blocks ran 1.05-1.13x faster than a
- * row by 1 on the 3x3, 3x3/2 and 1x1/2 layers, and the 1x1/2 64->128 layer
- * went from 0.88 to 0.99 of oneDNN (bench/results/vendor_speed.md, "Half a
- * row of two blocks").
+ * (`bench/tiles.ts`), half a row by 2 blocks ran 1.05-1.14x faster than a
+ * row by 1 on the 3x3, 3x3/2 and 1x1/2 layers; against oneDNN the point
+ * alone went from 0.88-0.91 to 0.95-1.05 (bench/results/vendor_speed.md,
+ * "Half a row of two blocks").
  */
 function convBlockedHeuristic(
   w: Workload,
