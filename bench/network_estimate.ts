@@ -100,7 +100,9 @@ if (import.meta.main) {
     if (!Number.isInteger(n) || n < 1) fail(`--${f} must be a positive integer`);
   }
   Deno.env.set("OMP_NUM_THREADS", String(threads));
-  const { network: net, weights: given } = await loadNetwork(v.network!, { size });
+  const { network: net, weights: given } = await loadNetwork(v.network!, { size }).catch((e) =>
+    fail(`--network: ${(e as Error).message}`)
+  );
   const weights = given ?? randomWeights(net, 1);
   const tasks = extractTasks(net, block);
   const traces = recordedTraces(v.db!, net, block);

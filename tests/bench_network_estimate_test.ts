@@ -72,6 +72,16 @@ Deno.test("bench/network_estimate.ts sets the estimate's parts against the measu
     );
     assert.equal(bad.code, 2);
     assert.equal(bad.stderr.trim(), "network_estimate: --rounds must be a positive integer");
+    const net = await runScript(
+      "bench/network_estimate.ts",
+      ["--network", "nope", "--db", "n.db"],
+      dir,
+    );
+    assert.equal(net.code, 2);
+    assert.match(
+      net.stderr.trim(),
+      /^network_estimate: --network: Unknown network "nope": [^\n]*$/,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
