@@ -38,6 +38,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import type { Trace } from "../ir/trace.ts";
 import { RecordsDB } from "../datasets/db.ts";
 import { createExecutor } from "../network/executor.ts";
 import { type NetworkEstimate, networkEstimate } from "../network/end_to_end.ts";
@@ -105,7 +106,12 @@ if (import.meta.main) {
   );
   const weights = given ?? randomWeights(net, 1);
   const tasks = extractTasks(net, block);
-  const traces = recordedTraces(v.db!, net, block);
+  let traces = new Map<string, Trace>();
+  try {
+    traces = recordedTraces(v.db!, net, block);
+  } catch (e) {
+    fail(`--db: ${(e as Error).message}`);
+  }
   const records = RecordsDB.open(v.db!, { mode: "read" });
   const starts = warmStart(records, tasks.map((t) => t.workload));
   records.close();

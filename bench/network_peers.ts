@@ -235,9 +235,20 @@ if (import.meta.main) {
     Deno.exit(2);
   }
   Deno.env.set("OMP_NUM_THREADS", String(threads));
-  const { network: net, weights: given } = await loadNetwork(v.network!, { size });
+  const fail = (m: string): never => {
+    console.error(`network_peers: ${m}`);
+    Deno.exit(2);
+  };
+  const { network: net, weights: given } = await loadNetwork(v.network!, { size }).catch((e) =>
+    fail(`--network: ${(e as Error).message}`)
+  );
   const weights = given ?? randomWeights(net, 1);
-  const traces = v.db ? recordedTraces(v.db, net, block) : new Map<string, Trace>();
+  let traces = new Map<string, Trace>();
+  try {
+    if (v.db) traces = recordedTraces(v.db, net, block);
+  } catch (e) {
+    fail(`--db: ${(e as Error).message}`);
+  }
   const tasks = extractTasks(net, block);
   console.log(
     `network_peers: ${net.name} ${net.input.shape.join("x")}, ${

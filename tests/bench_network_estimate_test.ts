@@ -82,6 +82,16 @@ Deno.test("bench/network_estimate.ts sets the estimate's parts against the measu
       net.stderr.trim(),
       /^network_estimate: --network: Unknown network "nope": [^\n]*$/,
     );
+    const db = await runScript(
+      "bench/network_estimate.ts",
+      ["--network", "one.json", "--db", "no.db"],
+      dir,
+    );
+    assert.equal(db.code, 2);
+    assert.equal(
+      db.stderr.trim(),
+      'network_estimate: --db: Cannot open records database "no.db": no such file',
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

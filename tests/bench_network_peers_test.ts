@@ -65,6 +65,20 @@ Deno.test("bench/network_peers.ts times a tuned network and its convolutions aga
     const bad = await runScript("bench/network_peers.ts", ["--plot", "x.pdf"], dir);
     assert.equal(bad.code, 2);
     assert.equal(bad.stderr.trim(), 'network_peers: --plot "x.pdf" must end in .svg or .png');
+    // An unknown network and a missing records database: one line each, no stack.
+    const net = await runScript("bench/network_peers.ts", ["--network", "nope"], dir);
+    assert.equal(net.code, 2);
+    assert.match(net.stderr.trim(), /^network_peers: --network: Unknown network "nope": [^\n]*$/);
+    const db = await runScript(
+      "bench/network_peers.ts",
+      ["--network", "one.json", "--db", "no.db"],
+      dir,
+    );
+    assert.equal(db.code, 2);
+    assert.equal(
+      db.stderr.trim(),
+      'network_peers: --db: Cannot open records database "no.db": no such file',
+    );
     assert.equal(j.matchesReference, true);
     assert.equal(j.rounds.length, 2);
     assert.ok(j.rounds.every((x: { tunedMs: number }) => x.tunedMs > 0));
