@@ -34,12 +34,10 @@ import { median } from "../ir/stats.ts";
 import { fillUniform } from "../measure/prng.ts";
 import { createExecutor, type Executor, type StepTime } from "../network/executor.ts";
 import { layoutName, parseLayout } from "../network/layout.ts";
-import { loadNetwork } from "../network/load.ts";
 import { sizeOf } from "../network/network.ts";
-import { extractTasks, taskKey } from "../network/tasks.ts";
-import { randomWeights } from "../network/weights.ts";
+import { taskKey } from "../network/tasks.ts";
 import { finalistsOf } from "../tuner/finalists.ts";
-import { recordedTraces } from "./network_peers.ts";
+import { benchNetwork, positiveFlags } from "./network_peers.ts";
 
 /** One task's candidates and what each took, ms (medians over the rounds). */
 export interface TaskInPass {
@@ -96,28 +94,16 @@ if (import.meta.main) {
   } catch (e) {
     fail(`--layout: ${(e as Error).message}`);
   }
-  const [top, rounds, repeat, size, threads] = [v.finalists, v.rounds, v.repeat, v.size, v.threads]
-    .map(Number);
-  for (
-    const [f, n] of [["finalists", top], ["rounds", rounds], ["repeat", repeat], ["size", size], [
-      "threads",
-      threads,
-    ]] as const
-  ) {
-    if (!Number.isInteger(n) || n < 1) fail(`--${f} must be a positive integer`);
-  }
-  try {
-    await Deno.stat(v.db!);
-  } catch {
-    fail(`--db ${v.db}: no such records database`);
-  }
-  Deno.env.set("OMP_NUM_THREADS", String(threads));
-  const { network: net, weights: given } = await loadNetwork(v.network!, { size }).catch((e) =>
-    fail(`--network: ${(e as Error).message}`)
+  const { finalists: top, rounds, repeat, size, threads } = positiveFlags(
+    v,
+    ["finalists", "rounds", "repeat", "size", "threads"],
+    fail,
   );
-  const weights = given ?? randomWeights(net, 1);
-  const tasks = extractTasks(net, block);
-  const recorded = recordedTraces(v.db!, net, block);
+  Deno.env.set("OMP_NUM_THREADS", String(threads));
+  const { net, weights, tasks, traces: recorded } = await benchNetwork(
+    { network: v.network!, size, block, db: v.db! },
+    fail,
+  );
   if (recorded.size === 0) fail(`no task of ${net.name} has a record in ${v.db}`);
   // Each task's candidates: the recorded kernel first, then the next fastest distinct traces.
   const records = RecordsDB.open(v.db!, { mode: "read" });

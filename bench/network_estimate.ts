@@ -38,19 +38,16 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import type { Trace } from "../ir/trace.ts";
 import { RecordsDB } from "../datasets/db.ts";
 import { createExecutor } from "../network/executor.ts";
 import { type NetworkEstimate, networkEstimate } from "../network/end_to_end.ts";
 import { layoutName, parseLayout } from "../network/layout.ts";
-import { loadNetwork } from "../network/load.ts";
 import { sizeOf } from "../network/network.ts";
-import { extractTasks, taskKey } from "../network/tasks.ts";
-import { randomWeights } from "../network/weights.ts";
+import { taskKey } from "../network/tasks.ts";
 import { fillUniform } from "../measure/prng.ts";
 import { warmStart } from "../tuner/task_scheduler.ts";
 import { median } from "../ir/stats.ts";
-import { recordedTraces } from "./network_peers.ts";
+import { benchNetwork, positiveFlags } from "./network_peers.ts";
 
 /**
  * One round's figures, ms: the measured pass, the estimate's parts with the
@@ -90,28 +87,16 @@ if (import.meta.main) {
   } catch (e) {
     fail(`--layout: ${(e as Error).message}`);
   }
-  const rounds = Number(v.rounds), repeat = Number(v.repeat), size = Number(v.size);
-  const threads = Number(v.threads);
-  for (
-    const [f, n] of [["rounds", rounds], ["repeat", repeat], ["size", size], [
-      "threads",
-      threads,
-    ]] as const
-  ) {
-    if (!Number.isInteger(n) || n < 1) fail(`--${f} must be a positive integer`);
-  }
-  Deno.env.set("OMP_NUM_THREADS", String(threads));
-  const { network: net, weights: given } = await loadNetwork(v.network!, { size }).catch((e) =>
-    fail(`--network: ${(e as Error).message}`)
+  const { rounds, repeat, size, threads } = positiveFlags(
+    v,
+    ["rounds", "repeat", "size", "threads"],
+    fail,
   );
-  const weights = given ?? randomWeights(net, 1);
-  const tasks = extractTasks(net, block);
-  let traces = new Map<string, Trace>();
-  try {
-    traces = recordedTraces(v.db!, net, block);
-  } catch (e) {
-    fail(`--db: ${(e as Error).message}`);
-  }
+  Deno.env.set("OMP_NUM_THREADS", String(threads));
+  const { net, weights, tasks, traces } = await benchNetwork(
+    { network: v.network!, size, block, db: v.db! },
+    fail,
+  );
   const records = RecordsDB.open(v.db!, { mode: "read" });
   const starts = warmStart(records, tasks.map((t) => t.workload));
   records.close();

@@ -38,15 +38,15 @@
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { RecordsDB } from "../datasets/db.ts";
+import { DatabaseError, RecordsDB } from "../datasets/db.ts";
 import { parseTrace, type Trace } from "../ir/trace.ts";
 import { BUILTIN_NETWORKS } from "../network/builtin.ts";
 import { createExecutor } from "../network/executor.ts";
 import { measureEndToEnd } from "../network/end_to_end.ts";
 import { layoutName, parseLayout } from "../network/layout.ts";
 import { loadNetwork } from "../network/load.ts";
-import { type Network, sizeOf } from "../network/network.ts";
-import { extractTasks, taskKey } from "../network/tasks.ts";
+import { type Network, NetworkError, sizeOf } from "../network/network.ts";
+import { extractTasks, type Task, taskKey } from "../network/tasks.ts";
 import { randomWeights, type Weights } from "../network/weights.ts";
 import { fillUniform } from "../measure/prng.ts";
 import { warmStart } from "../tuner/task_scheduler.ts";
@@ -125,6 +125,74 @@ export function recordedTraces(db: string, net: Network, block = 1): Map<string,
   } finally {
     records.close();
   }
+}
+
+/**
+ * The flags `names` of a network bench as positive integers; `fail` is
+ * called with `--NAME must be a positive integer` for the first that is not.
+ *
+ * @example
+ * ```ts
+ * import { positiveFlags } from "./network_peers.ts";
+ * const fail = (m: string): never => { throw new Error(m); };
+ * const n = positiveFlags({ rounds: "3", repeat: "5" }, ["rounds", "repeat"], fail);
+ * if (n.rounds !== 3 || n.repeat !== 5) throw new Error();
+ * ```
+ */
+export function positiveFlags<K extends string>(
+  values: Partial<Record<K, string>>,
+  names: readonly K[],
+  fail: (message: string) => never,
+): Record<K, number> {
+  const out = {} as Record<K, number>;
+  for (const name of names) {
+    const n = Number(values[name]);
+    if (!Number.isInteger(n) || n < 1) fail(`--${name} must be a positive integer`);
+    out[name] = n;
+  }
+  return out;
+}
+
+/**
+ * What a network bench runs: `network` loaded (random weights where it has
+ * none), its tasks with channel block `block`, and the best record of each
+ * in the records database `db` (none without `db`). An unknown or unreadable
+ * network, or a records database that cannot be opened, calls `fail` with
+ * one line naming the flag and the cause; any other error is thrown.
+ *
+ * @example
+ * ```ts ignore
+ * import { benchNetwork } from "./network_peers.ts";
+ * const fail = (m: string): never => { console.error(m); Deno.exit(2); };
+ * const { net, tasks, traces } = await benchNetwork({ network: "resnet18", size: 224, block: 16, db: "net.db" }, fail);
+ * console.log(net.name, traces.size, "of", tasks.length, "tasks tuned");
+ * ```
+ */
+export async function benchNetwork(
+  o: { network: string; size: number; block: number; db?: string },
+  fail: (message: string) => never,
+): Promise<{ net: Network; weights: Weights; tasks: Task[]; traces: Map<string, Trace> }> {
+  let loaded;
+  try {
+    loaded = await loadNetwork(o.network, { size: o.size });
+  } catch (e) {
+    if (e instanceof NetworkError) fail(`--network: ${e.message}`);
+    throw e;
+  }
+  const net = loaded.network;
+  let traces = new Map<string, Trace>();
+  try {
+    if (o.db !== undefined) traces = recordedTraces(o.db, net, o.block);
+  } catch (e) {
+    if (e instanceof DatabaseError) fail(`--db: ${e.message}`);
+    throw e;
+  }
+  return {
+    net,
+    weights: loaded.weights ?? randomWeights(net, 1),
+    tasks: extractTasks(net, o.block),
+    traces,
+  };
 }
 
 const median = (xs: number[]) => {
@@ -210,46 +278,29 @@ if (import.meta.main) {
       layout: { type: "string", default: "NCHW" },
     },
   });
-  let block = 1;
-  try {
-    block = parseLayout(v.layout!);
-  } catch (e) {
-    console.error(`network_peers: --layout: ${(e as Error).message}`);
-    Deno.exit(2);
-  }
-  const threads = Number(v.threads), size = Number(v.size);
-  const rounds = Number(v.rounds), repeat = Number(v.repeat);
-  for (
-    const [flag, n] of [["threads", threads], ["size", size], ["rounds", rounds], [
-      "repeat",
-      repeat,
-    ]] as const
-  ) {
-    if (!Number.isInteger(n) || n < 1) {
-      console.error(`network_peers: --${flag} must be a positive integer`);
-      Deno.exit(2);
-    }
-  }
-  if (v.plot !== undefined && !/\.(svg|png)$/.test(v.plot)) {
-    console.error(`network_peers: --plot "${v.plot}" must end in .svg or .png`);
-    Deno.exit(2);
-  }
-  Deno.env.set("OMP_NUM_THREADS", String(threads));
   const fail = (m: string): never => {
     console.error(`network_peers: ${m}`);
     Deno.exit(2);
   };
-  const { network: net, weights: given } = await loadNetwork(v.network!, { size }).catch((e) =>
-    fail(`--network: ${(e as Error).message}`)
-  );
-  const weights = given ?? randomWeights(net, 1);
-  let traces = new Map<string, Trace>();
+  let block = 1;
   try {
-    if (v.db) traces = recordedTraces(v.db, net, block);
+    block = parseLayout(v.layout!);
   } catch (e) {
-    fail(`--db: ${(e as Error).message}`);
+    fail(`--layout: ${(e as Error).message}`);
   }
-  const tasks = extractTasks(net, block);
+  const { threads, size, rounds, repeat } = positiveFlags(
+    v,
+    ["threads", "size", "rounds", "repeat"],
+    fail,
+  );
+  if (v.plot !== undefined && !/\.(svg|png)$/.test(v.plot)) {
+    fail(`--plot "${v.plot}" must end in .svg or .png`);
+  }
+  Deno.env.set("OMP_NUM_THREADS", String(threads));
+  const { net, weights, tasks, traces } = await benchNetwork(
+    { network: v.network!, size, block, ...(v.db ? { db: v.db } : {}) },
+    fail,
+  );
   console.log(
     `network_peers: ${net.name} ${net.input.shape.join("x")}, ${
       layoutName(block)

@@ -86,7 +86,7 @@ Deno.test("bench/finalists_in_pass.ts times every task's candidates inside passe
     assert.equal(missing.code, 2);
     assert.equal(
       missing.stderr.trim(),
-      "finalists_in_pass: --db nope.db: no such records database",
+      'finalists_in_pass: --db: Cannot open records database "nope.db": no such file',
     );
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -149,9 +149,6 @@ function convBlockedHeuristic(
   const row = options("xr").find((c) => c >= outWidth(w));
   // Half a row of 2 blocks before a row of 1 (see above).
   const half = options("xr").find((c) => c >= outWidth(w) / 2);
-  const widths = (oc: number) =>
-    [row, ...(oc === 2 && half !== row ? [half] : [])]
-      .filter((x): x is number => x !== undefined);
   const tile = (xr: number, oc: number, parallel: string, unroll = 1) => ({
     yr: 1,
     xr,
@@ -167,7 +164,7 @@ function convBlockedHeuristic(
     if (row === undefined) break;
     // As many rows as the registers hold: a 7-wide row of 2 blocks fills 14 of
     // 32, two rows 28, each filter vector then serving twice the columns.
-    for (const xr of widths(oc)) {
+    for (const xr of oc === 2 && half !== undefined && half !== row ? [row, half] : [row]) {
       for (const yr of rows) {
         const v = { ...tile(xr, oc, blocks / oc >= 4 ? "f" : "y"), yr };
         if (channelTileFits(v, w, target, oc * vectors)) return v;
