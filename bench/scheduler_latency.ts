@@ -190,7 +190,7 @@ async function retimeKernels(
 ): Promise<{ task: string; weight: number; retimedMs: (number | null)[] }[]> {
   const perTask: { task: string; weight: number; retimedMs: (number | null)[] }[] = [];
   const builder = createBuilder({ cacheDir: Deno.env.get("TUNEBOOK_CACHE") });
-  const runner = createRunner({ timing: DEFAULTS.tune.timing, timeoutSeconds: 10 });
+  const runner = createRunner({ timing: DEFAULTS.tune.finalistTiming, timeoutSeconds: 10 });
   const sums = sets.map(() => 0);
   try {
     for (const [n, t] of tasks.entries()) {

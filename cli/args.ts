@@ -119,6 +119,8 @@ export interface TuneArgs {
   finalists?: number;
   /** Rounds of their re-timing (`--finalist-rounds`). */
   finalistRounds?: number;
+  /** Least milliseconds of a finalist's repeat (`--finalist-min-repeat-ms`; absent: the session's). */
+  finalistMinRepeatMs?: number;
   /** Strategy sa's re-timing margin (`--remeasure-margin`). */
   remeasureMargin?: number;
   /** Redis of a queue of measurement workers (`--queue`): measure there instead of here. */
@@ -164,7 +166,8 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
                       pnpoly_RTX_3090, or a path) instead of measuring a workload
   --batch N           candidates per round (default ${TUNE.batch})
   --timeout S         seconds one measurement may take (default ${TUNE.timeoutSeconds})
-  --number N --repeat N --min-repeat-ms MS   timing (default ${TUNE.timing.number}, ${TUNE.timing.repeat}, ${TUNE.timing.minRepeatMs})
+  --number N --repeat N --min-repeat-ms MS   timing of each trial (default ${TUNE.timing.number}, ${TUNE.timing.repeat}, ${TUNE.timing.minRepeatMs};
+                      target cuda ${TUNE.finalistTiming.minRepeatMs} ms): a screening, the finalists are timed again
   --flush-l2          target cuda: overwrite the GPU's L2 cache before each timed repeat (cold
                       L2, as after another layer; stored with the run)
   --math KINDS        target cuda: the arithmetic kernels may use, from ${ALL_MATH.join(",")}
@@ -181,6 +184,8 @@ export const TUNE_USAGE = `usage: deno task tune --workload NAME --shape D1,D2,.
                       report the best median over the rounds beside its first figure
   --finalist-rounds R rounds of that re-timing, every finalist once per round in an order
                       rotated each round (default ${TUNE.finalistRounds})
+  --finalist-min-repeat-ms MS   least milliseconds of each repeat of that re-timing
+                      (default ${TUNE.finalistTiming.minRepeatMs}, or --min-repeat-ms where longer)
   --remeasure-margin F  strategy sa: a newcomer faster than the current point by less than
                       the fraction F waits for the current point to be timed again (not a
                       trial, not recorded; default 0: never)
@@ -236,6 +241,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
         race: { type: "string" },
         finalists: { type: "string" },
         "finalist-rounds": { type: "string" },
+        "finalist-min-repeat-ms": { type: "string" },
         "remeasure-margin": { type: "string" },
         queue: { type: "string" },
         machine: { type: "string" },
@@ -290,6 +296,12 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
   }
   if (v["finalist-rounds"] !== undefined) {
     args.finalistRounds = integer(v["finalist-rounds"], "--finalist-rounds", RANGES.finalistRounds);
+  }
+  if (v["finalist-min-repeat-ms"] !== undefined) {
+    args.finalistMinRepeatMs = nonNegative(
+      v["finalist-min-repeat-ms"],
+      "--finalist-min-repeat-ms",
+    );
   }
   if (v.queue !== undefined) args.queue = v.queue;
   if (v.machine !== undefined) {
@@ -385,6 +397,7 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
       "race",
       "finalists",
       "finalist-rounds",
+      "finalist-min-repeat-ms",
       "remeasure-margin",
       "queue",
     ].find((f) => (given as string[]).includes(f));

@@ -90,7 +90,7 @@ interface StoredConfig {
   unity?: number;
   overlap?: boolean;
   race?: number;
-  finalists?: { top: number; rounds: number };
+  finalists?: { top: number; rounds: number; timing?: TimingOptions };
 }
 
 const nullIfNaN = (v: number) => (Number.isFinite(v) ? v : null);
@@ -229,6 +229,8 @@ export async function reproduce(argv: string[]): Promise<Reproduction> {
       // The finalists the run had (none for a run recorded before they existed).
       finalists: config.finalists?.top ?? 0,
       ...(config.finalists ? { finalistRounds: config.finalists.rounds } : {}),
+      // Their timing as recorded: a run from before they had their own timed them as its trials.
+      ...(config.finalists ? { finalistTiming: config.finalists.timing ?? config.timing } : {}),
       onProgress: progress?.update,
     });
   } finally {

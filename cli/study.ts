@@ -58,7 +58,7 @@ export async function measureNaive(name: string, shape: number[]): Promise<numbe
   const [b] = await builder.build([{ source: referenceSource(w) }]);
   if (b.errorKind !== "none") throw new Error(`naive kernel did not build: ${b.error}`);
   const runner = createRunner({
-    timing: DEFAULTS.tune.timing,
+    timing: DEFAULTS.tune.finalistTiming,
     timeoutSeconds: 120,
   });
   try {

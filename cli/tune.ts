@@ -127,6 +127,9 @@ function resumeOptions(args: TuneArgs): Partial<SessionOptions> {
     ...(given.has("no-configs") ? { configs: args.configs } : {}),
     ...(args.finalists !== undefined ? { finalists: args.finalists } : {}),
     ...(args.finalistRounds !== undefined ? { finalistRounds: args.finalistRounds } : {}),
+    ...(args.finalistMinRepeatMs !== undefined
+      ? { finalistTiming: { minRepeatMs: args.finalistMinRepeatMs } }
+      : {}),
     ...(args.remeasureMargin !== undefined ? { remeasureMargin: args.remeasureMargin } : {}),
     ...(Object.keys(timing).length ? { timing } : {}),
   };
@@ -237,12 +240,20 @@ export async function main(argv: string[]): Promise<number> {
         unity: args.unity,
         ...(args.race !== undefined ? { race: args.race } : {}),
         timeoutSeconds: args.timeout,
-        timing: { number: args.number, repeat: args.repeat, minRepeatMs: args.minRepeatMs },
+        // --min-repeat-ms only when given: the session's default depends on the target.
+        timing: {
+          number: args.number,
+          repeat: args.repeat,
+          ...(args.given.includes("min-repeat-ms") ? { minRepeatMs: args.minRepeatMs } : {}),
+        },
         ...(args.flushL2 ? { flushL2: true } : {}),
         ...(args.math !== undefined ? { math: args.math } : {}),
         ...(args.configs ? {} : { configs: false }),
         ...(args.finalists !== undefined ? { finalists: args.finalists } : {}),
         ...(args.finalistRounds !== undefined ? { finalistRounds: args.finalistRounds } : {}),
+        ...(args.finalistMinRepeatMs !== undefined
+          ? { finalistTiming: { minRepeatMs: args.finalistMinRepeatMs } }
+          : {}),
         ...(args.remeasureMargin ? { remeasureMargin: args.remeasureMargin } : {}),
       });
     progress?.done();

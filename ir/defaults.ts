@@ -4,9 +4,10 @@
  * lie in, read by the command-line parsers, their help texts, the tuning
  * session and the check of a stored run's configuration on `--resume`.
  *
- * `tune` and `compare` differ where their jobs differ: `tune` measures each
- * candidate for its record (40 ms per repeat, rounds of 8 that a run can
- * stop between, patience 20); `compare` runs many seeds on replayed data or
+ * `tune` and `compare` differ where their jobs differ: `tune` screens each
+ * candidate for its record (10 ms per repeat, rounds of 8 that a run can
+ * stop between, patience 20) and times its finalists again at 40 ms per
+ * repeat; `compare` runs many seeds on replayed data or
  * on a live space where every configuration is measured once (rounds of 16,
  * 20 ms per repeat), and waits longer (patience 50) for a strategy that
  * re-proposes what it has seen. The loop (tuner/loop.ts `LOOP_DEFAULTS`),
@@ -62,8 +63,21 @@ export interface TuneDefaults {
   readonly unity: number;
   /** Rounds in a row with nothing new before a run ends as exhausted. */
   readonly patience: number;
-  /** Timing of each measurement (`--number`, `--repeat`, `--min-repeat-ms`). */
+  /**
+   * Timing of each trial (`--number`, `--repeat`, `--min-repeat-ms`): a
+   * screening, whose figures rank the candidates; the run's reported best is
+   * its finalists' figure at {@link TuneDefaults.finalistTiming}. Target
+   * cuda times its trials at `finalistTiming` (not measured on a GPU at 10 ms).
+   */
   readonly timing: TimingDefaults;
+  /**
+   * Timing of the finalists' re-timing (`--finalist-min-repeat-ms`) and the
+   * runner's default: TVM's time evaluator at 40 ms per repeat, as the peers'
+   * harness times (bench/results/harness_agreement.md). Trials screened at
+   * 10 ms with finalists timed at 40 ms tune faster at the same confirmed
+   * speed (bench/results/tuning_throughput.md, "Screening at 10 ms").
+   */
+  readonly finalistTiming: TimingDefaults;
   /**
    * Finalists (`--finalists`): the search's fastest distinct valid candidates
    * timed again after it, in turn (0: none; a trace-file run or a replayed
@@ -117,7 +131,8 @@ export const DEFAULTS: Readonly<{
     timeoutSeconds: 10,
     unity: 8,
     patience: 20,
-    timing: Object.freeze({ number: 1, repeat: 3, minRepeatMs: 40, warmup: 1 }),
+    timing: Object.freeze({ number: 1, repeat: 3, minRepeatMs: 10, warmup: 1 }),
+    finalistTiming: Object.freeze({ number: 1, repeat: 3, minRepeatMs: 40, warmup: 1 }),
     finalists: 3,
     finalistRounds: 3,
   }),
@@ -133,6 +148,28 @@ export const DEFAULTS: Readonly<{
   }),
   planSize: 16,
 });
+
+/**
+ * The finalists' timing of a run whose trials are timed by `trials`: the
+ * trials' calls, repeats and warm-up, each repeat lasting at least
+ * `DEFAULTS.tune.finalistTiming.minRepeatMs` (40 ms), or the trials' own
+ * minimum where that is longer; fields of `given` override.
+ *
+ * @example
+ * ```ts
+ * import { finalistTimingOf } from "./defaults.ts";
+ * const t = finalistTimingOf({ number: 1, repeat: 5, minRepeatMs: 10, warmup: 1 });
+ * if (t.minRepeatMs !== 40 || t.repeat !== 5) throw new Error();
+ * if (finalistTimingOf(t, { minRepeatMs: 100 }).minRepeatMs !== 100) throw new Error();
+ * ```
+ */
+export function finalistTimingOf(
+  trials: TimingDefaults,
+  given: Partial<TimingDefaults> = {},
+): TimingDefaults {
+  const floor = DEFAULTS.tune.finalistTiming.minRepeatMs;
+  return { ...trials, minRepeatMs: Math.max(trials.minRepeatMs, floor), ...given };
+}
 
 /** Smallest and largest value of each bounded setting (integers unless `real`). */
 export const RANGES: Readonly<

@@ -42,11 +42,11 @@ export const OUTSIDE_SIGNALS: readonly Deno.Signal[] = ["SIGKILL", "SIGTERM", "S
 export const DEFAULT_MEMORY_BYTES = 8 * 2 ** 30;
 
 /**
- * Default timing, `tune`'s (ir/defaults.ts `DEFAULTS.tune.timing`): 1 call
- * per repeat, 3 repeats of at least 40 ms each (calls grow until a repeat
- * lasts that), 1 warmup call.
+ * Default timing, that of `tune`'s finalists (ir/defaults.ts
+ * `DEFAULTS.tune.finalistTiming`): 1 call per repeat, 3 repeats of at least
+ * 40 ms each (calls grow until a repeat lasts that), 1 warmup call.
  */
-export const DEFAULT_TIMING: Readonly<TimingOptions> = DEFAULTS.tune.timing;
+export const DEFAULT_TIMING: Readonly<TimingOptions> = DEFAULTS.tune.finalistTiming;
 
 /** Options of {@link createRunner}. */
 export interface RunnerOptions {

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
 import { join } from "node:path";
 import { RecordsDB } from "../datasets/db.ts";
+import { DEFAULTS } from "../ir/defaults.ts";
 
 function deno(script: string, args: string[], cwd: string) {
   return runScript(script, args, cwd, SHARED_KERNEL_CACHE);
@@ -68,7 +69,11 @@ Deno.test("reproduce reruns a run into a new run and compares the curves", async
   const records = RecordsDB.open(db);
   const [old, fresh] = records.runs().filter((x) => x.strategy !== "finalists");
   // The rerun's finalists are confirmed as the original's were.
-  assert.deepEqual(fresh.config.finalists, { top: 3, rounds: 3 });
+  assert.deepEqual(fresh.config.finalists, old.config.finalists);
+  assert.deepEqual(
+    (fresh.config.finalists as { timing: unknown }).timing,
+    DEFAULTS.tune.finalistTiming,
+  );
   assert.equal(fresh.strategy, old.strategy);
   assert.equal(fresh.seed, old.seed);
   assert.equal(fresh.trials, old.trials);

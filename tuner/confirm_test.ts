@@ -4,6 +4,7 @@ import { RecordsDB } from "../datasets/db.ts";
 import { exportRows } from "../datasets/export_rows.ts";
 import type { Measurer } from "../measure/measurer.ts";
 import { createWorkload } from "../ir/workloads.ts";
+import { DEFAULTS } from "../ir/defaults.ts";
 import { FINALISTS_STRATEGY } from "./finalists.ts";
 import { readConfirmation } from "./confirm.ts";
 import { NothingToResumeError, runSession, type SessionOptions } from "./session.ts";
@@ -68,7 +69,11 @@ Deno.test("tune's finalists: the best is the confirmed one, its first figure kep
     assert.deepEqual(s.finalists, { count: 3, rounds: 3, run_id: 2 });
     const db = RecordsDB.open(path, { mode: "read" });
     assert.equal(db.run(s.run_id)!.status, "finished");
-    assert.deepEqual(db.run(s.run_id)!.config.finalists, { top: 3, rounds: 3 });
+    assert.deepEqual(db.run(s.run_id)!.config.finalists, {
+      top: 3,
+      rounds: 3,
+      timing: DEFAULTS.tune.finalistTiming,
+    });
     assert.equal(db.counts(s.run_id).measured, 6, "the tuning run keeps its six trials");
     const best = db.candidates(s.run_id).find((c) => c.id === s.best_trace_id)!;
     assert.equal(best.trial, 0);

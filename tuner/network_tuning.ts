@@ -57,7 +57,7 @@ import { createStrategy, createTraceStrategy, STRATEGIES } from "./strategies.ts
 import { parseStrategyName, type ResolvedStrategy, resolveStrategy } from "./presets.ts";
 import { finalistsOf, recordFinalists, retimeFinalists } from "./finalists.ts";
 import { type RankingNoise, rankingNoise } from "./ranking_noise.ts";
-import { DEFAULTS } from "../ir/defaults.ts";
+import { DEFAULTS, finalistTimingOf } from "../ir/defaults.ts";
 import {
   type RecordedStart,
   type SchedulerRound,
@@ -106,8 +106,17 @@ export interface NetworkTuningOptions {
   recordsUpTo?: number;
   /** Directory of the kernel cache. Default `$TUNEBOOK_CACHE`, else `.cache/kernels`. */
   cacheDir?: string;
-  /** Timing of each candidate. Default 1 call per repeat, 3 repeats of at least 40 ms. */
+  /**
+   * Timing of each candidate. Default `DEFAULTS.tune.timing`: 1 call per
+   * repeat, 3 repeats of at least 10 ms (a screening, as `tune`'s trials).
+   */
   timing?: Partial<TimingOptions>;
+  /**
+   * Timing of the finalists' re-timing; missing fields take `timing`'s.
+   * Default `finalistTimingOf(timing)` (ir/defaults.ts): each repeat at least
+   * 40 ms, or `timing`'s minimum where that is longer.
+   */
+  finalistTiming?: Partial<TimingOptions>;
   /** Seconds a candidate may run. Default 10. */
   timeoutSeconds?: number;
   /**
@@ -546,6 +555,9 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
     batch: o.unity ?? DEFAULTS.tune.unity,
   });
   const runner = createRunner({ timing, timeoutSeconds });
+  const finalTiming = finalistTimingOf(timing, o.finalistTiming);
+  // The finalists' own worker pool, started for their re-timing when it times otherwise.
+  let finalRunner: ReturnType<typeof createRunner> | undefined;
   const store = sqliteRecordStore(db, { close: false });
   // Runs there when the session started: a warm-started task's finalists may come from them.
   const before = o.warm === false
@@ -680,11 +692,12 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
           .map((run) => run.id);
         const picked = finalistsOf(db, task.workload, f.top, { runs });
         if (picked.length === 0) continue;
+        finalRunner ??= createRunner({ timing: finalTiming, timeoutSeconds });
         // Each round's result carries the machine's conditions, recorded with the finalists.
         const measurer = withConditions(createNativeMeasurer({
           workload: task.workload,
           builder,
-          runner,
+          runner: finalRunner,
           closeRunner: false,
         }));
         let retimed;
@@ -699,7 +712,7 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
           machine: describeMachine(),
           compiler,
           tunebookVersion: version,
-          config: { network: { task: i, weight: task.weight }, timing },
+          config: { network: { task: i, weight: task.weight }, timing: finalTiming },
         });
         const out = outcomes[i];
         const recordedSeconds = out.bestSeconds;
@@ -769,6 +782,7 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
   } finally {
     for (const t of live.values()) await t.measurer.close?.();
     await runner.close();
+    await finalRunner?.close();
     db.close();
   }
 }

@@ -16,7 +16,7 @@ import { checkStoredCandidates } from "../datasets/integrity.ts";
 import type { Measurer } from "../measure/measurer.ts";
 import { withConditions } from "../measure/conditions.ts";
 import { type RankingNoise, rankingOfResults } from "./ranking_noise.ts";
-import { priorCudaResults } from "../measure/cuda_prior.ts";
+import { priorCudaResults, type PriorResult } from "../measure/cuda_prior.ts";
 import type { KernelSource } from "../measure/kernel_source.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
 import { cacheName } from "../datasets/cache_names.ts";
@@ -30,7 +30,7 @@ import type { Progress } from "./progress.ts";
 import { strategyFor, strategyProblem } from "./tune_strategy.ts";
 import { parseStrategyName, resolveStrategy } from "./presets.ts";
 import { targetMeasurer, targetSource } from "./target_measurer.ts";
-import { DEFAULTS, inRange, RANGES } from "../ir/defaults.ts";
+import { DEFAULTS, finalistTimingOf, inRange, RANGES } from "../ir/defaults.ts";
 import {
   checkBoolean,
   checkFunction,
@@ -111,10 +111,18 @@ export interface SessionOptions {
   /** Seconds one measurement may take. Default `DEFAULTS.tune.timeoutSeconds` (10). */
   timeoutSeconds?: number;
   /**
-   * How each kernel is timed; missing fields take the defaults. Default
-   * `DEFAULTS.tune.timing` (1 call per repeat, 3 repeats of at least 40 ms, 1 warmup call).
+   * How each trial is timed; missing fields take the defaults. Default
+   * `DEFAULTS.tune.timing` (1 call per repeat, 3 repeats of at least 10 ms, 1
+   * warmup call), on target cuda `DEFAULTS.tune.finalistTiming` (40 ms).
    */
   timing?: Partial<TimingOptions>;
+  /**
+   * How the finalists are timed again; missing fields take the trials'
+   * timing. Default `finalistTimingOf(timing)` (ir/defaults.ts): each repeat
+   * at least 40 ms, or the trials' own minimum where that is longer. Stored
+   * with the run.
+   */
+  finalistTiming?: Partial<TimingOptions>;
   /** Target `cuda`: overwrite the L2 cache before each timed repeat (stored with the run). Default false. */
   flushL2?: boolean;
   /**
@@ -148,13 +156,15 @@ export interface SessionOptions {
    * Measures with this instead of the local builder and runner (target cpu):
    * called with the run's stored configuration, e.g. a remote queue of
    * workers (`tune --queue`). `machine` and `compiler` describe where it
-   * measures, for a new run's record. Default: the local builder and runner.
+   * measures, for a new run's record. Called a second time, with the
+   * finalists' timing, for their re-timing when that differs from the
+   * trials'. Default: the local builder and runner.
    */
   measurer?: (config: MeasurerConfig) => Promise<RemoteMeasurement>;
   /**
    * Finalists: after the search, the run's this many fastest distinct valid
    * candidates are timed again in `finalistRounds` interleaved rounds with
-   * the run's own measurer (tuner/confirm.ts), and the summary's best is the
+   * the run's harness at `finalistTiming` (tuner/confirm.ts), and the summary's best is the
    * one with the best median over those rounds (stored with the run; 0:
    * none). Default `DEFAULTS.tune.finalists` (3) for a search, 0 for a
    * trace-file run or a replayed cache.
@@ -205,6 +215,7 @@ const SESSION_OPTIONS: readonly string[] = [
   "measurer",
   "finalists",
   "finalistRounds",
+  "finalistTiming",
   "remeasureMargin",
 ];
 
@@ -245,6 +256,7 @@ function checkSessionOptions(o: unknown): void {
     );
   }
   if (x.timing !== undefined) checkObject(x.timing, "timing");
+  if (x.finalistTiming !== undefined) checkObject(x.finalistTiming, "finalistTiming");
   if (x.hyper !== undefined) checkObject(x.hyper, "hyper");
   if (x.traces !== undefined && !Array.isArray(x.traces)) {
     throw new TypeError(`traces must be a list of traces, got ${described(x.traces)}`);
@@ -416,7 +428,11 @@ export async function runSession(
         // nvcc builds one candidate per process: the default is the C compiler's.
         unity: o.unity ?? (facts.nvcc ? 1 : DEFAULTS.tune.unity),
         timeoutSeconds: o.timeoutSeconds ?? DEFAULTS.tune.timeoutSeconds,
-        timing: { ...DEFAULTS.tune.timing, ...o.timing },
+        // Target cuda times its trials as its finalists (10 ms was not measured on a GPU).
+        timing: {
+          ...(facts.nvcc ? DEFAULTS.tune.finalistTiming : DEFAULTS.tune.timing),
+          ...o.timing,
+        },
         ...(o.flushL2 ? { flushL2: true } : {}),
         ...(o.math ? { math: o.math } : {}),
         ...(facts.nvcc && !o.traces && o.configs !== false ? { configs: true } : {}),
@@ -430,6 +446,7 @@ export async function runSession(
         config.finalists = {
           top,
           rounds: o.finalistRounds ?? DEFAULTS.tune.finalistRounds,
+          timing: finalistTimingOf(config.timing, o.finalistTiming),
         };
       }
       // STRATEGY@PRESET: the preset's settings are stored with the run, which resumes with them.
@@ -479,24 +496,39 @@ export async function runSession(
         inputSeed: 0,
       })
       : undefined;
+    const targetWith = (timing: TimingOptions, prior?: ReadonlyMap<string, PriorResult>) =>
+      targetMeasurer(target, {
+        workload,
+        replay,
+        builder,
+        source,
+        timing,
+        timeoutSeconds: config.timeoutSeconds,
+        cuda: {
+          cacheDir: cudaCacheDir(o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE")),
+          flushL2: config.flushL2 ?? false,
+          onBuilt: o.onBuilt,
+          ...(prior ? { prior } : {}),
+        },
+      });
     // The target's own measurer, unless the run measures on remote workers.
-    const local = remote ? undefined : targetMeasurer(target, {
-      workload,
-      replay,
-      builder,
-      source,
-      timing: config.timing,
-      timeoutSeconds: config.timeoutSeconds,
-      cuda: {
-        cacheDir: cudaCacheDir(o.cacheDir ?? Deno.env.get("TUNEBOOK_CACHE")),
-        flushL2: config.flushL2 ?? false,
-        onBuilt: o.onBuilt,
-        // Identical CUDA measured before the run was resumed is not measured again.
-        ...(o.resume && target.nvcc
-          ? { prior: await priorCudaResults(await db.candidates(runId!), source) }
-          : {}),
-      },
-    });
+    const local = remote ? undefined : targetWith(
+      config.timing,
+      // Identical CUDA measured before the run was resumed is not measured again.
+      o.resume && target.nvcc
+        ? await priorCudaResults(await db.candidates(runId!), source)
+        : undefined,
+    );
+    /** A measurer like the run's, timing as `timing` (the finalists'), built kernels reused. */
+    const finalistMeasurer = async (timing: TimingOptions): Promise<Measurer> =>
+      o.measurer
+        ? (await o.measurer({
+          target: config.target,
+          timing,
+          timeoutSeconds: config.timeoutSeconds,
+          inputSeed: 0,
+        })).measurer
+        : withConditions(targetWith(timing).measurer);
     if (!o.resume) {
       runId = await db.startRun({
         strategy: config.strategy,
@@ -545,17 +577,26 @@ export async function runSession(
         // The run is finished once its finalists are recorded: one stopped before resumes them.
         const f = config.finalists;
         if (f && workload && !noDevice && !await readConfirmation(db, runId!)) {
-          interrupted = await confirmSession(db, {
-            runId: runId!,
-            workload,
-            measurer,
-            top: f.top,
-            rounds: f.rounds,
-            target: config.target,
-            machine: (await db.run(runId!))?.machine,
-            compiler: (await db.run(runId!))?.compiler,
-            config: { timing: config.timing },
-          }, o.signal);
+          // Runs recorded before the finalists had a timing of their own time them as their trials.
+          const timing = f.timing ?? config.timing;
+          const own = sameTiming(timing, config.timing)
+            ? undefined
+            : await finalistMeasurer(timing);
+          try {
+            interrupted = await confirmSession(db, {
+              runId: runId!,
+              workload,
+              measurer: own ?? measurer,
+              top: f.top,
+              rounds: f.rounds,
+              target: config.target,
+              machine: (await db.run(runId!))?.machine,
+              compiler: (await db.run(runId!))?.compiler,
+              config: { timing },
+            }, o.signal);
+          } finally {
+            await own?.close?.();
+          }
         }
         if (!interrupted) await db.finishRun(runId!);
       }
@@ -654,7 +695,12 @@ interface RunConfig {
   /** The Kernel Tuner cache replayed (absent: a workload measured). */
   space?: string;
   /** Finalists re-timed after the search (absent: none, as in runs recorded before 2026-12-02). */
-  finalists?: { top: number; rounds: number };
+  finalists?: {
+    top: number;
+    rounds: number;
+    /** Their timing (absent in runs recorded before 2026-12-03: the trials' timing). */
+    timing?: TimingOptions;
+  };
   /** Strategy `sa`: its re-timing margin (absent: 0, none). */
   remeasureMargin?: number;
 }
@@ -713,6 +759,12 @@ function storedConfig(path: string, runId: number, config: unknown): RunConfig {
     if (typeof f !== "object" || f === null) bad("finalists");
     within("finalists.top", "finalists", f!.top);
     within("finalists.rounds", "finalistRounds", f!.rounds);
+    if (f!.timing !== undefined) {
+      if (typeof f!.timing !== "object" || f!.timing === null) bad("finalists.timing");
+      for (const k of ["number", "repeat", "minRepeatMs"] as const) {
+        within(`finalists.timing.${k}`, k, (f!.timing as Partial<TimingOptions>)[k]);
+      }
+    }
   }
   return c as RunConfig;
 }
@@ -743,6 +795,11 @@ function resumeChecks(c: RunConfig, o: SessionOptions): [string, unknown, unknow
     ["--finalists", o.finalists, c.finalists?.top ?? 0],
     ["--remeasure-margin", o.remeasureMargin, c.remeasureMargin ?? 0],
     ["--finalist-rounds", o.finalistRounds, c.finalists?.rounds],
+    [
+      "--finalist-min-repeat-ms",
+      o.finalistTiming?.minRepeatMs,
+      (c.finalists?.timing ?? t).minRepeatMs,
+    ],
   ];
 }
 
@@ -880,4 +937,10 @@ export async function summarize(
     ...(confirmation ? confirmedFields(confirmation, gflops) : {}),
     ...(best && best.trace !== "null" ? { bestTrace: printTrace(JSON.parse(best.trace)) } : {}),
   };
+}
+
+/** Whether two timings time alike. */
+function sameTiming(a: TimingOptions, b: TimingOptions): boolean {
+  return a.number === b.number && a.repeat === b.repeat && a.minRepeatMs === b.minRepeatMs &&
+    a.warmup === b.warmup;
 }

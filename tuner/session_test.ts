@@ -4,8 +4,13 @@ import { DatabaseSync } from "node:sqlite";
 import { RecordsDB } from "../datasets/db.ts";
 import type { Trace } from "../ir/trace.ts";
 import { kernelSource } from "../measure/kernel_source.ts";
+import { DEFAULTS } from "../ir/defaults.ts";
+import type { Measurer } from "../measure/measurer.ts";
+import type { TimingOptions } from "../measure/types.ts";
 import {
+  type MeasurerConfig,
   NothingToResumeError,
+  type RemoteMeasurement,
   ResumeConflictError,
   runSession,
   type SessionOptions,
@@ -168,6 +173,80 @@ Deno.test("resuming a finished run measures again exactly its transient results,
       after.map((r) => r.id),
       "the other run untouched",
     );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the trials are a screening: the finalists are timed again by a measurer of their own, at least 40 ms a repeat", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const made: { timing: TimingOptions; batches: number; candidates: number }[] = [];
+    const factory = (c: MeasurerConfig): Promise<RemoteMeasurement> => {
+      const mine = { timing: c.timing, batches: 0, candidates: 0 };
+      made.push(mine);
+      const measurer: Measurer = {
+        name: "fake",
+        measure: (batch) => {
+          mine.batches++;
+          mine.candidates += batch.length;
+          return Promise.resolve(batch.map((_, i) => ({
+            errorKind: "none" as const,
+            times: [1e-3 * (1 + i)],
+            buildSeconds: 0,
+            runSeconds: 0,
+          })));
+        },
+      };
+      return Promise.resolve({ measurer, compiler: "fake" });
+    };
+    const path = join(dir, "r.db");
+    const { timing: _, ...untimed } = SMALL;
+    const s = await runSession({ ...untimed, db: path, finalists: 2, measurer: factory });
+    // The search's measurer at the trials' default, then the finalists' for their 3 rounds.
+    assert.equal(made.length, 2);
+    assert.deepEqual(made[0].timing, DEFAULTS.tune.timing);
+    assert.equal(made[0].timing.minRepeatMs, 10);
+    assert.deepEqual(made[1].timing, DEFAULTS.tune.finalistTiming);
+    assert.equal(made[1].timing.minRepeatMs, 40);
+    assert.equal(made[0].candidates, 6);
+    assert.equal(made[1].candidates, 2 * 3);
+    assert.deepEqual(s.finalists, { count: 2, rounds: 3, run_id: 2 });
+    // Both timings are stored: the tuning run's two, the finalists run's own.
+    const db = RecordsDB.open(path, { mode: "read" });
+    const [tuning, finalists] = db.runs();
+    assert.deepEqual((tuning.config as { timing: unknown }).timing, DEFAULTS.tune.timing);
+    assert.deepEqual(
+      (tuning.config as { finalists: { timing: unknown } }).finalists.timing,
+      DEFAULTS.tune.finalistTiming,
+    );
+    assert.deepEqual(
+      (finalists.config as { timing: unknown }).timing,
+      DEFAULTS.tune.finalistTiming,
+    );
+    db.close();
+    // Trials timed at least as long as the finalists' floor: one measurer for both.
+    made.length = 0;
+    await runSession({
+      ...SMALL,
+      db: join(dir, "s.db"),
+      timing: { minRepeatMs: 50 },
+      finalists: 2,
+      measurer: factory,
+    });
+    assert.equal(made.length, 1);
+    assert.equal(made[0].timing.minRepeatMs, 50);
+    assert.equal(made[0].candidates, 6 + 2 * 3);
+    // An explicit finalist timing wins.
+    made.length = 0;
+    await runSession({
+      ...SMALL,
+      db: join(dir, "t.db"),
+      finalists: 2,
+      finalistTiming: { minRepeatMs: 5, repeat: 7 },
+      measurer: factory,
+    });
+    assert.deepEqual(made.map((m) => [m.timing.minRepeatMs, m.timing.repeat]), [[0, 1], [5, 7]]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
