@@ -180,7 +180,11 @@ if (import.meta.main) {
   const strategies = v.strategies === "none" ? [] : v.strategies!.split(",").filter((s) => s);
   const arms: Arm[] = [];
   const load = () => Deno.loadavg()[0].toFixed(2);
-  console.log(`# cli_throughput: matmul ${shape}, ${trials} trials, ${rounds} round(s); ${work}`);
+  console.log(
+    `# cli_throughput: ${
+      strategies.length ? `matmul ${shape}, ${trials} trials, ${rounds} round(s)` : "no matmul"
+    }${v.network ? `; ${v.network}, ${v["network-trials"]} trials` : ""}; ${work}`,
+  );
   for (let round = 1; round <= rounds; round++) {
     for (const strategy of strategies) {
       const sides = round % 2 ? ["before", "after"] as const : ["after", "before"] as const;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { balancedGroups, createBuilder, truncateMessage } from "./builder.ts";
+import { balancedGroups, compileCost, createBuilder, truncateMessage } from "./builder.ts";
 import { kernelCompiler } from "../ir/target_cpu.ts";
 import { VADD_COMPILE_ERROR, VADD_GOOD, VADD_REFERENCE } from "./test_kernels.ts";
 
@@ -176,4 +176,67 @@ Deno.test("balancedGroups spreads long sources over the groups, at most cap each
   // Round robin (i % 2) would have given 150 and 30.
   assert.deepEqual(balancedGroups([1, 2, 3], 5, 8, (x) => x).map((x) => x.length), [1, 1, 1]);
   assert.deepEqual(balancedGroups([], 2, 8, (x: number) => x), []);
+});
+
+Deno.test("compileCost counts each line as often as the unroll pragmas around it unroll it", () => {
+  const body = "    s += x[i * 8 + j];";
+  const nest = (outer: string, inner: string) =>
+    [
+      outer,
+      "  for (int i = 0; i < 8; ++i) {",
+      inner,
+      "  for (int j = 0; j < 8; ++j) {",
+      body,
+      "  }",
+      "  }",
+    ].join("\n");
+  const plain = compileCost(nest("", ""));
+  assert.equal(plain, nest("", "").length - 6); // the seven lines' characters, no newlines
+  const inner = compileCost(nest("", '  _Pragma("GCC unroll 8")'));
+  // The inner loop's body 8 times; its closing brace counts in the outer block.
+  assert.equal(inner - plain, 7 * body.length);
+  // Nested pragmas multiply; the #pragma spelling counts the same.
+  const both = compileCost(nest("  #pragma GCC unroll 4", '  _Pragma("GCC unroll 8")'));
+  const [forI, forJ, close] = [
+    "  for (int i = 0; i < 8; ++i) {",
+    "  for (int j = 0; j < 8; ++j) {",
+    "  }",
+  ];
+  assert.equal(
+    both,
+    forI.length + 4 * (forJ.length + close.length) + 32 * body.length + close.length,
+  );
+  // A pragma unrolls the loop right after it only, and a block's end restores the factor.
+  const after = compileCost(
+    ['_Pragma("GCC unroll 8")', "for (int i = 0; i < 8; ++i) {", "  a();", "}", "b();"].join("\n"),
+  );
+  assert.equal(after, "for (int i = 0; i < 8; ++i) {".length + 8 * "  a();".length + 1 + 4);
+  assert.equal(compileCost('_Pragma("GCC unroll 8")\nb();\nfor (;;) {\n}'), 4 + 10 + 1);
+});
+
+Deno.test("a unity build deals its kernels by compile cost: a short, much unrolled kernel has a compiler to itself", async () => {
+  await withCacheDir(async (dir) => {
+    const pad = `/* ${"x".repeat(2000)} */`;
+    const plain = (k: number) =>
+      `${pad}\nvoid tb_kernel(float **bufs) {\n  for (int i = 0; i < 16; ++i) bufs[1][i] = bufs[0][i] + ${k}.0f;\n}\n`;
+    const unrolled = [
+      "void tb_kernel(float **bufs) {",
+      '  _Pragma("GCC unroll 16")',
+      "  for (int i = 0; i < 16; ++i) {",
+      '    _Pragma("GCC unroll 16")',
+      "    for (int j = 0; j < 16; ++j) {",
+      "      bufs[1][j] += bufs[0][i * 16 + j] * 2.0f;",
+      "    }",
+      "  }",
+      "}",
+    ].join("\n");
+    // By length the unrolled kernel is the shortest, and would share a compiler.
+    assert.ok(unrolled.length < plain(1).length);
+    assert.ok(compileCost(unrolled) > 3 * compileCost(plain(1)));
+    const b = createBuilder({ cacheDir: dir, batch: 8, parallel: 2 });
+    const r = await b.build([plain(1), unrolled, plain(2), plain(3)].map((source) => ({ source })));
+    assert.ok(r.every((x) => x.errorKind === "none"), JSON.stringify(r));
+    assert.equal(new Set([r[0], r[2], r[3]].map((x) => x.artifact)).size, 1);
+    assert.notEqual(r[1].artifact, r[0].artifact);
+  });
 });
