@@ -36,6 +36,8 @@ export interface TimingDefaults {
   readonly minRepeatMs: number;
   /** Untimed calls before the first repeat. */
   readonly warmup: number;
+  /** Slowest over fastest repeat above which a candidate gets as many repeats again. */
+  readonly noisySpread?: number;
 }
 
 /** Defaults of `tune` and its session (tuner/session.ts). */
@@ -66,7 +68,10 @@ export interface TuneDefaults {
   /**
    * Timing of each trial (`--number`, `--repeat`, `--min-repeat-ms`): a
    * screening, whose figures rank the candidates; the run's reported best is
-   * its finalists' figure at {@link TuneDefaults.finalistTiming}. Target
+   * its finalists' figure at {@link TuneDefaults.finalistTiming}. A trial
+   * whose slowest repeat is more than 1.25 times its fastest gets 3 repeats
+   * more (`noisySpread`): at 10 ms a repeat, 6-10% of trials had such a spread
+   * against 0-2.5% at 40 ms (bench/results/tuning_throughput.md). Target
    * cuda times its trials at `finalistTiming` (not measured on a GPU at 10 ms).
    */
   readonly timing: TimingDefaults;
@@ -131,7 +136,7 @@ export const DEFAULTS: Readonly<{
     timeoutSeconds: 10,
     unity: 8,
     patience: 20,
-    timing: Object.freeze({ number: 1, repeat: 3, minRepeatMs: 10, warmup: 1 }),
+    timing: Object.freeze({ number: 1, repeat: 3, minRepeatMs: 10, warmup: 1, noisySpread: 1.25 }),
     finalistTiming: Object.freeze({ number: 1, repeat: 3, minRepeatMs: 40, warmup: 1 }),
     finalists: 3,
     finalistRounds: 3,
@@ -153,7 +158,8 @@ export const DEFAULTS: Readonly<{
  * The finalists' timing of a run whose trials are timed by `trials`: the
  * trials' calls, repeats and warm-up, each repeat lasting at least
  * `DEFAULTS.tune.finalistTiming.minRepeatMs` (40 ms), or the trials' own
- * minimum where that is longer; fields of `given` override.
+ * minimum where that is longer, and no `noisySpread` (their rounds are the
+ * second look); fields of `given` override.
  *
  * @example
  * ```ts
@@ -168,7 +174,9 @@ export function finalistTimingOf(
   given: Partial<TimingDefaults> = {},
 ): TimingDefaults {
   const floor = DEFAULTS.tune.finalistTiming.minRepeatMs;
-  return { ...trials, minRepeatMs: Math.max(trials.minRepeatMs, floor), ...given };
+  // Their rounds are the finalists' second look: no more repeats for a noisy one.
+  const { noisySpread: _, ...timing } = trials;
+  return { ...timing, minRepeatMs: Math.max(trials.minRepeatMs, floor), ...given };
 }
 
 /** Smallest and largest value of each bounded setting (integers unless `real`). */

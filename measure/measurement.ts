@@ -50,6 +50,27 @@ interface ReferenceData {
   outputs: Float32Array[];
 }
 
+/**
+ * Whether repeats `times` are noisy: two or more, the slowest more than
+ * `spread` times the fastest (`TimingOptions.noisySpread`).
+ *
+ * @example
+ * ```ts
+ * import { isNoisy } from "./measurement.ts";
+ * if (!isNoisy([0.71, 0.53, 0.78], 1.25) || isNoisy([1.0, 1.1, 1.05], 1.25)) throw new Error();
+ * if (isNoisy([5], 1.25)) throw new Error(); // one repeat has no spread
+ * ```
+ */
+export function isNoisy(times: ArrayLike<number>, spread: number): boolean {
+  if (times.length < 2) return false;
+  let lo = Infinity, hi = -Infinity;
+  for (let i = 0; i < times.length; i++) {
+    lo = Math.min(lo, times[i]);
+    hi = Math.max(hi, times[i]);
+  }
+  return hi > spread * lo;
+}
+
 /** Default number of reference results (and reference libraries) kept. */
 export const REFERENCE_CACHE_SIZE = 4;
 
@@ -207,6 +228,12 @@ export class Measurer {
       if (race) {
         if (times[0] > cutoff) return reply({ errorKind: "none", times: [times[0]] });
         lib.time(table, timing.number, timing.repeat - 1, timing.minRepeatMs, 0, times.subarray(1));
+      }
+      // Noisy repeats: as many again, once, all kept.
+      if (timing.noisySpread !== undefined && isNoisy(times, timing.noisySpread)) {
+        const more = new Float64Array(timing.repeat);
+        lib.time(table, timing.number, timing.repeat, timing.minRepeatMs, 0, more);
+        return reply({ errorKind: "none", times: [...times, ...more] });
       }
       return reply({ errorKind: "none", times: Array.from(times) });
     } catch (e) {

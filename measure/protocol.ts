@@ -130,6 +130,9 @@ export function checkRequest(value: unknown): WorkerRequest {
       repeat: count(timing.repeat, "timing.repeat", 1),
       minRepeatMs: finite(timing.minRepeatMs, "timing.minRepeatMs"),
       warmup: count(timing.warmup, "timing.warmup", 0),
+      ...(timing.noisySpread !== undefined
+        ? { noisySpread: finite(timing.noisySpread, "timing.noisySpread") }
+        : {}),
     },
     ...(r.cutoffSeconds !== undefined ? { cutoffSeconds: r.cutoffSeconds as number } : {}),
   };

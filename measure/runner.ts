@@ -279,11 +279,12 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   checkInteger(options.workers, "workers", { min: 1, optional: true });
   if (options.timing !== undefined) {
     const t = checkObject(options.timing, "timing");
-    checkKnown(t, ["number", "repeat", "minRepeatMs", "warmup"], "timing");
+    checkKnown(t, ["number", "repeat", "minRepeatMs", "warmup", "noisySpread"], "timing");
     checkInteger(t.number, "timing.number", { min: 1, optional: true });
     checkInteger(t.repeat, "timing.repeat", { min: 1, optional: true });
     checkNumber(t.minRepeatMs, "timing.minRepeatMs", { min: 0, optional: true });
     checkInteger(t.warmup, "timing.warmup", { min: 0, optional: true });
+    checkNumber(t.noisySpread, "timing.noisySpread", { min: 1, optional: true });
   }
   const timing: TimingOptions = { ...DEFAULT_TIMING, ...options.timing };
   const limits: RequestLimits = {

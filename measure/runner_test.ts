@@ -213,3 +213,40 @@ Deno.test("racing: a candidate slower than the cutoff gets its first repeat only
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("noisy repeats: a candidate whose repeats spread past noisySpread gets as many again, all kept", async () => {
+  // Correct, but every other call busy-waits 2 ms: its repeats alternate slow and fast.
+  const uneven = "#include <time.h>\n#define N 1024\nvoid tb_kernel(float **bufs) {\n" +
+    "  static int calls = 0;\n  if (calls++ % 2 == 0) {\n    struct timespec t0, t;\n" +
+    "    clock_gettime(CLOCK_MONOTONIC, &t0);\n    do clock_gettime(CLOCK_MONOTONIC, &t);\n" +
+    "    while ((t.tv_sec - t0.tv_sec) * 1e9 + (t.tv_nsec - t0.tv_nsec) < 2e6);\n  }\n" +
+    "  for (int i = 0; i < N; i++) bufs[2][i] = bufs[0][i] + bufs[1][i];\n}\n";
+  const { dir, reference, artifacts } = await buildAll({ good: VADD_GOOD, uneven });
+  const timing = { number: 1, repeat: 3, minRepeatMs: 0 };
+  const noisy = createRunner({ timing: { ...timing, noisySpread: 1.25 } });
+  const plain = createRunner({ timing });
+  try {
+    const [extended] = await noisy.run([input(artifacts.uneven, reference)]);
+    assert.equal(extended.errorKind, "none", extended.error ?? "");
+    assert.equal(extended.times.length, 6);
+    assert.ok(Math.max(...extended.times) > 1.25 * Math.min(...extended.times));
+    const [once] = await plain.run([input(artifacts.uneven, reference)]);
+    assert.equal(once.times.length, 3, "no noisySpread: never more repeats");
+    // Repeats of at least 1 ms of a vector add do not differ 1000-fold: 3 repeats, no more.
+    const strict = createRunner({ timing: { ...timing, minRepeatMs: 1, noisySpread: 1000 } });
+    try {
+      const [kept] = await strict.run([input(artifacts.good, reference)]);
+      assert.equal(kept.times.length, 3);
+    } finally {
+      await strict.close();
+    }
+  } finally {
+    await noisy.close();
+    await plain.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+  assert.throws(
+    () => createRunner({ timing: { noisySpread: 0.5 } }),
+    /timing\.noisySpread must be a number >= 1/,
+  );
+});

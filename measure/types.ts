@@ -70,6 +70,12 @@ export interface TimingOptions {
   minRepeatMs: number;
   /** Untimed calls before the first repeat. Default 1. */
   warmup: number;
+  /**
+   * Repeats whose slowest is more than this factor of their fastest are
+   * noisy: the candidate gets `repeat` repeats more, once, and keeps them all
+   * (`times` has twice `repeat`). Default: none (never more repeats).
+   */
+  noisySpread?: number;
 }
 
 /** One measurement request for the runner. */

@@ -64,7 +64,7 @@ export function parseJob(data: unknown): MeasureJob {
   const p = record(o.options, "options");
   only(p, ["timing", "timeoutSeconds", "inputSeed", "cutoffSeconds"], "options");
   const t = record(p.timing, "options.timing");
-  only(t, ["number", "repeat", "minRepeatMs", "warmup"], "options.timing");
+  only(t, ["number", "repeat", "minRepeatMs", "warmup", "noisySpread"], "options.timing");
   const num = (v: unknown, field: string, min: number): number => {
     if (typeof v !== "number" || !Number.isFinite(v) || v < min) {
       throw new JobError(`job field ${field} is not a number >= ${min}`);
@@ -80,6 +80,9 @@ export function parseJob(data: unknown): MeasureJob {
         repeat: num(t.repeat, "options.timing.repeat", 1),
         minRepeatMs: num(t.minRepeatMs, "options.timing.minRepeatMs", 0),
         warmup: num(t.warmup, "options.timing.warmup", 0),
+        ...(t.noisySpread !== undefined
+          ? { noisySpread: num(t.noisySpread, "options.timing.noisySpread", 1) }
+          : {}),
       },
       timeoutSeconds: num(p.timeoutSeconds, "options.timeoutSeconds", 0.001),
       inputSeed: num(p.inputSeed, "options.inputSeed", 0),

@@ -49,3 +49,18 @@ Deno.test("parseResult() reads a worker's JSON result and refuses an unknown err
   assert.throws(() => parseResult({ errorKind: "boom", times: [] }), /errorKind/);
   assert.throws(() => parseResult({ errorKind: "none", times: ["x"] }), /times/);
 });
+
+Deno.test("parseJob() keeps a noisy-repeat spread and refuses one below 1", () => {
+  const timing = { ...job().options.timing, noisySpread: 1.25 };
+  const j = parseJob({ ...job(), options: { ...job().options, timing } });
+  assert.equal(j.options.timing.noisySpread, 1.25);
+  assert.equal(parseJob(job()).options.timing.noisySpread, undefined);
+  assert.throws(
+    () =>
+      parseJob({
+        ...job(),
+        options: { ...job().options, timing: { ...timing, noisySpread: 0.5 } },
+      }),
+    /options\.timing\.noisySpread is not a number >= 1/,
+  );
+});

@@ -50,6 +50,10 @@ Deno.test("tune --resume refuses a stored configuration the flags would refuse, 
       [{ seed: 1.5 }, /field config\.seed must be an integer/],
       [{ timeoutSeconds: -1 }, /field config\.timeoutSeconds must be a number above 0, got -1/],
       [{ timing: { number: 1, repeat: 0, minRepeatMs: 0 } }, /config\.timing\.repeat must be/],
+      [
+        { timing: { number: 1, repeat: 3, minRepeatMs: 0, noisySpread: 0.5 } },
+        /field config\.timing\.noisySpread must be a number >= 1, got 0\.5/,
+      ],
       [{ target: "tpu" }, /field config\.target is missing or invalid/],
       [{ race: 0.5 }, /field config\.race must be a number >= 1, got 0\.5/],
       [

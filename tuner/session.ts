@@ -748,6 +748,10 @@ function storedConfig(path: string, runId: number, config: unknown): RunConfig {
   for (const k of ["number", "repeat", "minRepeatMs"] as const) {
     within(`timing.${k}`, k, (c.timing as Partial<TimingOptions>)[k]);
   }
+  const spread = (c.timing as Partial<TimingOptions>).noisySpread;
+  if (spread !== undefined && !(typeof spread === "number" && spread >= 1)) {
+    bad("timing.noisySpread", `must be a number >= 1, got ${JSON.stringify(spread)}`);
+  }
   if (c.template !== undefined && typeof c.template !== "string") bad("template");
   if (c.strategy === "trace-file" && !Array.isArray(c.traces)) bad("traces");
   if (
@@ -942,5 +946,5 @@ export async function summarize(
 /** Whether two timings time alike. */
 function sameTiming(a: TimingOptions, b: TimingOptions): boolean {
   return a.number === b.number && a.repeat === b.repeat && a.minRepeatMs === b.minRepeatMs &&
-    a.warmup === b.warmup;
+    a.warmup === b.warmup && a.noisySpread === b.noisySpread;
 }

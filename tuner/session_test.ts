@@ -225,7 +225,8 @@ Deno.test("the trials are a screening: the finalists are timed again by a measur
       DEFAULTS.tune.finalistTiming,
     );
     db.close();
-    // Trials timed at least as long as the finalists' floor: one measurer for both.
+    // Trials timed longer than the finalists' floor: the finalists at the trials' length, but
+    // without the trials' noisy-repeat rule (their rounds are the second look).
     made.length = 0;
     await runSession({
       ...SMALL,
@@ -234,8 +235,21 @@ Deno.test("the trials are a screening: the finalists are timed again by a measur
       finalists: 2,
       measurer: factory,
     });
+    assert.deepEqual(made.map((m) => [m.timing.minRepeatMs, m.timing.noisySpread]), [
+      [50, DEFAULTS.tune.timing.noisySpread],
+      [50, undefined],
+    ]);
+    // The same timing for both: one measurer.
+    made.length = 0;
+    await runSession({
+      ...SMALL,
+      db: join(dir, "u.db"),
+      timing: { minRepeatMs: 50 },
+      finalistTiming: { noisySpread: DEFAULTS.tune.timing.noisySpread },
+      finalists: 2,
+      measurer: factory,
+    });
     assert.equal(made.length, 1);
-    assert.equal(made[0].timing.minRepeatMs, 50);
     assert.equal(made[0].candidates, 6 + 2 * 3);
     // An explicit finalist timing wins.
     made.length = 0;
