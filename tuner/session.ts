@@ -488,14 +488,15 @@ export async function runSession(
     // Target cuda: nvcc builds the candidates, the C builder only the reference.
     const target = resolveTarget(config.target);
     const source = recordingFailures(o.source ?? targetSource(target));
-    const remote = o.measurer
-      ? await o.measurer({
+    // The remote factory, called with the trials' timing and again with the finalists'.
+    const remoteWith = (timing: TimingOptions) =>
+      o.measurer!({
         target: config.target,
-        timing: config.timing,
+        timing,
         timeoutSeconds: config.timeoutSeconds,
         inputSeed: 0,
-      })
-      : undefined;
+      });
+    const remote = o.measurer ? await remoteWith(config.timing) : undefined;
     const targetWith = (timing: TimingOptions, prior?: ReadonlyMap<string, PriorResult>) =>
       targetMeasurer(target, {
         workload,
@@ -522,12 +523,7 @@ export async function runSession(
     /** A measurer like the run's, timing as `timing` (the finalists'), built kernels reused. */
     const finalistMeasurer = async (timing: TimingOptions): Promise<Measurer> =>
       o.measurer
-        ? (await o.measurer({
-          target: config.target,
-          timing,
-          timeoutSeconds: config.timeoutSeconds,
-          inputSeed: 0,
-        })).measurer
+        ? (await remoteWith(timing)).measurer
         : withConditions(targetWith(timing).measurer);
     if (!o.resume) {
       runId = await db.startRun({
@@ -744,14 +740,18 @@ function storedConfig(path: string, runId: number, config: unknown): RunConfig {
   if (!target || !tunable || (typeof c.space === "string") !== target.replay) {
     bad("target");
   }
-  if (typeof c.timing !== "object" || c.timing === null) bad("timing");
-  for (const k of ["number", "repeat", "minRepeatMs"] as const) {
-    within(`timing.${k}`, k, (c.timing as Partial<TimingOptions>)[k]);
-  }
-  const spread = (c.timing as Partial<TimingOptions>).noisySpread;
-  if (spread !== undefined && !(typeof spread === "number" && spread >= 1)) {
-    bad("timing.noisySpread", `must be a number >= 1, got ${JSON.stringify(spread)}`);
-  }
+  // The trials' timing and the finalists': the same fields, the same ranges.
+  const timing = (field: string, t: unknown) => {
+    if (typeof t !== "object" || t === null) bad(field);
+    for (const k of ["number", "repeat", "minRepeatMs"] as const) {
+      within(`${field}.${k}`, k, (t as Partial<TimingOptions>)[k]);
+    }
+    const spread = (t as Partial<TimingOptions>).noisySpread;
+    if (spread !== undefined && !(typeof spread === "number" && spread >= 1)) {
+      bad(`${field}.noisySpread`, `must be a number >= 1, got ${JSON.stringify(spread)}`);
+    }
+  };
+  timing("timing", c.timing);
   if (c.template !== undefined && typeof c.template !== "string") bad("template");
   if (c.strategy === "trace-file" && !Array.isArray(c.traces)) bad("traces");
   if (
@@ -763,12 +763,7 @@ function storedConfig(path: string, runId: number, config: unknown): RunConfig {
     if (typeof f !== "object" || f === null) bad("finalists");
     within("finalists.top", "finalists", f!.top);
     within("finalists.rounds", "finalistRounds", f!.rounds);
-    if (f!.timing !== undefined) {
-      if (typeof f!.timing !== "object" || f!.timing === null) bad("finalists.timing");
-      for (const k of ["number", "repeat", "minRepeatMs"] as const) {
-        within(`finalists.timing.${k}`, k, (f!.timing as Partial<TimingOptions>)[k]);
-      }
-    }
+    if (f!.timing !== undefined) timing("finalists.timing", f!.timing);
   }
   return c as RunConfig;
 }
