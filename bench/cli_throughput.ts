@@ -34,13 +34,11 @@
  */
 import { parseArgs } from "node:util";
 import { join, resolve } from "node:path";
-import { DatabaseSync } from "node:sqlite";
-import type { Trace } from "../ir/trace.ts";
+import { RecordsDB } from "../datasets/db.ts";
+import { canonicalJSON } from "../ir/trace.ts";
 import { median } from "../ir/stats.ts";
-import { createExecutor } from "../network/executor.ts";
-import { sizeOf } from "../network/network.ts";
-import { fillUniform } from "../measure/prng.ts";
-import { benchNetwork, recordedTraces } from "./network_peers.ts";
+import { FINALISTS_STRATEGY } from "../tuner/finalists.ts";
+import { benchNetwork, executorRounds, positiveFlags, recordedTraces } from "./network_peers.ts";
 
 /** The tuning part of a records database: its trials and their wall seconds. */
 export interface TuningTime {
@@ -50,8 +48,8 @@ export interface TuningTime {
 
 /**
  * Trials and tuning wall seconds of the records database at `path`: every
- * run but the finalists' re-timings, from the first run's creation to the
- * last result of any of them.
+ * run but the finalists' re-timings, from the first such run's creation to
+ * the last result of any of them.
  *
  * @example
  * ```ts ignore
@@ -61,50 +59,57 @@ export interface TuningTime {
  * ```
  */
 export function tuningTime(path: string): TuningTime {
-  const db = new DatabaseSync(path, { readOnly: true });
+  return readRecords(path, (db) => {
+    const runs = db.runs().filter((r) => r.strategy !== FINALISTS_STRATEGY)
+      .map((run) => ({ run, results: db.candidates(run.id).flatMap((c) => c.result ?? []) }))
+      .filter((r) => r.results.length > 0);
+    if (runs.length === 0) return { trials: 0, seconds: NaN };
+    const start = Math.min(...runs.map((r) => Date.parse(r.run.created)));
+    const last = Math.max(...runs.flatMap((r) => r.results.map((x) => Date.parse(x.timestamp))));
+    return {
+      trials: runs.reduce((n, r) => n + r.results.length, 0),
+      seconds: (last - start) / 1000,
+    };
+  });
+}
+
+/** Reads the records database at `path` (either checkout's: its schema may be older). */
+function readRecords<T>(path: string, read: (db: RecordsDB) => T): T {
+  const db = RecordsDB.open(path, { mode: "read" });
   try {
-    const row = db.prepare(
-      `SELECT COUNT(*) AS n, MIN(u.created) AS start, MAX(r.timestamp) AS last
-       FROM results r JOIN candidates c ON c.id = r.candidate_id JOIN runs u ON u.id = c.run_id
-       WHERE u.strategy != 'finalists'`,
-    ).get() as { n: number; start: string | null; last: string | null };
-    if (!row.start || !row.last) return { trials: 0, seconds: NaN };
-    return { trials: row.n, seconds: (Date.parse(row.last) - Date.parse(row.start)) / 1000 };
+    return read(db);
   } finally {
     db.close();
   }
 }
 
-/** The trace (JSON text) of candidate `id` in the records database at `path`. */
+/** A trace's key: its canonical JSON, the same whichever run stored it. */
+const traceKey = (stored: string) => canonicalJSON(JSON.parse(stored));
+
+/** The trace key of candidate `id` (a summary's `best_trace_id`) in the records database at `path`. */
 function traceOfCandidate(path: string, id: number): string {
-  const db = new DatabaseSync(path, { readOnly: true });
-  try {
-    const row = db.prepare("SELECT trace FROM candidates WHERE id = ?").get(id) as
-      | { trace: string }
-      | undefined;
-    if (!row) throw new Error(`${path}: no candidate ${id}`);
-    return row.trace;
-  } finally {
-    db.close();
-  }
+  return readRecords(path, (db) => {
+    const c = db.runs().flatMap((r) => db.candidates(r.id)).find((x) => x.id === id);
+    if (!c) throw new Error(`${path}: no candidate ${id}`);
+    return traceKey(c.trace);
+  });
 }
 
 /**
  * The median over rounds of each finalist of the last finalists run in the
- * records database at `path`, seconds by trace (canonical JSON text).
+ * records database at `path`, seconds by trace key.
  */
 function retimedSeconds(path: string): Map<string, number> {
-  const db = new DatabaseSync(path, { readOnly: true });
-  try {
-    const rows = db.prepare(
-      `SELECT c.trace, r.seconds FROM results r JOIN candidates c ON c.id = r.candidate_id
-       WHERE c.run_id = (SELECT MAX(id) FROM runs WHERE strategy = 'finalists')
-       AND r.error_kind = 'none'`,
-    ).all() as { trace: string; seconds: number }[];
-    return new Map(rows.map((r) => [JSON.stringify(JSON.parse(r.trace)), r.seconds]));
-  } finally {
-    db.close();
-  }
+  return readRecords(path, (db) => {
+    const run = db.runs().filter((r) => r.strategy === FINALISTS_STRATEGY).at(-1);
+    return new Map(
+      (run ? db.candidates(run.id) : []).flatMap((c) =>
+        c.result?.errorKind === "none" && c.result.seconds !== null
+          ? [[traceKey(c.trace), c.result.seconds]]
+          : []
+      ),
+    );
+  });
 }
 
 /** Runs `deno run -A SCRIPT ARGS` in `cwd`; its stdout, or a thrown error with its stderr's end. */
@@ -166,13 +171,12 @@ if (import.meta.main) {
       fail(`${dir} is not a tunebook checkout (no cli/tune.ts)`);
     }
   }
-  const count = (name: string, s: string) => {
-    const n = Number(s);
-    if (!Number.isInteger(n) || n < 1) fail(`--${name} must be a positive integer`);
-    return n;
-  };
-  const trials = count("trials", v.trials!), rounds = count("rounds", v.rounds!);
-  const retimeRounds = count("retime-rounds", v["retime-rounds"]!);
+  const n = positiveFlags(
+    v,
+    ["trials", "rounds", "retime-rounds", "network-trials", "network-rounds"],
+    fail,
+  );
+  const { trials, rounds } = n, retimeRounds = n["retime-rounds"];
   const dirs = { before: resolve(v.before!), after: resolve(v.after!) };
   const work = v.out ?? await Deno.makeTempDir({ prefix: "cli_throughput_" });
   const shape = v.shape!;
@@ -218,7 +222,7 @@ if (import.meta.main) {
           trials: t.trials,
           seconds: t.seconds,
           reportedGflops: summary.best_gflops,
-          trace: JSON.stringify(JSON.parse(traceOfCandidate(db, summary.best_trace_id))),
+          trace: traceOfCandidate(db, summary.best_trace_id),
         };
         arms.push(arm);
         console.log(
@@ -293,8 +297,7 @@ if (import.meta.main) {
     try {
       if (Deno.statSync(network).isFile) network = resolve(network);
     } catch { /* a built-in name */ }
-    const netTrials = count("network-trials", v["network-trials"]!);
-    const netRounds = count("network-rounds", v["network-rounds"]!);
+    const netTrials = n["network-trials"], netRounds = n["network-rounds"];
     const times: Record<string, TuningTime> = {};
     for (const side of ["before", "after"] as const) {
       const dir = join(work, `${side}-${v.network}`);
@@ -327,24 +330,14 @@ if (import.meta.main) {
       { network, size: 224, block: 16 },
       fail,
     );
-    const input = new Float32Array(sizeOf(net.input.shape));
-    fillUniform(1, [input]);
     const executors = [];
     for (const side of ["before", "after"]) {
-      const traces: Map<string, Trace> = recordedTraces(
-        join(work, `${side}-${v.network}`, "net.db"),
-        net,
-        16,
-      );
-      const ex = await createExecutor(net, weights, { traces, block: 16 });
-      ex.run(input);
-      executors.push(ex);
+      const traces = recordedTraces(join(work, `${side}-${v.network}`, "net.db"), net, 16);
+      executors.push(await executorRounds(net, weights, traces, 16));
     }
     const ms: number[][] = [[], []];
     for (let r = 0; r < netRounds; r++) {
-      for (const i of r % 2 ? [1, 0] : [0, 1]) {
-        ms[i].push(executors[i].latency({ repeat: 10, warmup: 1 }).medianMs);
-      }
+      for (const i of r % 2 ? [1, 0] : [0, 1]) ms[i].push(executors[i].time(10));
     }
     for (const ex of executors) ex.close();
     const ratios = ms[0].map((b, i) => b / ms[1][i]);

@@ -21,6 +21,7 @@ import { randomSearch } from "../search/random.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import { kernelSource } from "../measure/kernel_source.ts";
 import { balancedGroups, compileCost, createBuilder } from "../measure/builder.ts";
+import { positiveFlags } from "./network_peers.ts";
 
 /** One kernel: its round, length, cost and gcc's milliseconds alone. */
 export interface KernelCompile {
@@ -89,24 +90,19 @@ if (import.meta.main) {
       seed: { type: "string", default: "1" },
     },
   });
-  const count = (name: string, s: string) => {
-    const n = Number(s);
-    if (!Number.isInteger(n) || n < 1) {
-      console.error(`compile_cost: --${name} must be a positive integer`);
-      Deno.exit(2);
-    }
-    return n;
-  };
-  const rounds = count("rounds", v.rounds!), batch = count("batch", v.batch!);
-  const compilers = count("compilers", v.compilers!);
-  const seed = Number(v.seed);
-  let w;
-  try {
-    w = createWorkload("matmul", v.shape!.split(",").map(Number));
-  } catch (e) {
-    console.error(`compile_cost: --shape: ${(e as Error).message}`);
+  const fail = (m: string): never => {
+    console.error(`compile_cost: ${m}`);
     Deno.exit(2);
-  }
+  };
+  const { rounds, batch, compilers } = positiveFlags(v, ["rounds", "batch", "compilers"], fail);
+  const seed = Number(v.seed);
+  const w = (() => {
+    try {
+      return createWorkload("matmul", v.shape!.split(",").map(Number));
+    } catch (e) {
+      return fail(`--shape: ${(e as Error).message}`);
+    }
+  })();
   const search = randomSearch(defaultSpace(w), { seed });
   const dir = await Deno.makeTempDir({ prefix: "compile_cost_" });
   const builder = createBuilder({ cacheDir: dir, batch: 1, parallel: 1 });

@@ -200,8 +200,23 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-/** Median forward pass (ms) of a compiled network over `repeat` passes, per round. */
-async function executorRounds(
+/**
+ * A network compiled with `traces` (channel block `block`) and run once on
+ * seeded input; `time(repeat)` gives its median forward pass (ms) over
+ * `repeat` passes, one call per round.
+ *
+ * @example
+ * ```ts ignore
+ * import { executorRounds } from "./network_peers.ts";
+ * import { builtinNetwork } from "../network/builtin.ts";
+ * import { randomWeights } from "../network/weights.ts";
+ * const net = builtinNetwork("resnet18");
+ * const ex = await executorRounds(net, randomWeights(net, 1), new Map(), 1);
+ * console.log(ex.time(5), "ms");
+ * ex.close();
+ * ```
+ */
+export async function executorRounds(
   net: Network,
   weights: Weights,
   traces: Map<string, Trace>,

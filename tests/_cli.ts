@@ -13,6 +13,26 @@ export const SHARED_KERNEL_CACHE: Record<string, string> = {
   TUNEBOOK_CACHE: join(ROOT, ".cache/kernels"),
 };
 
+/**
+ * Writes `two.json` in `dir`: a network of two 3x3 convolutions with a ReLU
+ * between, over an 8-channel 8x8 input, small enough for the network benches'
+ * tests to tune in seconds.
+ */
+export async function writeTwoConvs(dir: string): Promise<void> {
+  await Deno.writeTextFile(
+    join(dir, "two.json"),
+    JSON.stringify({
+      name: "two",
+      input: { name: "x", shape: [1, 8, 8, 8] },
+      layers: [
+        { name: "c1", op: "conv2d", inputs: ["x"], channels: 8, kernel: 3, pad: 1 },
+        { name: "r1", op: "relu", inputs: ["c1"] },
+        { name: "c2", op: "conv2d", inputs: ["r1"], channels: 8, kernel: 3, pad: 1 },
+      ],
+    }),
+  );
+}
+
 /** What a script run gave. */
 export interface ScriptResult {
   code: number;

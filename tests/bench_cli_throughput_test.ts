@@ -1,7 +1,7 @@
 /** bench/cli_throughput.ts on two checkouts (here the same one twice), and its bad input. */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ROOT, runScript } from "./_cli.ts";
+import { ROOT, runScript, writeTwoConvs } from "./_cli.ts";
 
 Deno.test("bench/cli_throughput.ts times tune in both checkouts and re-times what each reported", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tb-cli-throughput-" });
@@ -48,18 +48,7 @@ Deno.test("bench/cli_throughput.ts times tune in both checkouts and re-times wha
 Deno.test("bench/cli_throughput.ts tunes a network in both checkouts and times both, in turn", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tb-cli-throughput-net-" });
   try {
-    await Deno.writeTextFile(
-      join(dir, "two.json"),
-      JSON.stringify({
-        name: "two",
-        input: { name: "x", shape: [1, 8, 8, 8] },
-        layers: [
-          { name: "c1", op: "conv2d", inputs: ["x"], channels: 8, kernel: 3, pad: 1 },
-          { name: "r1", op: "relu", inputs: ["c1"] },
-          { name: "c2", op: "conv2d", inputs: ["r1"], channels: 8, kernel: 3, pad: 1 },
-        ],
-      }),
-    );
+    await writeTwoConvs(dir);
     const r = await runScript("bench/cli_throughput.ts", [
       "--before",
       ROOT,

@@ -1,23 +1,11 @@
 /** bench/finalists_in_pass.ts on a small network tuned in a records database, and its bad input. */
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { runScript, SHARED_KERNEL_CACHE } from "./_cli.ts";
+import { runScript, SHARED_KERNEL_CACHE, writeTwoConvs } from "./_cli.ts";
 
 Deno.test("bench/finalists_in_pass.ts times every task's candidates inside passes and by itself, and the network with the choice", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tb-finalists-in-pass-" });
   try {
-    await Deno.writeTextFile(
-      join(dir, "two.json"),
-      JSON.stringify({
-        name: "two",
-        input: { name: "x", shape: [1, 8, 8, 8] },
-        layers: [
-          { name: "c1", op: "conv2d", inputs: ["x"], channels: 8, kernel: 3, pad: 1 },
-          { name: "r1", op: "relu", inputs: ["c1"] },
-          { name: "c2", op: "conv2d", inputs: ["r1"], channels: 8, kernel: 3, pad: 1 },
-        ],
-      }),
-    );
+    await writeTwoConvs(dir);
     const tuned = await runScript(
       "cli/tune_network.ts",
       ["--network", "two.json", "--trials", "6", "--db", "n.db", "--no-execute"],
