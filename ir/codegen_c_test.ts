@@ -12,16 +12,31 @@ import { conv2d, createWorkload, denseBiasRelu, matmul, type Workload } from "./
 
 const sched = (w: Workload) => new Schedule(w, { prng: createPrng(1) });
 
-/** The `-march=native` target's AVX level, from gcc's own report. */
-async function nativeVectorRegisters(): Promise<"zmm|ymm" | "ymm" | "xmm"> {
+/** gcc's report of its `-march=native` target options. */
+async function nativeTargetReport(): Promise<string> {
   const out = await new Deno.Command("gcc", {
     args: ["-march=native", "-Q", "--help=target"],
     stdout: "piped",
     stderr: "null",
   }).output();
-  const text = new TextDecoder().decode(out.stdout);
+  return new TextDecoder().decode(out.stdout);
+}
+
+/** The `-march=native` target's AVX level, from gcc's own report. */
+async function nativeVectorRegisters(): Promise<"zmm|ymm" | "ymm" | "xmm"> {
+  const text = await nativeTargetReport();
   const on = (flag: string) => new RegExp(`^\\s*${flag}\\s+\\[enabled\\]`, "m").test(text);
   return on("-mavx512f") ? "zmm|ymm" : on("-mavx") ? "ymm" : "xmm";
+}
+
+/**
+ * The registers gcc's loop vectorizer uses at `-march=native`: the AVX
+ * level's, or 128-bit ones where the tuning prefers that width (gcc's
+ * `znver1`, AMD's Zen 1, whose AVX2 units split 256-bit operations in two).
+ */
+async function vectorizerRegisters(): Promise<"zmm|ymm" | "ymm" | "xmm"> {
+  const width = /^\s*-mprefer-vector-width=\s+(\S+)/m.exec(await nativeTargetReport())?.[1];
+  return width === "128" ? "xmm" : await nativeVectorRegisters();
 }
 
 /** Assembly of `tb_kernel` (without OpenMP outlined functions) from gcc -O3 -march=native -S. */
@@ -72,7 +87,7 @@ Deno.test("a ReLU runs in vectors under the build's -fno-tree-loop-if-convert; a
   const src = generateC(lower(sched(biasAct(1, 4, 64, "relu"))));
   assert.match(src, /__attribute__\(\(optimize\("tree-loop-if-convert"\)\)\) void tb_kernel/);
   const asm = await assemblyOf(src, ["-fno-tree-loop-if-convert"]);
-  const regs = await nativeVectorRegisters();
+  const regs = await vectorizerRegisters();
   assert.match(asm, new RegExp(`\\bv?addps\\b[^\\n]*%(${regs})\\d+`), asm.slice(0, 3000));
   // Without the attribute the same loop stays scalar: the test would fail on the old code.
   const plain = await assemblyOf(src.replace(/__attribute__\(\(optimize\([^)]*\)\)\) /, ""), [

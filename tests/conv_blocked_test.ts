@@ -257,14 +257,37 @@ Deno.test("conv2d-blocked's heuristic point: the padding in place, a row tile of
   assert.equal(unpadded(rule([1, 64, 56, 56, 128, 1, 1, 2, 0, 16, 16])), "1x14x2 f -");
   assert.equal(unpadded(rule([1, 128, 28, 28, 256, 1, 1, 2, 0, 16, 16])), "1x14x2 f -");
   assert.equal(unpadded(rule([1, 256, 14, 14, 512, 1, 1, 2, 0, 16, 16])), "2x7x2 f -");
-  // No rule for NCHW images or AVX2's 8 lanes.
+  // No rule for NCHW images.
   assert.equal(rule([1, 3, 224, 224, 64, 7, 7, 2, 3, 1, 16]), undefined);
-  const avx2 = templateSpace(
-    "conv2d-blocked",
-    createWorkload("conv2d_nchwc", [1, 64, 56, 56, 64, 3, 3, 1, 1, 16, 16]),
-    { lanes: 8 as const, registers: 16 },
-  );
-  assert.equal(avx2.heuristic?.(), undefined);
+});
+
+Deno.test("conv2d-blocked's heuristic point with AVX2's 16 registers: a row of 1 block where it fits, else the most columns of 1 block (of 2 for a 1x1 kernel)", () => {
+  const avx2 = { lanes: 8 as const, registers: 16 };
+  const rule = (shape: number[]) => {
+    const t = templateSpace("conv2d-blocked", createWorkload("conv2d_nchwc", shape), avx2);
+    const c = t.heuristic?.();
+    const v = c && t.space.values(c.knobs!);
+    return v && `${v.yr}x${v.xr}x${v.oc_blocks} ${v.parallel} ${v.pad_at ?? "-"}`;
+  };
+  // A block of 16 is two vectors of 8: 14 x 2 blocks (56 accumulators) no longer fits, nor a
+  // 7-wide row of 2 blocks (28); 7 columns of 1 block (14) do, and 3 of 2 blocks (12).
+  assert.equal(rule([1, 64, 56, 56, 64, 3, 3, 1, 1, 16, 16]), "1x7x1 f inline");
+  assert.equal(rule([1, 128, 28, 28, 256, 3, 3, 2, 1, 16, 16]), "1x7x1 f inline");
+  assert.equal(rule([1, 512, 7, 7, 512, 3, 3, 1, 1, 16, 16]), "1x7x1 f inline");
+  // 1x1 kernels: 2 blocks a broadcast, unless a row of 1 block fits.
+  assert.equal(rule([1, 64, 56, 56, 128, 1, 1, 2, 0, 16, 16]), "1x3x2 f -");
+  assert.equal(rule([1, 128, 28, 28, 256, 1, 1, 2, 0, 16, 16]), "1x3x2 f -");
+  assert.equal(rule([1, 256, 14, 14, 512, 1, 1, 2, 0, 16, 16]), "1x7x1 f -");
+  // Three blocks (2 does not divide them), in parallel over rows.
+  assert.equal(rule([1, 16, 7, 7, 48, 3, 3, 1, 1, 16, 16]), "1x7x1 y inline");
+  assert.equal(rule([1, 3, 224, 224, 64, 7, 7, 2, 3, 1, 16]), undefined);
+  // Every tile it picks fits: its accumulators and a broadcast in 16 registers.
+  for (const width of [5, 9, 13, 28, 112]) {
+    const w = createWorkload("conv2d_nchwc", [1, 32, width, width, 64, 3, 3, 1, 1, 16, 16]);
+    const t = templateSpace("conv2d-blocked", w, avx2);
+    const c = t.heuristic?.();
+    assert.ok(c?.knobs && t.space.isValid(c.knobs), `width ${width}`);
+  }
 });
 
 for (
@@ -275,15 +298,16 @@ for (
     [1, 32, 28, 28, 64, 1, 1, 2, 0, 16, 16],
   ]
 ) {
-  Deno.test(`conv2d-blocked's heuristic point computes the naive output of ${shape}`, async () => {
-    const t = templateSpace("conv2d-blocked", createWorkload("conv2d_nchwc", shape), {
-      lanes: 16,
-      registers: 32,
-    });
-    const rule = t.heuristic?.();
-    assert.ok(rule?.knobs, `no heuristic point for ${shape}`);
-    const values = t.space.values(rule.knobs);
-    await checkBothTargets(templateSource("conv2d-blocked", shape, values, "conv2d_nchwc"));
+  Deno.test(`conv2d-blocked's heuristic points (AVX-512's and AVX2's) compute the naive output of ${shape}`, async () => {
+    for (
+      const target of [{ lanes: 16 as const, registers: 32 }, { lanes: 8 as const, registers: 16 }]
+    ) {
+      const t = templateSpace("conv2d-blocked", createWorkload("conv2d_nchwc", shape), target);
+      const rule = t.heuristic?.();
+      assert.ok(rule?.knobs, `no heuristic point for ${shape}`);
+      const values = t.space.values(rule.knobs);
+      await checkBothTargets(templateSource("conv2d-blocked", shape, values, "conv2d_nchwc"));
+    }
   });
 }
 

@@ -115,8 +115,8 @@ function convBlockedApply(sch: Schedule, v: Record<string, unknown>): void {
 }
 
 /**
- * The heuristic point of `conv2d-blocked` on a layer with blocked input and
- * 16-lane vectors: the padding (if any) read in place, a tile of 2 output
+ * The heuristic point of `conv2d-blocked` on a layer with blocked input:
+ * the padding (if any) read in place, a tile of 2 output
  * blocks covering the output's row, else half of it, else 1 block covering
  * the row, the first whose accumulators, filter vectors and broadcast fit
  * the registers (oneDNN's `ur_w` by `nb_oc_blocking`), as many rows of it as
@@ -136,13 +136,21 @@ function convBlockedApply(sch: Schedule, v: Record<string, unknown>): void {
  * row by 1 on the 3x3, 3x3/2 and 1x1/2 layers; against oneDNN the point
  * alone went from 0.88-0.91 to 0.95-1.05 (bench/results/vendor_speed.md,
  * "Half a row of two blocks").
+ *
+ * Where not even 14 columns of 2 blocks fit (AVX2's 16 registers, a block of
+ * 16 two vectors of 8), the most columns that fit: of 1 block for a kernel
+ * wider than 1 (3 x 3: 7 columns, 14 accumulators), of 2 for a 1x1 (3
+ * columns, 12). On an AMD EPYC of family 23 (`bench/tiles.ts`), 1 block by
+ * 6 or 7 columns ran 1.02-1.10x as fast as 2 by 3 on the 28- and 14-wide 3x3
+ * layers, and 2 by 3 1.04-1.13x as fast as 1 by 6 or 7 on the 1x1/2 ones
+ * (bench/results/vendor_speed.md, "AVX2: an AMD EPYC of family 23").
  */
 function convBlockedHeuristic(
   w: Workload,
   target: RegisterFile,
 ): Record<string, unknown> | undefined {
   const [, , , , F, , , , , CB, FB] = w.shape;
-  if (CB === 1 || target.lanes !== 16) return undefined;
+  if (CB === 1) return undefined;
   const blocks = F / FB, vectors = Math.ceil(FB / target.lanes);
   const knobs = convNCHWxcKnobs(w);
   const options = (name: string) => knobs.find((k) => k.name === name)!.options as number[];
@@ -171,7 +179,22 @@ function convBlockedHeuristic(
       }
     }
   }
-  return tile(14, blocks % 2 === 0 ? 2 : 1, "y", 0);
+  const wide = tile(14, blocks % 2 === 0 ? 2 : 1, "y", 0);
+  if (channelTileFits(wide, w, target, outputBlocksPerTile(wide) * vectors)) return wide;
+  // Fewer registers for the blocks' vectors (AVX2: 16, a block of 16 two
+  // vectors): the most columns of a row that fit, of 1 block where the
+  // kernel has several taps along a row (neighbouring taps share the
+  // broadcasts of a wider row), of 2 blocks for a 1x1 kernel (nothing to
+  // share, so a broadcast serves more filter vectors instead).
+  const columns = options("xr").filter((c) => c <= outWidth(w)).reverse();
+  const order = w.shape[6] > 1 ? [1, 2] : [2, 1];
+  for (const oc of order.filter((b) => blocks % b === 0)) {
+    for (const xr of columns) {
+      const v = tile(xr, oc, blocks / oc >= 4 ? "f" : "y");
+      if (channelTileFits(v, w, target, oc * vectors)) return v;
+    }
+  }
+  return undefined;
 }
 
 /**
