@@ -22,11 +22,15 @@ async function nativeTargetReport(): Promise<string> {
   return new TextDecoder().decode(out.stdout);
 }
 
+/** The registers of the AVX level that gcc's report gives. */
+function avxRegisters(report: string): "zmm|ymm" | "ymm" | "xmm" {
+  const on = (flag: string) => new RegExp(`^\\s*${flag}\\s+\\[enabled\\]`, "m").test(report);
+  return on("-mavx512f") ? "zmm|ymm" : on("-mavx") ? "ymm" : "xmm";
+}
+
 /** The `-march=native` target's AVX level, from gcc's own report. */
 async function nativeVectorRegisters(): Promise<"zmm|ymm" | "ymm" | "xmm"> {
-  const text = await nativeTargetReport();
-  const on = (flag: string) => new RegExp(`^\\s*${flag}\\s+\\[enabled\\]`, "m").test(text);
-  return on("-mavx512f") ? "zmm|ymm" : on("-mavx") ? "ymm" : "xmm";
+  return avxRegisters(await nativeTargetReport());
 }
 
 /**
@@ -35,8 +39,9 @@ async function nativeVectorRegisters(): Promise<"zmm|ymm" | "ymm" | "xmm"> {
  * `znver1`, AMD's Zen 1, whose AVX2 units split 256-bit operations in two).
  */
 async function vectorizerRegisters(): Promise<"zmm|ymm" | "ymm" | "xmm"> {
-  const width = /^\s*-mprefer-vector-width=\s+(\S+)/m.exec(await nativeTargetReport())?.[1];
-  return width === "128" ? "xmm" : await nativeVectorRegisters();
+  const report = await nativeTargetReport();
+  const width = /^\s*-mprefer-vector-width=\s+(\S+)/m.exec(report)?.[1];
+  return width === "128" ? "xmm" : avxRegisters(report);
 }
 
 /** Assembly of `tb_kernel` (without OpenMP outlined functions) from gcc -O3 -march=native -S. */

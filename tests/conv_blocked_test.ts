@@ -230,45 +230,39 @@ Deno.test("conv2d-blocked with pad_at inline reads a padded input in place, its 
   assert.equal(valid({ ...point, oc_blocks: 1, pad_parallel: 0, pad_at: "inline" }), false);
 });
 
+/** conv2d-blocked's heuristic tile on a register file: rows x columns x blocks, parallel loop, pad_at. */
+function heuristicTile(shape: number[], target: { lanes: 8 | 16; registers: number }) {
+  const t = templateSpace("conv2d-blocked", createWorkload("conv2d_nchwc", shape), target);
+  const c = t.heuristic?.();
+  const v = c && t.space.values(c.knobs!);
+  return v && `${v.yr}x${v.xr}x${v.oc_blocks} ${v.parallel} ${v.pad_at ?? "-"}`;
+}
+
 Deno.test("conv2d-blocked's heuristic point: the padding in place, a row tile of 2 blocks, half a row of 2, or a row of 1 where it fits (unpadded too), as many rows as fit, else 14 x 2", () => {
-  const avx512 = { lanes: 16 as const, registers: 32 };
-  const rule = (shape: number[]) => {
-    const t = templateSpace("conv2d-blocked", createWorkload("conv2d_nchwc", shape), avx512);
-    const c = t.heuristic?.();
-    return c && t.space.values(c.knobs!);
-  };
-  const pick = (v: Record<string, unknown> | undefined) =>
-    v && `${v.yr}x${v.xr}x${v.oc_blocks} ${v.parallel} ${v.pad_at}`;
+  const rule = (shape: number[]) => heuristicTile(shape, { lanes: 16, registers: 32 });
   // ResNet-18's 3x3 layers: 56-wide rows (no tile covers them), 28 (half a row of 2 blocks
   // before a row of 1), 14 and 7 (two rows fit).
-  assert.equal(pick(rule([1, 64, 56, 56, 64, 3, 3, 1, 1, 16, 16])), "1x14x2 y inline");
-  assert.equal(pick(rule([1, 64, 56, 56, 128, 3, 3, 2, 1, 16, 16])), "1x14x2 f inline");
-  assert.equal(pick(rule([1, 128, 28, 28, 128, 3, 3, 1, 1, 16, 16])), "1x14x2 f inline");
-  assert.equal(pick(rule([1, 256, 14, 14, 256, 3, 3, 1, 1, 16, 16])), "1x14x2 f inline");
-  assert.equal(pick(rule([1, 256, 14, 14, 512, 3, 3, 2, 1, 16, 16])), "2x7x2 f inline");
-  assert.equal(pick(rule([1, 512, 7, 7, 512, 3, 3, 1, 1, 16, 16])), "2x7x2 f inline");
+  assert.equal(rule([1, 64, 56, 56, 64, 3, 3, 1, 1, 16, 16]), "1x14x2 y inline");
+  assert.equal(rule([1, 64, 56, 56, 128, 3, 3, 2, 1, 16, 16]), "1x14x2 f inline");
+  assert.equal(rule([1, 128, 28, 28, 128, 3, 3, 1, 1, 16, 16]), "1x14x2 f inline");
+  assert.equal(rule([1, 256, 14, 14, 256, 3, 3, 1, 1, 16, 16]), "1x14x2 f inline");
+  assert.equal(rule([1, 256, 14, 14, 512, 3, 3, 2, 1, 16, 16]), "2x7x2 f inline");
+  assert.equal(rule([1, 512, 7, 7, 512, 3, 3, 1, 1, 16, 16]), "2x7x2 f inline");
   // SqueezeNet's 13-wide rows: a tile of 14 covers them.
-  assert.equal(pick(rule([1, 48, 13, 13, 192, 3, 3, 1, 1, 16, 16])), "1x14x2 f inline");
+  assert.equal(rule([1, 48, 13, 13, 192, 3, 3, 1, 1, 16, 16]), "1x14x2 f inline");
   // Three blocks of output channels (2 does not divide them) on 7-wide rows: four rows of one fit.
-  assert.equal(pick(rule([1, 16, 7, 7, 48, 3, 3, 1, 1, 16, 16])), "4x7x1 y inline");
+  assert.equal(rule([1, 16, 7, 7, 48, 3, 3, 1, 1, 16, 16]), "4x7x1 y inline");
   // Unpadded (ResNet-18's 1x1/2 projections): the same rule without the padding.
-  const unpadded = (v: Record<string, unknown> | undefined) =>
-    v && `${v.yr}x${v.xr}x${v.oc_blocks} ${v.parallel} ${v.pad_at ?? "-"}`;
-  assert.equal(unpadded(rule([1, 64, 56, 56, 128, 1, 1, 2, 0, 16, 16])), "1x14x2 f -");
-  assert.equal(unpadded(rule([1, 128, 28, 28, 256, 1, 1, 2, 0, 16, 16])), "1x14x2 f -");
-  assert.equal(unpadded(rule([1, 256, 14, 14, 512, 1, 1, 2, 0, 16, 16])), "2x7x2 f -");
+  assert.equal(rule([1, 64, 56, 56, 128, 1, 1, 2, 0, 16, 16]), "1x14x2 f -");
+  assert.equal(rule([1, 128, 28, 28, 256, 1, 1, 2, 0, 16, 16]), "1x14x2 f -");
+  assert.equal(rule([1, 256, 14, 14, 512, 1, 1, 2, 0, 16, 16]), "2x7x2 f -");
   // No rule for NCHW images.
   assert.equal(rule([1, 3, 224, 224, 64, 7, 7, 2, 3, 1, 16]), undefined);
 });
 
 Deno.test("conv2d-blocked's heuristic point with AVX2's 16 registers: a row of 1 block where it fits, else the most columns of 1 block (of 2 for a 1x1 kernel)", () => {
   const avx2 = { lanes: 8 as const, registers: 16 };
-  const rule = (shape: number[]) => {
-    const t = templateSpace("conv2d-blocked", createWorkload("conv2d_nchwc", shape), avx2);
-    const c = t.heuristic?.();
-    const v = c && t.space.values(c.knobs!);
-    return v && `${v.yr}x${v.xr}x${v.oc_blocks} ${v.parallel} ${v.pad_at ?? "-"}`;
-  };
+  const rule = (shape: number[]) => heuristicTile(shape, avx2);
   // A block of 16 is two vectors of 8: 14 x 2 blocks (56 accumulators) no longer fits, nor a
   // 7-wide row of 2 blocks (28); 7 columns of 1 block (14) do, and 3 of 2 blocks (12).
   assert.equal(rule([1, 64, 56, 56, 64, 3, 3, 1, 1, 16, 16]), "1x7x1 f inline");

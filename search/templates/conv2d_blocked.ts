@@ -149,7 +149,7 @@ function convBlockedHeuristic(
   w: Workload,
   target: RegisterFile,
 ): Record<string, unknown> | undefined {
-  const [, , , , F, , , , , CB, FB] = w.shape;
+  const [, , , , F, , KW, , , CB, FB] = w.shape;
   if (CB === 1) return undefined;
   const blocks = F / FB, vectors = Math.ceil(FB / target.lanes);
   const knobs = convNCHWxcKnobs(w);
@@ -157,6 +157,11 @@ function convBlockedHeuristic(
   const row = options("xr").find((c) => c >= outWidth(w));
   // Half a row of 2 blocks before a row of 1 (see above).
   const half = options("xr").find((c) => c >= outWidth(w) / 2);
+  // Its accumulators, filter vectors and broadcast within the registers.
+  const fits = (v: Record<string, unknown>) =>
+    channelTileFits(v, w, target, outputBlocksPerTile(v) * vectors);
+  // Blocks in parallel where there are at least 4 tiles of them, else rows.
+  const parallelLoop = (oc: number) => blocks / oc >= 4 ? "f" : "y";
   const tile = (xr: number, oc: number, parallel: string, unroll = 1) => ({
     yr: 1,
     xr,
@@ -174,24 +179,24 @@ function convBlockedHeuristic(
     // 32, two rows 28, each filter vector then serving twice the columns.
     for (const xr of oc === 2 && half !== undefined && half !== row ? [row, half] : [row]) {
       for (const yr of rows) {
-        const v = { ...tile(xr, oc, blocks / oc >= 4 ? "f" : "y"), yr };
-        if (channelTileFits(v, w, target, oc * vectors)) return v;
+        const v = { ...tile(xr, oc, parallelLoop(oc)), yr };
+        if (fits(v)) return v;
       }
     }
   }
   const wide = tile(14, blocks % 2 === 0 ? 2 : 1, "y", 0);
-  if (channelTileFits(wide, w, target, outputBlocksPerTile(wide) * vectors)) return wide;
+  if (fits(wide)) return wide;
   // Fewer registers for the blocks' vectors (AVX2: 16, a block of 16 two
   // vectors): the most columns of a row that fit, of 1 block where the
   // kernel has several taps along a row (neighbouring taps share the
   // broadcasts of a wider row), of 2 blocks for a 1x1 kernel (nothing to
   // share, so a broadcast serves more filter vectors instead).
   const columns = options("xr").filter((c) => c <= outWidth(w)).reverse();
-  const order = w.shape[6] > 1 ? [1, 2] : [2, 1];
+  const order = KW > 1 ? [1, 2] : [2, 1];
   for (const oc of order.filter((b) => blocks % b === 0)) {
     for (const xr of columns) {
-      const v = tile(xr, oc, blocks / oc >= 4 ? "f" : "y");
-      if (channelTileFits(v, w, target, oc * vectors)) return v;
+      const v = tile(xr, oc, parallelLoop(oc));
+      if (fits(v)) return v;
     }
   }
   return undefined;
