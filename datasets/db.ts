@@ -306,6 +306,7 @@ const ADDED_RESULT_COLUMNS = [
   "load1",
   "steal",
   "cpu_mhz",
+  "probe_gbps",
 ] as const;
 
 /** The result columns of a SELECT, with NULL for the added columns the file lacks. */
@@ -440,6 +441,7 @@ function toResult(path: string, r: Row): ResultRow | null {
       load1: optional(r.r_load1),
       steal: optional(r.r_steal),
       cpuMhz: optional(r.r_cpu_mhz),
+      probeGBps: optional(r.r_probe_gbps),
     }),
     timestamp: r.r_timestamp as string,
   };
@@ -920,7 +922,7 @@ export class RecordsDB {
     return this.#run(
       `INSERT INTO results (candidate_id, error_kind, error, times, seconds, gflops, build_seconds,
         run_seconds, timestamp, verify_seconds, strategy_seconds, framework_seconds, load1, steal,
-        cpu_mhz) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        cpu_mhz, probe_gbps) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       candidateId,
       r.errorKind,
       r.error ?? null,
@@ -936,6 +938,7 @@ export class RecordsDB {
       finiteOrNull(r.conditions?.load1),
       finiteOrNull(r.conditions?.steal),
       finiteOrNull(r.conditions?.cpuMhz),
+      finiteOrNull(r.conditions?.probeGBps),
     ).id;
   }
 

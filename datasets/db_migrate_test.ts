@@ -78,7 +78,7 @@ Deno.test("an old-schema database migrates when written: old rows keep their val
     verifySeconds: 0.05,
     strategySeconds: 0.01,
     frameworkSeconds: 0.002,
-    conditions: { load1: 1.5, steal: 0, cpuMhz: 2400 },
+    conditions: { load1: 1.5, steal: 0, cpuMhz: 2400, probeGBps: 40.6 },
   });
   // Only some conditions known: the others stay absent.
   const id2 = db.addCandidate(1, { trial: 2, trace: "{}", traceHash: "h2", knobs: [2] });
@@ -97,7 +97,7 @@ Deno.test("an old-schema database migrates when written: old rows keep their val
   assert.equal(fresh.verifySeconds, 0.05);
   assert.equal(fresh.strategySeconds, 0.01);
   assert.equal(fresh.frameworkSeconds, 0.002);
-  assert.deepEqual(fresh.conditions, { load1: 1.5, steal: 0, cpuMhz: 2400 });
+  assert.deepEqual(fresh.conditions, { load1: 1.5, steal: 0, cpuMhz: 2400, probeGBps: 40.6 });
   assert.deepEqual(partial.conditions, { load1: 0.5 });
   assert.equal(partial.verifySeconds, undefined);
   assert.equal("strategySeconds" in partial, false);

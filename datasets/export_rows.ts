@@ -43,6 +43,7 @@
  * | `load1` | number? | 1-minute load average during the measurement; null when not recorded |
  * | `steal` | number? | fraction of CPU time stolen by the hypervisor over the batch; null when not recorded |
  * | `cpu_mhz` | number? | mean CPU frequency in MHz during the measurement; null when not recorded |
+ * | `probe_gbps` | number? | the harness's speed probe around the repeats (GB/s of the slowest thread's sweep of twice its L2 cache, the slower of before and after); null when not recorded |
  * | `timestamp` | string | ISO 8601 time the result was recorded |
  * | `machine` | json | the run's machine description |
  * | `compiler` | string | the run's compiler identification |
@@ -208,6 +209,8 @@ export interface ExportRow {
   steal: number | null;
   /** CPU MHz or null. */
   cpu_mhz: number | null;
+  /** Speed probe GB/s or null. */
+  probe_gbps: number | null;
   /** ISO time of the result. */
   timestamp: string;
   /** Machine, JSON. */
@@ -276,6 +279,12 @@ export const EXPORT_SCHEMA: readonly ColumnSpec[] = Object.freeze([
   col("load1", "number", true, "1-minute load average during the measurement; null: unknown"),
   col("steal", "number", true, "fraction of CPU time stolen over the batch; null: unknown"),
   col("cpu_mhz", "number", true, "mean CPU frequency in MHz during it; null: unknown"),
+  col(
+    "probe_gbps",
+    "number",
+    true,
+    "the harness's speed probe around the repeats, GB/s of the slowest thread's sweep; null: unknown",
+  ),
   col("timestamp", "string", false, "ISO 8601 time the result was recorded"),
   col("machine", "json", false, "the run's machine description"),
   col("compiler", "string", false, "the run's compiler identification"),
@@ -294,6 +303,7 @@ export const ADDED_EXPORT_COLUMNS: ReadonlySet<string> = new Set([
   "load1",
   "steal",
   "cpu_mhz",
+  "probe_gbps",
 ]);
 
 function col(name: keyof ExportRow, type: ColumnType, nullable: boolean, meaning: string) {
@@ -396,6 +406,7 @@ export function exportRowContexts(db: RecordsReader, options: ExportOptions): Ro
           load1: r.conditions?.load1 ?? null,
           steal: r.conditions?.steal ?? null,
           cpu_mhz: r.conditions?.cpuMhz ?? null,
+          probe_gbps: r.conditions?.probeGBps ?? null,
           timestamp: r.timestamp,
           machine,
           compiler: run.compiler,

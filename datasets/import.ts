@@ -431,6 +431,7 @@ export async function importRecords(
             load1: row.load1 ?? undefined,
             steal: row.steal ?? undefined,
             cpuMhz: row.cpu_mhz ?? undefined,
+            probeGBps: row.probe_gbps ?? undefined,
           }),
         });
         patches.push({ id, timestamp: row.timestamp, nullGflops: row.flops === 0 });

@@ -144,6 +144,7 @@ export function createMemoryRecordStore(): RecordStore {
             load1: r.conditions?.load1,
             steal: r.conditions?.steal,
             cpuMhz: r.conditions?.cpuMhz,
+            probeGBps: r.conditions?.probeGBps,
           }),
           timestamp: now(),
         };

@@ -66,13 +66,14 @@ ALTER TABLE tb_results ADD COLUMN IF NOT EXISTS framework_seconds DOUBLE PRECISI
 ALTER TABLE tb_results ADD COLUMN IF NOT EXISTS load1 DOUBLE PRECISION;
 ALTER TABLE tb_results ADD COLUMN IF NOT EXISTS steal DOUBLE PRECISION;
 ALTER TABLE tb_results ADD COLUMN IF NOT EXISTS cpu_mhz DOUBLE PRECISION;
+ALTER TABLE tb_results ADD COLUMN IF NOT EXISTS probe_gbps DOUBLE PRECISION;
 `;
 
 const CANDIDATES = `
 SELECT c.id, c.run_id, c.trial, c.trace, c.trace_hash, c.knobs, c.created,
   r.id AS r_id, r.error_kind, r.error, r.times, r.seconds, r.gflops, r.build_seconds,
   r.run_seconds, r.timestamp, r.verify_seconds, r.strategy_seconds, r.framework_seconds, r.load1,
-  r.steal, r.cpu_mhz
+  r.steal, r.cpu_mhz, r.probe_gbps
 FROM tb_candidates c LEFT JOIN tb_results r ON r.candidate_id = c.id`;
 
 type Row = Record<string, unknown>;
@@ -153,7 +154,12 @@ export async function openPostgresRecordStore(url: string): Promise<RecordStore>
       verifySeconds: num(r.verify_seconds),
       strategySeconds: num(r.strategy_seconds),
       frameworkSeconds: num(r.framework_seconds),
-    }, { load1: num(r.load1), steal: num(r.steal), cpuMhz: num(r.cpu_mhz) }),
+    }, {
+      load1: num(r.load1),
+      steal: num(r.steal),
+      cpuMhz: num(r.cpu_mhz),
+      probeGBps: num(r.probe_gbps),
+    }),
     timestamp: iso(r.timestamp)!,
   });
   const candidateOf = (r: Row): CandidateRow => ({
@@ -268,8 +274,8 @@ export async function openPostgresRecordStore(url: string): Promise<RecordStore>
         const out = await c.query(
           `INSERT INTO tb_results (candidate_id, error_kind, error, times, seconds, gflops,
              build_seconds, run_seconds, verify_seconds, strategy_seconds, framework_seconds,
-             load1, steal, cpu_mhz)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING *`,
+             load1, steal, cpu_mhz, probe_gbps)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING *`,
           [
             candidateId,
             r.errorKind,
@@ -285,6 +291,7 @@ export async function openPostgresRecordStore(url: string): Promise<RecordStore>
             r.conditions?.load1 ?? null,
             r.conditions?.steal ?? null,
             r.conditions?.cpuMhz ?? null,
+            r.conditions?.probeGBps ?? null,
           ],
         );
         await c.query("COMMIT");

@@ -157,13 +157,13 @@ Deno.test({
         verifySeconds: 0.05,
         strategySeconds: 0.01,
         frameworkSeconds: 0.002,
-        conditions: { load1: 1.5, cpuMhz: 2400 },
+        conditions: { load1: 1.5, cpuMhz: 2400, probeGBps: 21.3 },
       });
       assert.equal(row.verifySeconds, 0.05);
       const back = (await store.measured(1)).get("new")!;
       assert.equal(back.strategySeconds, 0.01);
       assert.equal(back.frameworkSeconds, 0.002);
-      assert.deepEqual(back.conditions, { load1: 1.5, cpuMhz: 2400 });
+      assert.deepEqual(back.conditions, { load1: 1.5, cpuMhz: 2400, probeGBps: 21.3 });
     } finally {
       await store.close();
     }

@@ -23,6 +23,14 @@ export interface MeasureConditions {
   steal?: number;
   /** Mean current CPU frequency in MHz (cpufreq's scaling_cur_freq, else /proc/cpuinfo). */
   cpuMhz?: number;
+  /**
+   * The machine's speed (GB/s): the slowest thread of the kernels' OpenMP
+   * team sweeping a buffer of twice its L2 cache, as the C harness's probe timed it just before and just after the repeats, the
+   * slower of the two (measure/harness.ts). Compared with the run's other
+   * results, it shows a result timed while the machine ran slower than
+   * usual, which the load, the steal time and the frequency may not show.
+   */
+  probeGBps?: number;
 }
 
 /** Names of the {@link MeasureConditions} fields, in the order records and exports list them. */
@@ -30,4 +38,5 @@ export const CONDITION_FIELDS: readonly (keyof MeasureConditions)[] = Object.fre
   "load1",
   "steal",
   "cpuMhz",
+  "probeGBps",
 ]);

@@ -120,6 +120,9 @@ function tryList(path: string): string[] | undefined {
 
 const CPU_DIR = "/sys/devices/system/cpu";
 
+/** The fields a {@link ConditionsReader} reads (the probe's figure comes with the result). */
+const READ_FIELDS = ["load1", "steal", "cpuMhz"] as const;
+
 /** A {@link ConditionsReader} over the machine's files (or `source`'s). */
 export function conditionsReader(source: ConditionsSource = {}): ConditionsReader {
   const readFile = (p: string) => {
@@ -214,8 +217,11 @@ export function withConditions(
   reader: ConditionsReader = conditionsReader(),
 ): Measurer {
   const stamp = (r: MeasureResult, since: CpuSnapshot | undefined): MeasureResult => {
-    if (r.conditions) return r;
-    const c = reader.read(since);
+    // Stamped already (by a remote worker, say): kept as it is. The measurer's own
+    // figures (the harness's probe) are kept beside what the reader reads.
+    const own = r.conditions ?? {};
+    if (READ_FIELDS.some((f) => own[f] !== undefined)) return r;
+    const c = { ...reader.read(since), ...own };
     return Object.keys(c).length > 0 ? { ...r, conditions: c } : r;
   };
   return {

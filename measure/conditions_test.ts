@@ -99,6 +99,31 @@ Deno.test("withConditions stamps results announced and returned, and keeps the o
   assert.equal(rs[0].conditions!.load1, 2);
 });
 
+Deno.test("withConditions keeps the measurer's probe beside what it reads, and a stamped result as it is", async () => {
+  const inner: Measurer = {
+    name: "fake",
+    measure: (b) =>
+      Promise.resolve(b.map((_, i) => ({
+        errorKind: "none" as const,
+        times: [1e-3],
+        buildSeconds: 0,
+        runSeconds: 0,
+        // The first as the native measurer gives it; the second as a remote worker's.
+        conditions: i === 0 ? { probeGBps: 21.3 } : { load1: 9, probeGBps: 40 },
+      }))),
+  };
+  const reader = conditionsReader({
+    ...NO_API,
+    readFile: (p) => p === "/proc/loadavg" ? "0.5 0 0" : undefined,
+    listDir: () => undefined,
+  });
+  const [local, remote] = await withConditions(inner, reader).measure([{ knobs: [0] }, {
+    knobs: [1],
+  }]);
+  assert.deepEqual(local.conditions, { load1: 0.5, probeGBps: 21.3 });
+  assert.deepEqual(remote.conditions, { load1: 9, probeGBps: 40 });
+});
+
 Deno.test("without /proc the load comes from Deno.loadavg and the MHz from the CPUs' speeds", () => {
   const reader = conditionsReader({
     readFile: () => undefined,

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { pointerTable } from "./buffers.ts";
 import { createBuilder } from "./builder.ts";
-import { HARNESS_C } from "./harness.ts";
+import { pinOpenMP } from "./cpu_worker.ts";
+import { HARNESS_C, PROBE_SWEEPS } from "./harness.ts";
 
 /** Counts its calls and spins a little (about a microsecond). */
 const COUNTING_KERNEL = `
@@ -75,6 +76,29 @@ async function withHarness<S extends Deno.ForeignLibraryInterface = typeof SYMBO
 }
 
 const bufs = () => pointerTable([new Float32Array(8)]);
+
+Deno.test("tb_speed_probe sweeps each thread's buffer: a positive GB/s that a later call repeats", async () => {
+  const probe = { tb_speed_probe: { parameters: ["i32"], result: "f64" } } as const;
+  // The probe starts libgomp's threads: keep libgomp loaded after the library closes, as a
+  // worker does.
+  pinOpenMP();
+  await withHarness(
+    (lib) => {
+      // The first call allocates and writes the buffers; each thread sweeps 256 KiB or more.
+      const first = lib.symbols.tb_speed_probe(PROBE_SWEEPS);
+      const t0 = performance.now();
+      const again = lib.symbols.tb_speed_probe(1);
+      const ms = performance.now() - t0;
+      // One sweep's bytes in the call's wall time is a floor; no core of 2026 reads 10 TB/s.
+      const floor = (256 * 1024) / (ms * 1e6);
+      for (const gbps of [first, again]) {
+        assert.ok(gbps >= floor && gbps < 10_000, `${gbps} GB/s (floor ${floor})`);
+      }
+    },
+    COUNTING_KERNEL,
+    probe,
+  );
+});
 
 Deno.test("harness source defines tb_time", () => {
   assert.match(HARNESS_C, /int tb_time\(float \*\*bufs, int number, int repeat/);

@@ -11,7 +11,7 @@
 import { alignedFloat32, guardedFloat32, pointerTable } from "./buffers.ts";
 import { compareOutputs } from "./output_check.ts";
 import { fillUniform } from "./prng.ts";
-import { timeSymbolOf } from "./harness.ts";
+import { PROBE_SWEEPS, timeSymbolOf } from "./harness.ts";
 import type { WorkerReply, WorkerRequest } from "./protocol.ts";
 import type { KernelSignature } from "./types.ts";
 
@@ -20,24 +20,51 @@ const TIME_FN = {
   parameters: ["buffer", "i32", "i32", "f64", "i32", "buffer"],
   result: "i32",
 } as const;
+const PROBE_FN = { parameters: ["i32"], result: "f64", optional: true } as const;
 const KERNEL_SYMBOLS = { tb_kernel: KERNEL_FN } as const;
 
-/** A loaded candidate: its kernel, its timer (`tb_time` of the harness) and how to unload it. */
+/**
+ * A loaded candidate: its kernel, its timer (`tb_time` of the harness), the
+ * harness's speed probe (absent from a library built without it) and how to
+ * unload it.
+ */
 interface Candidate {
   kernel: Deno.UnsafeFnPointer<typeof KERNEL_FN>["call"];
   time: Deno.UnsafeFnPointer<typeof TIME_FN>["call"];
+  probe?: (iterations: number) => number;
   close(): void;
 }
 
 /** Opens a candidate whose kernel is `symbol` (`tb_kernel_<hash>` in a unity build). */
 function openCandidate(path: string, symbol = "tb_kernel"): Candidate {
   const time = timeSymbolOf(symbol);
-  const lib = Deno.dlopen(path, { [symbol]: KERNEL_FN, [time]: TIME_FN });
+  const lib = Deno.dlopen(path, {
+    [symbol]: KERNEL_FN,
+    [time]: TIME_FN,
+    tb_speed_probe: PROBE_FN,
+  });
+  const probe = lib.symbols.tb_speed_probe as ((n: number) => number) | null;
   return {
     kernel: lib.symbols[symbol] as Candidate["kernel"],
     time: lib.symbols[time] as Candidate["time"],
+    ...(probe ? { probe } : {}),
     close: () => lib.close(),
   };
+}
+
+/**
+ * The slower of two speed probes (GB/s), rounded to 0.1; undefined
+ * unless both are positive and finite.
+ *
+ * @example
+ * ```ts
+ * import { slowerProbe } from "./measurement.ts";
+ * if (slowerProbe(40.61, 21.26) !== 21.3 || slowerProbe(40, 0) !== undefined) throw new Error();
+ * ```
+ */
+export function slowerProbe(before: number, after: number): number | undefined {
+  const ok = (x: number) => Number.isFinite(x) && x > 0;
+  return ok(before) && ok(after) ? Number(Math.min(before, after).toFixed(1)) : undefined;
 }
 
 type ReferenceLibrary = Deno.DynamicLibrary<typeof KERNEL_SYMBOLS>;
@@ -213,6 +240,13 @@ export class Measurer {
       buffers.forEach((b, i) => roles[i] === "input" ? b.set(ref.inputs[i]) : b.fill(0));
       const table = pointerTable(buffers);
       const times = new Float64Array(timing.repeat);
+      // The machine's speed just before and just after the repeats; the slower is kept.
+      const probeBefore = lib.probe?.(PROBE_SWEEPS);
+      const probed = (fields: Omit<WorkerReply, "id" | "runSeconds">) => {
+        const after = probeBefore !== undefined ? lib!.probe!(PROBE_SWEEPS) : NaN;
+        const probeGBps = slowerProbe(probeBefore ?? NaN, after);
+        return reply({ ...fields, ...(probeGBps !== undefined ? { probeGBps } : {}) });
+      };
       // Racing: one repeat first, the others only if it can compete.
       const cutoff = request.cutoffSeconds;
       const race = cutoff !== undefined && timing.repeat > 1;
@@ -226,16 +260,16 @@ export class Measurer {
         times,
       );
       if (race) {
-        if (times[0] > cutoff) return reply({ errorKind: "none", times: [times[0]] });
+        if (times[0] > cutoff) return probed({ errorKind: "none", times: [times[0]] });
         lib.time(table, timing.number, timing.repeat - 1, timing.minRepeatMs, 0, times.subarray(1));
       }
       // Noisy repeats: as many again, once, all kept.
       if (timing.noisySpread !== undefined && isNoisy(times, timing.noisySpread)) {
         const more = new Float64Array(timing.repeat);
         lib.time(table, timing.number, timing.repeat, timing.minRepeatMs, 0, more);
-        return reply({ errorKind: "none", times: [...times, ...more] });
+        return probed({ errorKind: "none", times: [...times, ...more] });
       }
-      return reply({ errorKind: "none", times: Array.from(times) });
+      return probed({ errorKind: "none", times: Array.from(times) });
     } catch (e) {
       return reply({ errorKind: "runtime_error", error: message(e), times: [] });
     } finally {

@@ -190,6 +190,7 @@ export function createNativeMeasurer(o: NativeMeasurerOptions): NativeMeasurer {
             buildSeconds: buildOf.get(i)!.buildSeconds,
             runSeconds: r.runSeconds,
             ...(r.verifySeconds !== undefined ? { verifySeconds: r.verifySeconds } : {}),
+            ...(r.probeGBps !== undefined ? { conditions: { probeGBps: r.probeGBps } } : {}),
           });
         });
         releaseSlot();

@@ -65,6 +65,12 @@ export interface WorkerReply {
   runSeconds: number;
   /** Of `runSeconds`, the seconds of the output check (the candidate's kernel run once and compared). */
   verifySeconds?: number;
+  /**
+   * The harness's speed probe (GB/s of the slowest thread's sweep), the
+   * slower of its runs just before and just after the repeats; absent when
+   * the library has no probe or nothing was timed.
+   */
+  probeGBps?: number;
 }
 
 function fail(message: string): never {

@@ -204,13 +204,14 @@ class Slot {
     );
     const runSeconds = (performance.now() - start) / 1000;
     if (outcome.kind === "reply") {
-      const { errorKind, error, times, verifySeconds } = outcome.reply;
+      const { errorKind, error, times, verifySeconds, probeGBps } = outcome.reply;
       return {
         errorKind,
         ...(error !== undefined ? { error } : {}),
         times,
         runSeconds,
         ...(typeof verifySeconds === "number" ? { verifySeconds } : {}),
+        ...(typeof probeGBps === "number" && probeGBps > 0 ? { probeGBps } : {}),
       };
     }
     this.worker = undefined;

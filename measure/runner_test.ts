@@ -72,12 +72,16 @@ Deno.test("runner measures good kernels and survives crashes, hangs and wrong an
         assert.equal(r.error, undefined);
         // The output check is timed, and is a part of the run's seconds.
         assert.ok(r.verifySeconds! > 0 && r.verifySeconds! <= r.runSeconds, `${r.verifySeconds}`);
+        // The harness's speed probe ran around the repeats.
+        assert.ok(r.probeGBps! > 0, `probe ${r.probeGBps}`);
       } else {
         assert.deepEqual(r.times, []);
       }
       // A wrong answer was checked (its check timed); a crash or a hang never finished one.
       if (plan[i][1] === "wrong_answer") assert.ok(r.verifySeconds! > 0);
       if (plan[i][1] === "runtime_crash") assert.equal(r.verifySeconds, undefined);
+      // Nothing timed, no probe.
+      if (plan[i][1] !== "none") assert.equal(r.probeGBps, undefined);
     }
     assert.match(results[1].error!, /SIGSEGV/);
     assert.doesNotMatch(results[1].error!, /reference/);

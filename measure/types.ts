@@ -114,4 +114,6 @@ export interface RunResult {
   runSeconds: number;
   /** Of `runSeconds`, the seconds of the output check, when it ran. */
   verifySeconds?: number;
+  /** The harness's speed probe around the repeats (`MeasureConditions.probeGBps`), when it ran. */
+  probeGBps?: number;
 }

@@ -61,6 +61,7 @@ import type { Workload } from "../ir/workloads.ts";
 import type { ErrorKind } from "../ir/error_kind.ts";
 import type { Measurer } from "../measure/measurer.ts";
 import type { MeasureConditions } from "../ir/conditions.ts";
+import { SLOW_SPEED, usualSpeed } from "./ranking_noise.ts";
 
 /** Strategy name of a run of re-timed finalists. */
 export const FINALISTS_STRATEGY = "finalists";
@@ -73,11 +74,18 @@ export interface Finalist {
   knobs?: number[] | null;
   /** Seconds as recorded. */
   seconds: number;
+  /**
+   * Present when it is a second look ({@link fastestDistinct}): it was
+   * timed while the machine ran slow, at this share of its usual speed.
+   */
+  timedSlowAt?: number;
 }
 
 /** A recorded candidate as {@link fastestDistinct} reads it (a `CandidateRow` is one). */
 export type MeasuredCandidate = Pick<CandidateRow, "trace" | "knobs"> & {
-  result: { errorKind: string; seconds: number | null } | null;
+  result:
+    | { errorKind: string; seconds: number | null; conditions?: { probeGBps?: number } }
+    | null;
 };
 
 /** A finalist after re-timing. */
@@ -93,7 +101,7 @@ export interface RetimedFinalist extends Finalist {
   /**
    * The machine's conditions during its rounds, when the measurer reported
    * them (`withConditions`): the worst of the rounds (the highest load and
-   * steal, the lowest CPU frequency).
+   * steal, the lowest CPU frequency and speed probe).
    */
   conditions?: MeasureConditions;
 }
@@ -129,7 +137,14 @@ export function finalistsOf(
 
 /**
  * The `top` fastest distinct valid traces among `candidates` (of one
- * workload), fastest first: each trace once, at its fastest record.
+ * workload), fastest first: each trace once, at its fastest record. Then,
+ * as second looks, up to `top` more: traces timed while the machine ran
+ * slow (the speed probe of their record under `SLOW_SPEED` of the usual,
+ * tuner/ranking_noise.ts) whose figure scaled by that share of the usual
+ * speed would have ranked among the first `top`, best first, each with
+ * `timedSlowAt`. A candidate timed in a slow spell is then timed again
+ * rather than passed over for ever; its scaled figure only nominates it, and
+ * the re-timing decides.
  *
  * @example
  * ```ts
@@ -141,19 +156,40 @@ export function finalistsOf(
  * ```
  */
 export function fastestDistinct(candidates: readonly MeasuredCandidate[], top: number): Finalist[] {
-  const fastest = new Map<string, Finalist>();
+  const fastest = new Map<string, Finalist & { probe?: number }>();
+  const probes: number[] = [];
   for (const c of candidates) {
     const s = c.result?.errorKind === "none" ? c.result.seconds : null;
     if (!s || c.trace === "null") continue;
+    const p = c.result!.conditions?.probeGBps;
+    const probe = typeof p === "number" && Number.isFinite(p) && p > 0 ? p : undefined;
+    if (probe !== undefined) probes.push(probe);
     // One trace, one finalist: keyed by the trace itself, not by the hash a run stored
     // (finalists runs written before 2026-11-28 hashed the JSON text, tuning runs the trace).
     const same = canonicalJSON(JSON.parse(c.trace));
     const had = fastest.get(same);
     if (!had || s < had.seconds) {
-      fastest.set(same, { trace: c.trace, knobs: c.knobs, seconds: s });
+      fastest.set(same, {
+        trace: c.trace,
+        knobs: c.knobs,
+        seconds: s,
+        ...(probe !== undefined ? { probe } : {}),
+      });
     }
   }
-  return [...fastest.values()].sort((a, b) => a.seconds - b.seconds).slice(0, top);
+  const ranked = [...fastest.values()].sort((a, b) => a.seconds - b.seconds);
+  const plain = ({ probe: _, ...f }: Finalist & { probe?: number }): Finalist => f;
+  const picked = ranked.slice(0, top);
+  if (picked.length < top || probes.length === 0) return picked.map(plain);
+  const usual = usualSpeed(probes);
+  const last = picked[picked.length - 1].seconds;
+  const second = ranked.slice(top).flatMap((f) => {
+    const share = f.probe !== undefined ? f.probe / usual : 1;
+    return share < SLOW_SPEED && f.seconds * share < last
+      ? [{ ...plain(f), timedSlowAt: Number(share.toFixed(3)) }]
+      : [];
+  }).sort((a, b) => a.seconds * a.timedSlowAt - b.seconds * b.timedSlowAt).slice(0, top);
+  return [...picked.map(plain), ...second];
 }
 
 /**
@@ -203,7 +239,7 @@ export async function retimeFinalists(
 
 /**
  * The worse of two sets of conditions, field by field: the higher load and
- * steal, the lower CPU frequency (a field known in one only is kept).
+ * steal, the lower CPU frequency and speed probe (a field known in one only is kept).
  *
  * @example
  * ```ts
@@ -225,6 +261,7 @@ export function worstConditions(
   pick("load1", Math.max);
   pick("steal", Math.max);
   pick("cpuMhz", Math.min);
+  pick("probeGBps", Math.min);
   return out;
 }
 

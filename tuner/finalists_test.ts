@@ -10,6 +10,7 @@ import { traceOf } from "../ir/trace.ts";
 import type { Measurer } from "../measure/measurer.ts";
 import {
   confirmedBest,
+  fastestDistinct,
   FINALISTS_STRATEGY,
   finalistsOf,
   recordFinalists,
@@ -109,6 +110,41 @@ Deno.test("finalistsOf takes the fastest distinct valid traces over the runs ask
   assert.equal(finalistsOf(db, W, 5, { runs: [a] }).length, 2);
   assert.equal(finalistsOf(db, matmul(4, 4, 4), 5).length, 0);
   db.close();
+});
+
+Deno.test("fastestDistinct takes a second look at a trace timed while the machine ran slow", () => {
+  const c = (id: string, ms: number, probeGBps?: number) => ({
+    trace: traceOf_(id),
+    knobs: knobsOf(id),
+    result: {
+      errorKind: "none",
+      seconds: ms * 1e-3,
+      ...(probeGBps !== undefined ? { conditions: { probeGBps } } : {}),
+    },
+  });
+  // The usual speed is 40; "z" (1.5 ms) and "w" (3 ms) were timed at half of it.
+  const all = [c("x", 1, 40), c("y", 1.2, 40), c("z", 1.5, 20), c("w", 3, 20), c("lucky", 2, 40)];
+  const picked = fastestDistinct(all, 2);
+  assert.deepEqual(picked.map(idOf), ["x", "y", "z"]);
+  assert.equal(picked[2].timedSlowAt, 0.5);
+  assert.equal(picked[2].seconds, 1.5e-3, "the recorded figure, not the scaled one");
+  assert.equal("timedSlowAt" in picked[0], false);
+  assert.equal("probe" in picked[0], false);
+  // At half speed, 3 ms would have been 1.5: slower than the last finalist, no second look.
+  assert.deepEqual(fastestDistinct(all, 3).map(idOf), ["x", "y", "z"]);
+  // No probes, no second looks; fewer candidates than asked, none either.
+  assert.deepEqual(
+    fastestDistinct(
+      all.map(({ trace, knobs, result }) => ({
+        trace,
+        knobs,
+        result: { errorKind: result.errorKind, seconds: result.seconds },
+      })),
+      2,
+    ).map(idOf),
+    ["x", "y"],
+  );
+  assert.deepEqual(fastestDistinct(all, 9).map(idOf), ["x", "y", "z", "lucky", "w"]);
 });
 
 Deno.test("retimeFinalists keeps the fastest over the rounds, not the luckiest, rotating the order", async () => {

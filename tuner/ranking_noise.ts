@@ -3,8 +3,12 @@
  * (or two strategies' final bests) differ by less than their measured spread
  * (`spread` of ir/stats.ts, the interquartile range over the median of the
  * repeats), or the machine's load during the best's measurement exceeded its
- * core count. `tune`, `compare` and `report` print {@link RankingNoise.warning}
- * and put the whole decision in their JSON.
+ * core count, or the machine ran slow while the best or the runner-up was
+ * timed: its speed probe (`MeasureConditions.probeGBps`, measure/harness.ts)
+ * under {@link SLOW_SPEED} of the usual (`usualProbeGflops`; for a run's
+ * results, the 90th percentile of their probes). `tune`, `compare` and
+ * `report` print {@link RankingNoise.warning} and put the whole decision in
+ * their JSON.
  *
  * Closeness is judged against the larger of the two spreads: two results
  * `apart` (runner-up / best − 1) less than that could swap on a rerun. A
@@ -23,8 +27,17 @@
  * ```
  * @module
  */
-import { spread } from "../ir/stats.ts";
+import { quantile, spread } from "../ir/stats.ts";
 import type { MeasureConditions } from "../ir/conditions.ts";
+
+/**
+ * A result whose speed probe read under this share of the usual was timed
+ * while the machine ran slow (a slow spell: on the virtual AVX2 EPYC of
+ * 2026-12-04, a matmul at 0.6 to 0.7 of its speed for seconds at a time,
+ * its probe at 0.8 to 0.9, with no load, steal or frequency change to show
+ * it; bench/results/slow_spells.md).
+ */
+export const SLOW_SPEED = 0.9;
 
 /** A measured result as the decision reads it (a `ResultRow` fits). */
 export interface RankedResult {
@@ -44,14 +57,20 @@ export interface RankedFigure {
   spread: number | null;
   /** 1-minute load average during its measurement; null when not recorded. */
   load1: number | null;
+  /** The speed probe during its measurement (GB/s); null when not recorded. */
+  probeGBps: number | null;
 }
 
 /** The decision of {@link rankingNoise}. */
 export interface RankingNoise {
   /** True when any reason applies. */
   uncertain: boolean;
-  /** `"close"`: apart by less than the larger spread; `"load"`: the best's load above the cores. */
-  reasons: ("close" | "load")[];
+  /**
+   * `"close"`: apart by less than the larger spread; `"load"`: the best's load
+   * above the cores; `"slow"`: the best or the runner-up timed while the
+   * machine ran under {@link SLOW_SPEED} of its usual speed.
+   */
+  reasons: ("close" | "load" | "slow")[];
   /** The best result. */
   best: RankedFigure;
   /** The runner-up, null when there is none. */
@@ -60,6 +79,13 @@ export interface RankingNoise {
   apart: number | null;
   /** Cores the load was compared with. */
   cores: number;
+  /** The machine's usual speed the probes were compared with (GB/s); null when unknown. */
+  usualProbeGflops: number | null;
+  /**
+   * Of the results judged (a run's, for {@link rankingOfResults}), how many
+   * were timed while the machine ran slow, out of how many with a probe.
+   */
+  slowTrials?: { slow: number; probed: number };
   /** The warning line (`warning: ranking uncertain: ...`), present only when uncertain. */
   warning?: string;
 }
@@ -70,6 +96,8 @@ export interface RankingNoiseOptions {
   cores?: number;
   /** What the two sides are called in the warning. Default `["best", "runner-up"]`. */
   labels?: readonly [string, string];
+  /** The machine's usual speed probe (GB/s); without it no result is judged slow. */
+  usualProbeGflops?: number;
 }
 
 function figure(r: RankedResult): RankedFigure {
@@ -79,7 +107,13 @@ function figure(r: RankedResult): RankedFigure {
     seconds: r.seconds,
     spread: Number.isNaN(s) ? null : s,
     load1: typeof load === "number" && Number.isFinite(load) ? load : null,
+    probeGBps: probeOf(r),
   };
+}
+
+function probeOf(r: RankedResult): number | null {
+  const p = r.conditions?.probeGBps;
+  return typeof p === "number" && Number.isFinite(p) && p > 0 ? p : null;
 }
 
 /** Seconds as the warning prints them: three decimals of s, ms (from 0.1 ms), µs or ns. */
@@ -115,6 +149,15 @@ export function rankingNoise(
   const widest = n ? Math.max(b.spread ?? -Infinity, n.spread ?? -Infinity) : -Infinity;
   if (apart !== null && Number.isFinite(widest) && apart < widest) reasons.push("close");
   if (b.load1 !== null && b.load1 > cores) reasons.push("load");
+  const usual = o.usualProbeGflops !== undefined && o.usualProbeGflops > 0
+    ? o.usualProbeGflops
+    : null;
+  const slowed = ([[bestName, b], [nextName, n]] as const).flatMap(([name, f]) =>
+    usual !== null && f?.probeGBps != null && f.probeGBps < SLOW_SPEED * usual
+      ? [`${name} timed at ${(f.probeGBps / usual).toFixed(2)} of the usual speed`]
+      : []
+  );
+  if (slowed.length > 0) reasons.push("slow");
   const out: RankingNoise = {
     uncertain: reasons.length > 0,
     reasons,
@@ -122,6 +165,7 @@ export function rankingNoise(
     runnerUp: n,
     apart,
     cores,
+    usualProbeGflops: usual,
   };
   if (out.uncertain) {
     const parts = [
@@ -132,6 +176,9 @@ export function rankingNoise(
         : `${bestName} ${time(b.seconds)} (spread ${pct(b.spread)})`,
       ...(reasons.includes("load")
         ? [`load ${Number(b.load1!.toFixed(2))} on ${cores} cores`]
+        : []),
+      ...(slowed.length > 0
+        ? [`${slowed.join(", ")} (speed probe, usual ${usual!.toFixed(1)} GB/s)`]
         : []),
     ];
     out.warning = `warning: ranking uncertain: ${parts.join("; ")}`;
@@ -166,7 +213,35 @@ export function rankingOfResults(
     .map((r, i) => ({ r: r as RankedResult, i }))
     .sort((a, b) => a.r.seconds - b.r.seconds || a.i - b.i);
   if (valid.length === 0) return null;
-  return rankingNoise(valid[0].r, valid[1]?.r, o);
+  const probes = valid.flatMap(({ r }) => probeOf(r) ?? []);
+  const usual = o.usualProbeGflops ?? (probes.length > 0 ? usualSpeed(probes) : undefined);
+  const noise = rankingNoise(valid[0].r, valid[1]?.r, {
+    ...o,
+    ...(usual !== undefined ? { usualProbeGflops: usual } : {}),
+  });
+  if (usual === undefined || probes.length === 0) return noise;
+  const slow = probes.filter((p) => p < SLOW_SPEED * usual).length;
+  const out = { ...noise, slowTrials: { slow, probed: probes.length } };
+  if (out.warning && noise.reasons.includes("slow")) {
+    out.warning += `; ${slow} of ${probes.length} results timed slow`;
+  }
+  return out;
+}
+
+/**
+ * The machine's usual speed among speed probes (GB/s): their 90th
+ * percentile. A probe reads at most the machine's speed, so the high end is
+ * the machine unhindered; a slow spell over most of a run still leaves it.
+ *
+ * @example
+ * ```ts
+ * import { usualSpeed } from "./ranking_noise.ts";
+ * const probes = [40.6, 40.5, 21.1, 20.9, 40.6, 21.3, 40.4, 40.6, 21.0, 40.5];
+ * if (usualSpeed(probes) !== 40.6) throw new Error(String(usualSpeed(probes)));
+ * ```
+ */
+export function usualSpeed(probes: readonly number[]): number {
+  return quantile(probes, 0.9);
 }
 
 /**

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { rankingNoise, rankingOfResults, rankingOfStrategies } from "./ranking_noise.ts";
+import {
+  rankingNoise,
+  rankingOfResults,
+  rankingOfStrategies,
+  SLOW_SPEED,
+} from "./ranking_noise.ts";
 
 const r = (ms: number[], load1?: number) => ({
   seconds: [...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)] * 1e-3,
@@ -114,4 +119,32 @@ Deno.test("rankingNoise prints small times in µs or ns and the load to two deci
     }).warning,
     "warning: ranking uncertain: best 50.000 ns (spread n/a); load 2 on 1 cores",
   );
+});
+
+Deno.test("a best or runner-up timed while the machine ran slow makes the ranking uncertain", () => {
+  const r = (ms: number, probeGBps?: number) => ({
+    errorKind: "none",
+    seconds: ms * 1e-3,
+    times: [ms * 1e-3, ms * 1e-3],
+    ...(probeGBps !== undefined ? { conditions: { probeGBps } } : {}),
+  });
+  // Eight results at the usual 40 GB/s, the runner-up in a slow spell at 21.
+  const run = [r(1.0, 40), r(1.2, 21), ...[1.5, 1.6, 1.7, 1.8, 1.9, 2.0, 2.1].map((s) => r(s, 40))];
+  const n = rankingOfResults(run, { cores: 2 })!;
+  assert.deepEqual(n.reasons, ["slow"]);
+  assert.equal(n.usualProbeGflops, 40);
+  assert.equal(n.runnerUp!.probeGBps, 21);
+  assert.deepEqual(n.slowTrials, { slow: 1, probed: 9 });
+  assert.match(n.warning!, /runner-up timed at 0\.53 of the usual speed/);
+  assert.match(n.warning!, /usual 40\.0 GB\/s\); 1 of 9 results timed slow$/);
+  // The same spell on a trial that ranks neither first nor second: counted, not a reason.
+  const later = rankingOfResults([r(1.0, 40), r(1.2, 40), r(1.5, 21), r(1.6, 40)], { cores: 2 })!;
+  assert.equal(later.uncertain, false);
+  assert.deepEqual(later.slowTrials, { slow: 1, probed: 4 });
+  // Within SLOW_SPEED of the usual is the usual; without probes nothing is judged.
+  const mild = rankingOfResults([r(1.0, 40), r(1.2, SLOW_SPEED * 40 + 0.1)], { cores: 2 })!;
+  assert.equal(mild.uncertain, false);
+  const none = rankingOfResults([r(1.0), r(1.2)], { cores: 2 })!;
+  assert.equal(none.usualProbeGflops, null);
+  assert.equal(none.slowTrials, undefined);
 });
