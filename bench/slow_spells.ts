@@ -13,6 +13,7 @@
  * ```sh
  * deno run -A bench/slow_spells.ts [--seconds 180] [--shape 256,256,256] [--tune 16] \
  *   [--plot bench/results/slow_spells.svg] [--json /tmp/slow_spells.json]
+ * deno run -A bench/slow_spells.ts --replot /tmp/slow_spells.json   # the summary and plot again
  * ```
  *
  * Results: bench/results/slow_spells.md.
@@ -28,7 +29,7 @@ import { withConditions } from "../measure/conditions.ts";
 import { runSession } from "../tuner/session.ts";
 import { targetMeasurer } from "../tuner/target_measurer.ts";
 import { SLOW_SPEED, usualSpeed } from "../tuner/ranking_noise.ts";
-import { tuningCurveSVG } from "../plots/tuning_curve.ts";
+import { bandCurveSVG, type BandSeries } from "../plots/tuning_curve.ts";
 import { writePlot } from "../plots/figure.ts";
 import { bestRecorded } from "./peers.ts";
 import { correlation } from "./compile_cost.ts";
@@ -107,6 +108,44 @@ export function spellSummary(samples: readonly SpellSample[]): SpellSummary {
   };
 }
 
+/**
+ * Both speeds over time, each over its usual (90th percentile): the median
+ * and quartiles of each 2-second window.
+ *
+ * @example
+ * ```ts
+ * import { spellsSVG } from "./slow_spells.ts";
+ * const s = [0, 1, 2, 3, 4, 5].map((t) => ({ t, gflops: t < 3 ? 60 : 40, probe: t < 3 ? 50 : 44 }));
+ * if (!spellsSVG(s, "256,256,256").startsWith("<svg")) throw new Error();
+ * ```
+ */
+export function spellsSVG(samples: readonly SpellSample[], shape: string): string {
+  const band = (label: string, of: (s: SpellSample) => number): BandSeries => {
+    const usual = quantile(samples.map(of), 0.9);
+    const windows = new Map<number, number[]>();
+    for (const s of samples) {
+      const k = Math.floor(s.t / 2) * 2;
+      windows.set(k, [...windows.get(k) ?? [], of(s) / usual]);
+    }
+    const xs = [...windows.keys()].sort((a, b) => a - b);
+    return {
+      label,
+      x: xs,
+      median: xs.map((x) => quantile(windows.get(x)!, 0.5)),
+      p25: xs.map((x) => quantile(windows.get(x)!, 0.25)),
+      p75: xs.map((x) => quantile(windows.get(x)!, 0.75)),
+    };
+  };
+  return bandCurveSVG([
+    band("kernel GFLOP/s / its usual", (s) => s.gflops),
+    band("speed probe GB/s / its usual", (s) => s.probe),
+  ], {
+    title: `Slow spells: matmul ${shape} and the harness's speed probe (2-s windows)`,
+    y: "speed / usual (90th percentile)",
+    x: "seconds",
+  });
+}
+
 if (import.meta.main) {
   const { values: v } = parseArgs({
     args: Deno.args,
@@ -116,6 +155,7 @@ if (import.meta.main) {
       tune: { type: "string", default: "16" },
       plot: { type: "string", default: "bench/results/slow_spells.svg" },
       json: { type: "string" },
+      replot: { type: "string" },
     },
   });
   const fail = (m: string): never => {
@@ -130,61 +170,76 @@ if (import.meta.main) {
       return fail(`--shape: ${(e as Error).message}`);
     }
   })();
-  const dir = await Deno.makeTempDir({ prefix: "tb-spells-" });
   const samples: SpellSample[] = [];
-  try {
-    await runSession({
-      db: join(dir, "t.db"),
-      workload: { name: w.name, shape: w.shape },
-      strategy: "random",
-      trials: tune,
-    });
-    const best = bestRecorded(join(dir, "t.db"), w);
-    if (!best) fail(`no valid kernel among ${tune} random trials of ${w.shape}`);
-    const timing = { number: 1, repeat: 3, minRepeatMs: 10, warmup: 1 };
-    const tm = targetMeasurer(resolveTarget("cpu"), {
-      workload: w,
-      timing,
-      builder: createBuilder({ cacheDir: join(dir, "kernels") }),
-    });
-    const measurer = withConditions(tm.measurer);
-    const t0 = performance.now();
-    let shown = 0;
+  if (v.replot) {
+    // The summary and the plot of timings written by --json, without timing anything.
     try {
-      while ((performance.now() - t0) / 1000 < seconds) {
-        const t = (performance.now() - t0) / 1000;
-        const [r] = await measurer.measure([{ trace: best!.trace }]);
-        const c = r.conditions ?? {};
-        if (r.errorKind !== "none" || c.probeGBps === undefined) {
-          fail(`the kernel's timing failed or had no probe: ${r.errorKind} ${r.error ?? ""}`);
+      samples.push(...JSON.parse(await Deno.readTextFile(v.replot)));
+    } catch (e) {
+      fail(`--replot ${v.replot}: ${(e as Error).message}`);
+    }
+  } else await timeKernel();
+  async function timeKernel() {
+    const dir = await Deno.makeTempDir({ prefix: "tb-spells-" });
+    try {
+      await runSession({
+        db: join(dir, "t.db"),
+        workload: { name: w.name, shape: w.shape },
+        strategy: "random",
+        trials: tune,
+      });
+      const best = bestRecorded(join(dir, "t.db"), w);
+      if (!best) fail(`no valid kernel among ${tune} random trials of ${w.shape}`);
+      const timing = { number: 1, repeat: 3, minRepeatMs: 10, warmup: 1 };
+      const tm = targetMeasurer(resolveTarget("cpu"), {
+        workload: w,
+        timing,
+        builder: createBuilder({ cacheDir: join(dir, "kernels") }),
+      });
+      const measurer = withConditions(tm.measurer);
+      const t0 = performance.now();
+      let shown = 0;
+      try {
+        while ((performance.now() - t0) / 1000 < seconds) {
+          const t = (performance.now() - t0) / 1000;
+          const [r] = await measurer.measure([{ trace: best!.trace }]);
+          const c = r.conditions ?? {};
+          if (r.errorKind !== "none" || c.probeGBps === undefined) {
+            fail(`the kernel's timing failed or had no probe: ${r.errorKind} ${r.error ?? ""}`);
+          }
+          const sorted = [...r.times].sort((a, b) => a - b);
+          samples.push({
+            t,
+            gflops: w.flops / sorted[(sorted.length - 1) >> 1] / 1e9,
+            probe: c.probeGBps!,
+            ...(c.load1 !== undefined ? { load1: c.load1 } : {}),
+            ...(c.steal !== undefined ? { steal: c.steal } : {}),
+            ...(c.cpuMhz !== undefined ? { cpuMhz: c.cpuMhz } : {}),
+          });
+          if (t - shown >= 10) {
+            shown = t;
+            const s = samples.at(-1)!;
+            console.error(
+              `${t.toFixed(0)}/${seconds} s: kernel ${
+                s.gflops.toFixed(1)
+              } GFLOP/s, probe ${s.probe}`,
+            );
+          }
         }
-        const sorted = [...r.times].sort((a, b) => a - b);
-        samples.push({
-          t,
-          gflops: w.flops / sorted[(sorted.length - 1) >> 1] / 1e9,
-          probe: c.probeGBps!,
-          ...(c.load1 !== undefined ? { load1: c.load1 } : {}),
-          ...(c.steal !== undefined ? { steal: c.steal } : {}),
-          ...(c.cpuMhz !== undefined ? { cpuMhz: c.cpuMhz } : {}),
-        });
-        if (t - shown >= 10) {
-          shown = t;
-          const s = samples.at(-1)!;
-          console.error(
-            `${t.toFixed(0)}/${seconds} s: kernel ${s.gflops.toFixed(1)} GFLOP/s, probe ${s.probe}`,
-          );
-        }
+      } finally {
+        await measurer.close?.();
       }
     } finally {
-      await measurer.close?.();
+      await Deno.remove(dir, { recursive: true });
     }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
   }
+  if (samples.length === 0) fail("no timings to summarise");
   const s = spellSummary(samples);
   const f = (x: number | null, d = 2) => x === null ? "n/a" : x.toFixed(d);
   console.log(
-    `matmul ${w.shape.join(",")}: ${s.samples} timings in ${seconds} s (3 repeats of 10 ms each)`,
+    `matmul ${w.shape.join(",")}: ${s.samples} timings in ${
+      samples.at(-1)!.t.toFixed(0)
+    } s (3 repeats of 10 ms each)`,
   );
   console.log(
     `usual probe ${s.usualProbe.toFixed(1)} GB/s; ${s.slow} timings under ${SLOW_SPEED} of it`,
@@ -222,17 +277,7 @@ if (import.meta.main) {
         samples.filter((x) => !inSpells.includes(x) && x.probe < SLOW_SPEED * s.usualProbe).length
       } of the other ${samples.length - inSpells.length}`,
   );
-  const usualKernel = quantile(samples.map((x) => x.gflops), 0.9);
-  await writePlot(
-    v.plot!,
-    tuningCurveSVG([
-      { label: "kernel GFLOP/s / its usual", values: samples.map((x) => x.gflops / usualKernel) },
-      { label: "speed probe / its usual", values: samples.map((x) => x.probe / s.usualProbe) },
-    ], {
-      title: `Slow spells: matmul ${w.shape.join(",")} and the harness's speed probe`,
-      y: "speed / usual (90th percentile)",
-    }),
-  );
+  await writePlot(v.plot!, spellsSVG(samples, w.shape.join(",")));
   console.log(`plot: ${v.plot}`);
   if (v.json) await Deno.writeTextFile(v.json, JSON.stringify(samples));
 }

@@ -5,7 +5,7 @@
  * repeats), or the machine's load during the best's measurement exceeded its
  * core count, or the machine ran slow while the best or the runner-up was
  * timed: its speed probe (`MeasureConditions.probeGBps`, measure/harness.ts)
- * under {@link SLOW_SPEED} of the usual (`usualProbeGflops`; for a run's
+ * under {@link SLOW_SPEED} of the usual (`usualProbeGBps`; for a run's
  * results, the 90th percentile of their probes). `tune`, `compare` and
  * `report` print {@link RankingNoise.warning} and put the whole decision in
  * their JSON.
@@ -80,7 +80,7 @@ export interface RankingNoise {
   /** Cores the load was compared with. */
   cores: number;
   /** The machine's usual speed the probes were compared with (GB/s); null when unknown. */
-  usualProbeGflops: number | null;
+  usualProbeGBps: number | null;
   /**
    * Of the results judged (a run's, for {@link rankingOfResults}), how many
    * were timed while the machine ran slow, out of how many with a probe.
@@ -97,7 +97,7 @@ export interface RankingNoiseOptions {
   /** What the two sides are called in the warning. Default `["best", "runner-up"]`. */
   labels?: readonly [string, string];
   /** The machine's usual speed probe (GB/s); without it no result is judged slow. */
-  usualProbeGflops?: number;
+  usualProbeGBps?: number;
 }
 
 function figure(r: RankedResult): RankedFigure {
@@ -149,9 +149,7 @@ export function rankingNoise(
   const widest = n ? Math.max(b.spread ?? -Infinity, n.spread ?? -Infinity) : -Infinity;
   if (apart !== null && Number.isFinite(widest) && apart < widest) reasons.push("close");
   if (b.load1 !== null && b.load1 > cores) reasons.push("load");
-  const usual = o.usualProbeGflops !== undefined && o.usualProbeGflops > 0
-    ? o.usualProbeGflops
-    : null;
+  const usual = o.usualProbeGBps !== undefined && o.usualProbeGBps > 0 ? o.usualProbeGBps : null;
   const slowed = ([[bestName, b], [nextName, n]] as const).flatMap(([name, f]) =>
     usual !== null && f?.probeGBps != null && f.probeGBps < SLOW_SPEED * usual
       ? [`${name} timed at ${(f.probeGBps / usual).toFixed(2)} of the usual speed`]
@@ -165,7 +163,7 @@ export function rankingNoise(
     runnerUp: n,
     apart,
     cores,
-    usualProbeGflops: usual,
+    usualProbeGBps: usual,
   };
   if (out.uncertain) {
     const parts = [
@@ -214,10 +212,10 @@ export function rankingOfResults(
     .sort((a, b) => a.r.seconds - b.r.seconds || a.i - b.i);
   if (valid.length === 0) return null;
   const probes = valid.flatMap(({ r }) => probeOf(r) ?? []);
-  const usual = o.usualProbeGflops ?? (probes.length > 0 ? usualSpeed(probes) : undefined);
+  const usual = o.usualProbeGBps ?? (probes.length > 0 ? usualSpeed(probes) : undefined);
   const noise = rankingNoise(valid[0].r, valid[1]?.r, {
     ...o,
-    ...(usual !== undefined ? { usualProbeGflops: usual } : {}),
+    ...(usual !== undefined ? { usualProbeGBps: usual } : {}),
   });
   if (usual === undefined || probes.length === 0) return noise;
   const slow = probes.filter((p) => p < SLOW_SPEED * usual).length;

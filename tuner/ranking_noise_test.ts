@@ -132,7 +132,7 @@ Deno.test("a best or runner-up timed while the machine ran slow makes the rankin
   const run = [r(1.0, 40), r(1.2, 21), ...[1.5, 1.6, 1.7, 1.8, 1.9, 2.0, 2.1].map((s) => r(s, 40))];
   const n = rankingOfResults(run, { cores: 2 })!;
   assert.deepEqual(n.reasons, ["slow"]);
-  assert.equal(n.usualProbeGflops, 40);
+  assert.equal(n.usualProbeGBps, 40);
   assert.equal(n.runnerUp!.probeGBps, 21);
   assert.deepEqual(n.slowTrials, { slow: 1, probed: 9 });
   assert.match(n.warning!, /runner-up timed at 0\.53 of the usual speed/);
@@ -145,6 +145,6 @@ Deno.test("a best or runner-up timed while the machine ran slow makes the rankin
   const mild = rankingOfResults([r(1.0, 40), r(1.2, SLOW_SPEED * 40 + 0.1)], { cores: 2 })!;
   assert.equal(mild.uncertain, false);
   const none = rankingOfResults([r(1.0), r(1.2)], { cores: 2 })!;
-  assert.equal(none.usualProbeGflops, null);
+  assert.equal(none.usualProbeGBps, null);
   assert.equal(none.slowTrials, undefined);
 });
