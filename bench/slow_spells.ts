@@ -171,15 +171,7 @@ if (import.meta.main) {
     }
   })();
   const samples: SpellSample[] = [];
-  if (v.replot) {
-    // The summary and the plot of timings written by --json, without timing anything.
-    try {
-      samples.push(...JSON.parse(await Deno.readTextFile(v.replot)));
-    } catch (e) {
-      fail(`--replot ${v.replot}: ${(e as Error).message}`);
-    }
-  } else await timeKernel();
-  async function timeKernel() {
+  const timeKernel = async () => {
     const dir = await Deno.makeTempDir({ prefix: "tb-spells-" });
     try {
       await runSession({
@@ -232,7 +224,16 @@ if (import.meta.main) {
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
-  }
+  };
+  if (v.replot) {
+    // The summary and the plot of timings written by --json, without timing anything.
+    try {
+      samples.push(...JSON.parse(await Deno.readTextFile(v.replot)));
+    } catch (e) {
+      fail(`--replot ${v.replot}: ${(e as Error).message}`);
+    }
+  } else await timeKernel();
+
   if (samples.length === 0) fail("no timings to summarise");
   const s = spellSummary(samples);
   const f = (x: number | null, d = 2) => x === null ? "n/a" : x.toFixed(d);
