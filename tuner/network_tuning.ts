@@ -56,7 +56,7 @@ import { describeMachine, tunebookVersion } from "../datasets/machine.ts";
 import { createStrategy, createTraceStrategy, STRATEGIES } from "./strategies.ts";
 import { parseStrategyName, type ResolvedStrategy, resolveStrategy } from "./presets.ts";
 import { finalistsOf, recordFinalists, retimeFinalists } from "./finalists.ts";
-import { type RankingNoise, rankingNoise } from "./ranking_noise.ts";
+import { type RankingNoise, rankingNoise, usualAmong } from "./ranking_noise.ts";
 import { DEFAULTS, finalistTimingOf } from "../ir/defaults.ts";
 import {
   type RecordedStart,
@@ -725,6 +725,8 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
           times: r.times,
           ...(r.conditions ? { conditions: r.conditions } : {}),
         }));
+        // The finalists' usual speed probe, when enough of them carry one.
+        const usual = usualAmong(ranked);
         out.finalists = {
           runId,
           count: retimed.length,
@@ -734,6 +736,7 @@ export async function tuneNetwork(o: NetworkTuningOptions): Promise<NetworkTunin
             ? {
               noise: rankingNoise(ranked[0], ranked[1], {
                 labels: ["fastest finalist", "next"],
+                ...(usual !== undefined ? { usualProbeGBps: usual } : {}),
               }),
             }
             : {}),

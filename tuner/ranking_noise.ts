@@ -265,11 +265,38 @@ export function rankingOfStrategies(
     .sort((a, b) => a.r.seconds - b.r.seconds);
   if (ranked.length === 0) return null;
   const [first, second] = ranked;
+  const usual = o.usualProbeGBps ?? usualAmong(ranked.map(({ r }) => r));
   return {
     ...rankingNoise(first.r, second?.r, {
       ...o,
       labels: [first.name, second?.name ?? "runner-up"],
+      ...(usual !== undefined ? { usualProbeGBps: usual } : {}),
     }),
     strategies: [first.name, second?.name ?? null],
   };
+}
+
+/**
+ * Fewest speed probes among a handful of results (strategies' final bests,
+ * a task's finalists) to take their usual from; with fewer, nothing is
+ * judged slow.
+ */
+export const MIN_PROBES_FOR_USUAL = 3;
+
+/**
+ * The usual speed ({@link usualSpeed}) among `results`' probes, when at
+ * least {@link MIN_PROBES_FOR_USUAL} of them have one.
+ *
+ * @example
+ * ```ts
+ * import { usualAmong } from "./ranking_noise.ts";
+ * const r = (p: number) => ({ seconds: 1, times: [1], conditions: { probeGBps: p } });
+ * if (usualAmong([r(30), r(52), r(52)]) !== 52 || usualAmong([r(50), r(52)]) !== undefined) {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function usualAmong(results: readonly RankedResult[]): number | undefined {
+  const probes = results.flatMap((r) => probeOf(r) ?? []);
+  return probes.length >= MIN_PROBES_FOR_USUAL ? usualSpeed(probes) : undefined;
 }

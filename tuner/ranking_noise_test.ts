@@ -148,3 +148,23 @@ Deno.test("a best or runner-up timed while the machine ran slow makes the rankin
   assert.equal(none.usualProbeGBps, null);
   assert.equal(none.slowTrials, undefined);
 });
+
+Deno.test("strategies' final bests judge a slow one against the usual of their own probes", () => {
+  const f = (ms: number, probeGBps?: number) => ({
+    seconds: ms * 1e-3,
+    times: [ms * 1e-3, ms * 1e-3],
+    ...(probeGBps !== undefined ? { conditions: { probeGBps } } : {}),
+  });
+  const n = rankingOfStrategies(
+    new Map([["ga", f(1, 52)], ["random", f(1.3, 30)], ["sa", f(1.5, 52)], ["bo", f(2, 51)]]),
+    { cores: 2 },
+  )!;
+  assert.deepEqual(n.reasons, ["slow"]);
+  assert.match(n.warning!, /random timed at 0\.58 of the usual speed/);
+  // Two probes are too few to tell what is usual.
+  const two = rankingOfStrategies(new Map([["ga", f(1, 52)], ["random", f(1.3, 30)]]), {
+    cores: 2,
+  })!;
+  assert.equal(two.usualProbeGBps, null);
+  assert.equal(two.uncertain, false);
+});
