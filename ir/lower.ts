@@ -111,6 +111,19 @@ function gccOptionsOf(sch: ScheduledStages): string[] {
   return [...options];
 }
 
+/**
+ * What {@link Lowering.emitStage} reports of a nest it emits for loop
+ * versioning: its spatial guards' conditions and loop extents, and whether
+ * any of those guards keeps the nest inside its region rather than inside
+ * the tensor (`regionGuards`).
+ */
+interface Version {
+  drop: boolean;
+  spatial: AExpr[];
+  vars: Map<string, number>;
+  regionGuards?: boolean;
+}
+
 class Lowering extends BoundInference {
   private readonly loopOf = new Map<string, { stage: Stage; loop: Loop }>();
   /** A GPU schedule (bound loops or shared memory): no loop versioning. */
@@ -190,7 +203,7 @@ class Lowering extends BoundInference {
   private emitStage(
     s: Stage,
     bases: AExpr[],
-    version?: { drop: boolean; spatial: AExpr[]; vars: Map<string, number> },
+    version?: Version,
   ): Stmt[] {
     const region = this.regions.get(s.name)!;
     const leafVar = new Map<Loop, AExpr>();
@@ -261,6 +274,9 @@ class Lowering extends BoundInference {
     }
     if (version) {
       version.spatial.push(...guards.filter((g) => g.spatial).map((g) => g.cond), ...zeroOutside);
+      if (guards.some((g) => g.spatial && !g.tensor) || zeroOutside.length > 0) {
+        version.regionGuards = true;
+      }
       if (version.drop) {
         guards.splice(0, guards.length, ...guards.filter((g) => !g.spatial));
         zeroOutside.length = 0;
@@ -421,7 +437,7 @@ class Lowering extends BoundInference {
     const size = extents.reduce((x, y) => x * y, 1);
     const buf = this.fresh(`T_${a.name}`);
     this.regions.set(a.name, { buf, mins, extents, layout: a.layout });
-    const probe = { drop: false, spatial: [] as AExpr[], vars: new Map<string, number>() };
+    const probe: Version = { drop: false, spatial: [], vars: new Map<string, number>() };
     const nest = this.emitStage(a, mins, probe);
     // Loop versioning: a second nest without the spatial guards, run when the
     // whole region is inside the tensor (the full tiles: all but the edges).
@@ -435,6 +451,24 @@ class Lowering extends BoundInference {
         // The register tile: each version gets its own accumulators (constant indices).
         // The consumer's guards hold in a full tile unless the region was clipped to the tensor.
         const exact = (region.widths ?? []).every((w, d) => w === extents[d]);
+        if (!probe.regionGuards && this.readsPadded(a)) {
+          // Every value the tile reads comes from a packed copy, which covers all the
+          // indices the tile forms and holds zeros outside the tensor: an edge tile runs
+          // the full tile's nest too, and only its write-back keeps the tensor guards.
+          return (rest, restFull) => [
+            ...lets,
+            alloc([
+              ...fast,
+              ...(exact
+                ? [{ k: "if", cond: full, body: restFull }, {
+                  k: "if",
+                  cond: not,
+                  body: rest,
+                }] as Stmt[]
+                : rest),
+            ]),
+          ];
+        }
         return (rest, restFull) => [
           ...lets,
           { k: "if", cond: full, body: [alloc([...fast, ...(exact ? restFull : rest)])] },
@@ -463,6 +497,21 @@ class Lowering extends BoundInference {
     }
     const heap = size * 4 > STACK_LIMIT_BYTES;
     return (rest) => [...lets, { k: "alloc", buf, size, heap, body: [...nest, ...rest] }];
+  }
+
+  /**
+   * True when every tensor that stage `s` reads (through inlined stages) is
+   * a packed copy (`cache_read(..., "global")`), whose region covers every
+   * index its readers form, with zeros outside the tensor.
+   */
+  private readsPadded(s: Stage): boolean {
+    const body = this.bodyOf(s);
+    let padded = true;
+    visitLoads(body instanceof Expr ? body : body.body, (t) => {
+      const p = this.sch.stages.find((x) => x.name === t.name);
+      if (!p || !p.packed || p.attach.k === "inline") padded = false;
+    });
+    return padded;
   }
 
   /** Loop kinds of a stage's leaves from annotations and auto-unroll. */

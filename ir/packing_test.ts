@@ -61,13 +61,34 @@ Deno.test("cache_read global and transform_layout store k-major panels, zero-pad
   assertTraceRoundTrip(sch);
 });
 
-Deno.test("edge tiles run a guarded copy of the nest; full tiles run one without guards", () => {
+Deno.test("an edge tile that reads only packed copies computes as a full one; only its write-back is guarded", () => {
   const src = generateC(lower(packed(37, 64, 16)));
-  // The tile at rows 36..41 of 37 takes the guarded path: one version per tile position.
-  assert.match(src, /if \(\(\(m_C_local_0 \+ 5\) < 37\)\) \{/);
+  // The tile at rows 36..41 of 37 reads zero-padded panels: one nest of accumulators
+  // serves every tile position, and the write-back has a full and a guarded version.
+  assert.equal(src.match(/tb_v16 T_C_local_v0/g)?.length, 1);
+  assert.equal(src.match(/T_C_local_v0 \+= /g)?.length, 1);
+  assert.match(src, /if \(\(\(m_C_local_0 \+ 5\) < 37\)\) \{\n[^]*tb_storeu\(&T_C\[/);
+  assert.match(src, /if \(\(\(\(m_C_local_0 \+ 5\) < 37\) \? 0 : 1\)\) \{\n[^]*\) < 37\)\) \{/);
+});
+
+Deno.test("an edge tile that reads an unpacked tensor keeps a guarded copy of the nest", () => {
+  // Without a packed copy of A the tile reads A itself, which ends at the matrix's edge.
+  const sch = sched(37, 64, 16);
+  const local = sch.cacheWrite("C");
+  const bp = sch.cacheRead("B", "global", [local]);
+  const [io, ii] = sch.split("C", "i", [null, 6]);
+  const [jo, ji] = sch.split("C", "j", [null, 32]);
+  sch.reorder("C", [io, jo, ii, ji]);
+  sch.computeAt(local, "C", jo);
+  sch.vectorize("C", ji);
+  sch.reorder(local, ["k", "i", "j"]);
+  sch.unroll(local, "i");
+  sch.vectorize(local, "j");
+  sch.transformLayout(bp, 1, 32);
+  const src = generateC(lower(sch));
+  // One tile for the full positions, one guarded for the edge (rows 36..41 of 37).
+  assert.equal(src.match(/float T_C_local\[192\]/g)?.length, 2);
   assert.match(src, /if \(\(\(\(m_C_local_0 \+ 5\) < 37\) \? 0 : 1\)\) \{/);
-  // Row guards sit outside the vector statements: both versions keep the tile in registers.
-  assert.equal(src.match(/tb_v16 T_C_local_v0/g)?.length, 2);
 });
 
 Deno.test("a packed copy computed outside its reader's tile covers every tile inside", () => {
