@@ -12,8 +12,14 @@
  * ```
  * @module
  */
+import { parseArgs } from "node:util";
 import { replaySpaceFromFile } from "../search/replay.ts";
 import { expectedRandomFraction } from "../search/score.ts";
+import { HelpRequest, runCommand, UsageError } from "../cli/args.ts";
+
+/** What `--help` prints: the command lines above. */
+const USAGE = `usage:
+  deno run --allow-read bench/below_random.ts a.json [b.json …] [--margin 0.01]`;
 
 /** The part of one space's `compare` JSON read here (bench/ sits below cli/ in the layers). */
 export interface SpaceOutput {
@@ -60,37 +66,55 @@ export async function exactRandom(spec: string, budgets: number[]): Promise<Map<
 }
 
 if (import.meta.main) {
-  const k = Deno.args.indexOf("--margin");
-  const margin = k >= 0 ? Number(Deno.args[k + 1]) : 0;
-  const files = Deno.args.filter((_, i) => k < 0 || (i !== k && i !== k + 1));
-  if (files.length === 0 || !Number.isFinite(margin)) {
-    console.error("usage: below_random.ts a.json [b.json …] [--margin X]");
-    Deno.exit(2);
-  }
-  const runs: SpaceOutput[] = [];
-  for (const f of files) {
-    const lines = (await Deno.readTextFile(f)).trim().split("\n");
-    const o: SpaceOutput | { spaces: SpaceOutput[] } = JSON.parse(lines[lines.length - 1]);
-    runs.push(...("spaces" in o ? o.spaces : [o]));
-  }
-  const count = new Map<string, number>();
-  for (const s of latestRows(runs)) {
-    const budgets = [...new Set(s.results.map((r) => r.budget))];
-    const rnd = await exactRandom(s.spec, budgets);
-    for (const r of s.results) {
-      count.set(r.strategy, count.get(r.strategy) ?? 0);
-      const d = r.mean_fraction - rnd.get(r.budget)!;
-      if (d < -margin) {
-        count.set(r.strategy, count.get(r.strategy)! + 1);
-        console.log(
-          `${s.spec} ${r.strategy} at ${r.budget}: ${r.mean_fraction.toFixed(3)} < ${
-            rnd.get(r.budget)!.toFixed(3)
-          } (${d.toFixed(3)})`,
-        );
+  await runCommand("below_random", async (argv) => {
+    // parseFlags takes no positionals (the files are): the same strict parse, by hand.
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        strict: true,
+        allowPositionals: true,
+        options: {
+          margin: { type: "string", default: "0" },
+          help: { type: "boolean", default: false },
+        },
+      });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    if (parsed.values.help) throw new HelpRequest(USAGE);
+    const margin = Number(parsed.values.margin);
+    const files = parsed.positionals;
+    if (files.length === 0 || !Number.isFinite(margin)) {
+      throw new UsageError(
+        "give one or more compare outputs (a.json [b.json …]) and a finite --margin",
+      );
+    }
+    const runs: SpaceOutput[] = [];
+    for (const f of files) {
+      const lines = (await Deno.readTextFile(f)).trim().split("\n");
+      const o: SpaceOutput | { spaces: SpaceOutput[] } = JSON.parse(lines[lines.length - 1]);
+      runs.push(...("spaces" in o ? o.spaces : [o]));
+    }
+    const count = new Map<string, number>();
+    for (const s of latestRows(runs)) {
+      const budgets = [...new Set(s.results.map((r) => r.budget))];
+      const rnd = await exactRandom(s.spec, budgets);
+      for (const r of s.results) {
+        count.set(r.strategy, count.get(r.strategy) ?? 0);
+        const d = r.mean_fraction - rnd.get(r.budget)!;
+        if (d < -margin) {
+          count.set(r.strategy, count.get(r.strategy)! + 1);
+          console.log(
+            `${s.spec} ${r.strategy} at ${r.budget}: ${r.mean_fraction.toFixed(3)} < ${
+              rnd.get(r.budget)!.toFixed(3)
+            } (${d.toFixed(3)})`,
+          );
+        }
       }
     }
-  }
-  console.log(
-    "cells below random: " + [...count].map(([n, c]) => `${n} ${c}`).join(", "),
-  );
+    console.log(
+      "cells below random: " + [...count].map(([n, c]) => `${n} ${c}`).join(", "),
+    );
+  });
 }

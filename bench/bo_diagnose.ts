@@ -18,6 +18,10 @@ import { createPrng } from "../ir/prng.ts";
 import { bayesianOptimization, type BayesOptOptions, optionVectors } from "../search/bo.ts";
 import { normalScores, PoolGP } from "../search/gp.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
+import { HelpRequest, runCommand, UsageError } from "../cli/args.ts";
+
+const USAGE = "usage: deno run --allow-read bench/bo_diagnose.ts SPACE [--seeds 10] " +
+  "[--variant 'name={json options}']...";
 
 /**
  * Spearman's rank correlation of two lists of the same length (ties broken by position).
@@ -45,99 +49,114 @@ export function spearman(a: readonly number[], b: readonly number[]): number {
 }
 
 if (import.meta.main) {
-  const { values: v, positionals } = parseArgs({
-    args: Deno.args,
-    allowPositionals: true,
-    options: {
-      seeds: { type: "string", default: "10" },
-      variant: { type: "string", multiple: true, default: ["bo={}"] },
-    },
-  });
-  const seeds = Number(v.seeds);
-  if (positionals.length !== 1 || !(seeds >= 1)) {
-    console.error("usage: bo_diagnose.ts SPACE [--seeds N] [--variant name={json}]…");
-    Deno.exit(2);
-  }
-  const variants: [string, BayesOptOptions][] = v.variant.map((s) => {
-    const k = s.indexOf("=");
-    return [s.slice(0, k), { ...JSON.parse(s.slice(k + 1)), seed: 0 }];
-  });
-  const r = await replaySpaceFromFile(positionals[0], { absent: "invalid" });
-  const sp = r.space;
-  const valid: number[] = [];
-  for (let i = 0; i < sp.size; i++) if (r.evaluateIndex(i).seconds !== undefined) valid.push(i);
-  const logRatio = valid.map((i) => Math.log(r.evaluateIndex(i).seconds! / r.optimum)).sort((
-    a,
-    b,
-  ) => a - b);
-  const q = (p: number) => logRatio[Math.round(p * (logRatio.length - 1))].toFixed(2);
-  console.log(`${r.name}: ${sp.size} points, ${valid.length} valid`);
-  console.log(
-    `log(time/optimum) quantiles 0,10,25,50,75,90,100%: ${
-      [0, 0.1, 0.25, 0.5, 0.75, 0.9, 1].map(q).join(" ")
-    }`,
-  );
-  console.log(
-    `points within 0.9 of the optimum: ${logRatio.filter((x) => x <= -Math.log(0.9)).length}`,
-  );
-
-  // The process fitted to n random valid points.
-  const active = sp.knobs.flatMap((k, j) => (k.options.length > 1 ? [j] : []));
-  for (const [enc, out] of [["index", "log"], ["onehot", "rank"], ["mixed", "rank"]] as const) {
-    const vecs = active.map((j) => optionVectors(sp.knobs[j].options, enc));
-    const encode = (i: number) => {
-      const p = sp.point(i);
-      return Float64Array.from(active.flatMap((j, k) => vecs[k][p[j]]));
-    };
-    for (const n of [25, 50]) {
-      const fits: string[] = [];
-      for (let seed = 0; seed < 5; seed++) {
-        const prng = createPrng(1000 + seed);
-        const chosen = new Set<number>();
-        while (chosen.size < Math.min(n, valid.length - 1)) chosen.add(prng.pick(valid));
-        const gp = new PoolGP(encode(valid[0]).length);
-        if (out === "rank") gp.transform = normalScores;
-        const rest = valid.filter((i) => !chosen.has(i));
-        gp.addPool(rest.map(encode));
-        for (const i of chosen) gp.observe(encode(i), Math.log(r.evaluateIndex(i).seconds!));
-        gp.fit([0.1, 0.17, 0.3, 0.5, 0.8].map((c) => c * Math.sqrt(active.length)), [
-          0.001,
-          0.03,
-          0.1,
-        ]);
-        const { mean } = gp.posterior();
-        const rho = spearman([...mean], rest.map((i) => r.evaluateIndex(i).seconds!));
-        fits.push(
-          `ls ${(gp.lengthScale / Math.sqrt(active.length)).toFixed(2)}·√d nugget ${gp.noise} ρ ${
-            rho.toFixed(2)
-          }`,
-        );
-      }
-      console.log(`GP ${enc}/${out} on ${n} random points (5 draws): ${fits.join("; ")}`);
+  await runCommand("bo_diagnose", async (argv) => {
+    // parseFlags takes no positionals (SPACE is one): the same strict parse, by hand.
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        strict: true,
+        allowPositionals: true,
+        options: {
+          seeds: { type: "string", default: "10" },
+          variant: { type: "string", multiple: true, default: ["bo={}"] },
+          help: { type: "boolean", default: false },
+        },
+      });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
     }
-  }
-
-  // Where the variants spend evaluations 9..50.
-  for (const [name, opts] of variants) {
-    const counts = sp.knobs.map((k) => new Array<number>(k.options.length).fill(0));
-    let total = 0;
-    for (let seed = 0; seed < seeds; seed++) {
-      const s = bayesianOptimization(sp, { ...opts, seed, candidateOf: r.candidateOf });
-      for (let t = 0; t < 50; t++) {
-        const cs = s.propose(1);
-        if (cs.length === 0) break;
-        if (t >= 8) {
-          cs[0].knobs!.forEach((o, j) => counts[j][o]++);
-          total++;
-        }
-        s.observe(cs.map((c) => ({ candidate: c, ...r.evaluate(c.knobs!) })));
-      }
+    const { values: v, positionals } = parsed;
+    if (v.help) throw new HelpRequest(USAGE);
+    const seeds = Number(v.seeds);
+    if (positionals.length !== 1 || !(seeds >= 1)) {
+      throw new UsageError("give one SPACE (a replayed space) and --seeds N >= 1");
     }
-    console.log(`\n${name}: share of evaluations 9..50 per option (random: 1/options)`);
-    sp.knobs.forEach((k, j) => {
-      if (k.options.length < 2) return;
-      const cells = k.options.map((o, i) => `${o}:${(counts[j][i] / total).toFixed(2)}`);
-      console.log(`  ${k.name} (${(1 / k.options.length).toFixed(2)}) ${cells.join(" ")}`);
+    const variants: [string, BayesOptOptions][] = v.variant.map((s) => {
+      const k = s.indexOf("=");
+      try {
+        return [s.slice(0, k), { ...JSON.parse(s.slice(k + 1)), seed: 0 }];
+      } catch {
+        throw new UsageError(`--variant ${s}: expected name={json options}`);
+      }
     });
-  }
+    const r = await replaySpaceFromFile(positionals[0], { absent: "invalid" });
+    const sp = r.space;
+    const valid: number[] = [];
+    for (let i = 0; i < sp.size; i++) if (r.evaluateIndex(i).seconds !== undefined) valid.push(i);
+    const logRatio = valid.map((i) => Math.log(r.evaluateIndex(i).seconds! / r.optimum)).sort((
+      a,
+      b,
+    ) => a - b);
+    const q = (p: number) => logRatio[Math.round(p * (logRatio.length - 1))].toFixed(2);
+    console.log(`${r.name}: ${sp.size} points, ${valid.length} valid`);
+    console.log(
+      `log(time/optimum) quantiles 0,10,25,50,75,90,100%: ${
+        [0, 0.1, 0.25, 0.5, 0.75, 0.9, 1].map(q).join(" ")
+      }`,
+    );
+    console.log(
+      `points within 0.9 of the optimum: ${logRatio.filter((x) => x <= -Math.log(0.9)).length}`,
+    );
+
+    // The process fitted to n random valid points.
+    const active = sp.knobs.flatMap((k, j) => (k.options.length > 1 ? [j] : []));
+    for (const [enc, out] of [["index", "log"], ["onehot", "rank"], ["mixed", "rank"]] as const) {
+      const vecs = active.map((j) => optionVectors(sp.knobs[j].options, enc));
+      const encode = (i: number) => {
+        const p = sp.point(i);
+        return Float64Array.from(active.flatMap((j, k) => vecs[k][p[j]]));
+      };
+      for (const n of [25, 50]) {
+        const fits: string[] = [];
+        for (let seed = 0; seed < 5; seed++) {
+          const prng = createPrng(1000 + seed);
+          const chosen = new Set<number>();
+          while (chosen.size < Math.min(n, valid.length - 1)) chosen.add(prng.pick(valid));
+          const gp = new PoolGP(encode(valid[0]).length);
+          if (out === "rank") gp.transform = normalScores;
+          const rest = valid.filter((i) => !chosen.has(i));
+          gp.addPool(rest.map(encode));
+          for (const i of chosen) gp.observe(encode(i), Math.log(r.evaluateIndex(i).seconds!));
+          gp.fit([0.1, 0.17, 0.3, 0.5, 0.8].map((c) => c * Math.sqrt(active.length)), [
+            0.001,
+            0.03,
+            0.1,
+          ]);
+          const { mean } = gp.posterior();
+          const rho = spearman([...mean], rest.map((i) => r.evaluateIndex(i).seconds!));
+          fits.push(
+            `ls ${(gp.lengthScale / Math.sqrt(active.length)).toFixed(2)}·√d nugget ${gp.noise} ρ ${
+              rho.toFixed(2)
+            }`,
+          );
+        }
+        console.log(`GP ${enc}/${out} on ${n} random points (5 draws): ${fits.join("; ")}`);
+      }
+    }
+
+    // Where the variants spend evaluations 9..50.
+    for (const [name, opts] of variants) {
+      const counts = sp.knobs.map((k) => new Array<number>(k.options.length).fill(0));
+      let total = 0;
+      for (let seed = 0; seed < seeds; seed++) {
+        const s = bayesianOptimization(sp, { ...opts, seed, candidateOf: r.candidateOf });
+        for (let t = 0; t < 50; t++) {
+          const cs = s.propose(1);
+          if (cs.length === 0) break;
+          if (t >= 8) {
+            cs[0].knobs!.forEach((o, j) => counts[j][o]++);
+            total++;
+          }
+          s.observe(cs.map((c) => ({ candidate: c, ...r.evaluate(c.knobs!) })));
+        }
+      }
+      console.log(`\n${name}: share of evaluations 9..50 per option (random: 1/options)`);
+      sp.knobs.forEach((k, j) => {
+        if (k.options.length < 2) return;
+        const cells = k.options.map((o, i) => `${o}:${(counts[j][i] / total).toFixed(2)}`);
+        console.log(`  ${k.name} (${(1 / k.options.length).toFixed(2)}) ${cells.join(" ")}`);
+      });
+    }
+  });
 }

@@ -32,13 +32,20 @@
  * Results: bench/results/tuning_throughput.md.
  * @module
  */
-import { parseArgs } from "node:util";
 import { join, resolve } from "node:path";
 import { RecordsDB } from "../datasets/db.ts";
 import { canonicalJSON } from "../ir/trace.ts";
 import { median } from "../ir/stats.ts";
 import { FINALISTS_STRATEGY } from "../tuner/finalists.ts";
 import { benchNetwork, executorRounds, positiveFlags, recordedTraces } from "./network_peers.ts";
+import { parseFlags, runCommand, UsageError } from "../cli/args.ts";
+
+/** What `--help` prints: the command lines above. */
+const USAGE = `usage:
+  git worktree add /tmp/before COMMIT
+  deno run -A bench/cli_throughput.ts --before /tmp/before --after . [--shape 256,256,256] \\
+    [--trials 100] [--strategies random,xgb] [--rounds 2] [--retime-rounds 5] \\
+    [--network resnet18 --network-trials 400 --network-rounds 5]   # --strategies none: network only`;
 
 /** The tuning part of a records database: its trials and their wall seconds. */
 export interface TuningTime {
@@ -130,8 +137,7 @@ async function deno(cwd: string, script: string, args: string[], env: Record<str
 }
 
 const fail = (m: string): never => {
-  console.error(`cli_throughput: ${m}`);
-  Deno.exit(2);
+  throw new UsageError(m);
 };
 
 /** One tuning run of one side. */
@@ -147,9 +153,8 @@ interface Arm {
 }
 
 if (import.meta.main) {
-  const { values: v } = parseArgs({
-    args: Deno.args,
-    options: {
+  await runCommand("cli_throughput", async (argv) => {
+    const v = parseFlags(argv, {
       before: { type: "string" },
       after: { type: "string" },
       shape: { type: "string", default: "256,256,256" },
@@ -161,192 +166,198 @@ if (import.meta.main) {
       "network-trials": { type: "string", default: "400" },
       "network-rounds": { type: "string", default: "5" },
       out: { type: "string" },
-    },
-  });
-  if (!v.before || !v.after) fail("--before DIR and --after DIR are required (two checkouts)");
-  for (const dir of [v.before!, v.after!]) {
-    try {
-      Deno.statSync(join(dir, "cli", "tune.ts"));
-    } catch {
-      fail(`${dir} is not a tunebook checkout (no cli/tune.ts)`);
+    }, USAGE);
+    if (!v.before || !v.after) fail("--before DIR and --after DIR are required (two checkouts)");
+    for (const dir of [v.before!, v.after!]) {
+      try {
+        Deno.statSync(join(dir, "cli", "tune.ts"));
+      } catch {
+        fail(`${dir} is not a tunebook checkout (no cli/tune.ts)`);
+      }
     }
-  }
-  const n = positiveFlags(
-    v,
-    ["trials", "rounds", "retime-rounds", "network-trials", "network-rounds"],
-    fail,
-  );
-  const { trials, rounds } = n, retimeRounds = n["retime-rounds"];
-  const dirs = { before: resolve(v.before!), after: resolve(v.after!) };
-  const work = v.out ?? await Deno.makeTempDir({ prefix: "cli_throughput_" });
-  const shape = v.shape!;
-  // `--strategies none`: the network alone.
-  const strategies = v.strategies === "none" ? [] : v.strategies!.split(",").filter((s) => s);
-  const arms: Arm[] = [];
-  const load = () => Deno.loadavg()[0].toFixed(2);
-  console.log(
-    `# cli_throughput: ${
-      strategies.length ? `matmul ${shape}, ${trials} trials, ${rounds} round(s)` : "no matmul"
-    }${v.network ? `; ${v.network}, ${v["network-trials"]} trials` : ""}; ${work}`,
-  );
-  for (let round = 1; round <= rounds; round++) {
-    for (const strategy of strategies) {
-      const sides = round % 2 ? ["before", "after"] as const : ["after", "before"] as const;
-      for (const side of sides) {
-        const dir = join(work, `${side}-${strategy}-${round}`);
-        await Deno.mkdir(dir, { recursive: true });
-        const db = join(dir, "r.db");
-        const at = load();
-        const summary = JSON.parse(
-          await deno(dirs[side], "cli/tune.ts", [
-            "--workload",
-            "matmul",
-            "--shape",
-            shape,
-            "--strategy",
+    const n = positiveFlags(
+      v,
+      ["trials", "rounds", "retime-rounds", "network-trials", "network-rounds"],
+      fail,
+    );
+    const { trials, rounds } = n, retimeRounds = n["retime-rounds"];
+    const dirs = { before: resolve(v.before!), after: resolve(v.after!) };
+    const work = v.out ?? await Deno.makeTempDir({ prefix: "cli_throughput_" });
+    const shape = v.shape!;
+    // `--strategies none`: the network alone.
+    const strategies = v.strategies === "none" ? [] : v.strategies!.split(",").filter((s) => s);
+    const arms: Arm[] = [];
+    const load = () => Deno.loadavg()[0].toFixed(2);
+    console.log(
+      `# cli_throughput: ${
+        strategies.length ? `matmul ${shape}, ${trials} trials, ${rounds} round(s)` : "no matmul"
+      }${v.network ? `; ${v.network}, ${v["network-trials"]} trials` : ""}; ${work}`,
+    );
+    for (let round = 1; round <= rounds; round++) {
+      for (const strategy of strategies) {
+        const sides = round % 2 ? ["before", "after"] as const : ["after", "before"] as const;
+        for (const side of sides) {
+          const dir = join(work, `${side}-${strategy}-${round}`);
+          await Deno.mkdir(dir, { recursive: true });
+          const db = join(dir, "r.db");
+          const at = load();
+          const summary = JSON.parse(
+            await deno(dirs[side], "cli/tune.ts", [
+              "--workload",
+              "matmul",
+              "--shape",
+              shape,
+              "--strategy",
+              strategy,
+              "--trials",
+              String(trials),
+              "--seed",
+              String(round),
+              "--db",
+              db,
+              "--quiet",
+            ], { TUNEBOOK_CACHE: join(dir, "cache") }),
+          );
+          const t = tuningTime(db);
+          const arm: Arm = {
+            side,
             strategy,
-            "--trials",
-            String(trials),
-            "--seed",
-            String(round),
-            "--db",
-            db,
-            "--quiet",
-          ], { TUNEBOOK_CACHE: join(dir, "cache") }),
-        );
-        const t = tuningTime(db);
-        const arm: Arm = {
-          side,
-          strategy,
-          round,
-          trials: t.trials,
-          seconds: t.seconds,
-          reportedGflops: summary.best_gflops,
-          trace: traceOfCandidate(db, summary.best_trace_id),
-        };
-        arms.push(arm);
+            round,
+            trials: t.trials,
+            seconds: t.seconds,
+            reportedGflops: summary.best_gflops,
+            trace: traceOfCandidate(db, summary.best_trace_id),
+          };
+          arms.push(arm);
+          console.log(
+            `${side} ${strategy} round ${round}: ${(t.trials / t.seconds).toFixed(2)} trials/s ` +
+              `(${t.trials} in ${t.seconds.toFixed(1)} s, load ${at}), reported ` +
+              `${arm.reportedGflops.toFixed(1)} GFLOP/s`,
+          );
+        }
+      }
+    }
+    if (arms.length > 0) {
+      // Every reported kernel timed again together, at the after checkout's finalist timing.
+      const traces = [...new Set(arms.map((a) => a.trace))];
+      const file = join(work, "reported.json");
+      await Deno.writeTextFile(file, JSON.stringify(traces.map((t) => JSON.parse(t))));
+      const db = join(work, "retimed.db");
+      await deno(dirs.after, "cli/tune.ts", [
+        "--workload",
+        "matmul",
+        "--shape",
+        shape,
+        "--trace",
+        file,
+        "--finalists",
+        String(traces.length),
+        "--finalist-rounds",
+        String(retimeRounds),
+        "--db",
+        db,
+        "--quiet",
+      ], { TUNEBOOK_CACHE: join(work, "retime-cache") });
+      const seconds = retimedSeconds(db);
+      const [m, n, k] = shape.split(",").map(Number);
+      for (const a of arms) {
+        const s = seconds.get(a.trace);
+        if (s) a.retimedGflops = 2 * m * n * k / s / 1e9;
+      }
+      console.log(
+        "\n| strategy | round | side | trials/s | tuning s | reported GFLOP/s | re-timed GFLOP/s |",
+      );
+      console.log("| --- | --- | --- | --- | --- | --- | --- |");
+      for (const a of arms) {
         console.log(
-          `${side} ${strategy} round ${round}: ${(t.trials / t.seconds).toFixed(2)} trials/s ` +
-            `(${t.trials} in ${t.seconds.toFixed(1)} s, load ${at}), reported ` +
-            `${arm.reportedGflops.toFixed(1)} GFLOP/s`,
+          `| ${a.strategy} | ${a.round} | ${a.side} | ${(a.trials / a.seconds).toFixed(2)} | ${
+            a.seconds.toFixed(1)
+          } | ${a.reportedGflops.toFixed(1)} | ${a.retimedGflops?.toFixed(1) ?? "n/a"} |`,
+        );
+      }
+      console.log(
+        "\n| strategy | trials/s, after / before, per round | re-timed, after / before |",
+      );
+      console.log("| --- | --- | --- |");
+      for (const strategy of strategies) {
+        const pairs = Array.from({ length: rounds }, (_, i) => {
+          const of = (side: string) =>
+            arms.find((a) => a.strategy === strategy && a.round === i + 1 && a.side === side)!;
+          const b = of("before"), a = of("after");
+          return {
+            speed: (a.trials / a.seconds) / (b.trials / b.seconds),
+            final: (a.retimedGflops ?? NaN) / (b.retimedGflops ?? NaN),
+          };
+        });
+        const f = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(", ");
+        console.log(
+          `| ${strategy} | x${median(pairs.map((p) => p.speed)).toFixed(2)} (${
+            f(pairs.map((p) => p.speed))
+          }) | ${median(pairs.map((p) => p.final)).toFixed(3)} (${f(pairs.map((p) => p.final))}) |`,
         );
       }
     }
-  }
-  if (arms.length > 0) {
-    // Every reported kernel timed again together, at the after checkout's finalist timing.
-    const traces = [...new Set(arms.map((a) => a.trace))];
-    const file = join(work, "reported.json");
-    await Deno.writeTextFile(file, JSON.stringify(traces.map((t) => JSON.parse(t))));
-    const db = join(work, "retimed.db");
-    await deno(dirs.after, "cli/tune.ts", [
-      "--workload",
-      "matmul",
-      "--shape",
-      shape,
-      "--trace",
-      file,
-      "--finalists",
-      String(traces.length),
-      "--finalist-rounds",
-      String(retimeRounds),
-      "--db",
-      db,
-      "--quiet",
-    ], { TUNEBOOK_CACHE: join(work, "retime-cache") });
-    const seconds = retimedSeconds(db);
-    const [m, n, k] = shape.split(",").map(Number);
-    for (const a of arms) {
-      const s = seconds.get(a.trace);
-      if (s) a.retimedGflops = 2 * m * n * k / s / 1e9;
-    }
-    console.log(
-      "\n| strategy | round | side | trials/s | tuning s | reported GFLOP/s | re-timed GFLOP/s |",
-    );
-    console.log("| --- | --- | --- | --- | --- | --- | --- |");
-    for (const a of arms) {
+    if (v.network) {
+      // A network file is read from the checkouts too: its path made absolute.
+      let network = v.network;
+      try {
+        if (Deno.statSync(network).isFile) network = resolve(network);
+      } catch { /* a built-in name */ }
+      const netTrials = n["network-trials"], netRounds = n["network-rounds"];
+      const times: Record<string, TuningTime> = {};
+      for (const side of ["before", "after"] as const) {
+        const dir = join(work, `${side}-${v.network}`);
+        await Deno.mkdir(dir, { recursive: true });
+        const at = load();
+        await deno(dirs[side], "cli/tune_network.ts", [
+          "--network",
+          network,
+          "--trials",
+          String(netTrials),
+          "--strategy",
+          "xgb",
+          "--template",
+          "conv2d-blocked,matmul-packed",
+          "--layout",
+          "NCHW16c",
+          "--no-execute",
+          "--db",
+          join(dir, "net.db"),
+          "--quiet",
+        ], { TUNEBOOK_CACHE: join(dir, "cache") });
+        times[side] = tuningTime(join(dir, "net.db"));
+        const t = times[side];
+        console.log(
+          `${side} tune-network ${v.network}: ${(t.trials / t.seconds).toFixed(2)} trials/s ` +
+            `(${t.trials} in ${t.seconds.toFixed(1)} s, load ${at})`,
+        );
+      }
+      const { net, weights } = await benchNetwork(
+        { network, size: 224, block: 16 },
+        fail,
+      );
+      const executors = [];
+      for (const side of ["before", "after"]) {
+        const traces = recordedTraces(join(work, `${side}-${v.network}`, "net.db"), net, 16);
+        executors.push(await executorRounds(net, weights, traces, 16));
+      }
+      const ms: number[][] = [[], []];
+      for (let r = 0; r < netRounds; r++) {
+        for (const i of r % 2 ? [1, 0] : [0, 1]) ms[i].push(executors[i].time(10));
+      }
+      for (const ex of executors) ex.close();
+      const ratios = ms[0].map((b, i) => b / ms[1][i]);
+      const speed = (times.after.trials / times.after.seconds) /
+        (times.before.trials / times.before.seconds);
       console.log(
-        `| ${a.strategy} | ${a.round} | ${a.side} | ${(a.trials / a.seconds).toFixed(2)} | ${
-          a.seconds.toFixed(1)
-        } | ${a.reportedGflops.toFixed(1)} | ${a.retimedGflops?.toFixed(1) ?? "n/a"} |`,
+        `\n${v.network}: trials/s after / before x${
+          speed.toFixed(2)
+        }; network pass before / after ` +
+          `${median(ratios).toFixed(3)} (${
+            ratios.map((x) => x.toFixed(3)).join(", ")
+          }; ms before ` +
+          `${Math.min(...ms[0]).toFixed(2)}, after ${Math.min(...ms[1]).toFixed(2)})`,
       );
     }
-    console.log("\n| strategy | trials/s, after / before, per round | re-timed, after / before |");
-    console.log("| --- | --- | --- |");
-    for (const strategy of strategies) {
-      const pairs = Array.from({ length: rounds }, (_, i) => {
-        const of = (side: string) =>
-          arms.find((a) => a.strategy === strategy && a.round === i + 1 && a.side === side)!;
-        const b = of("before"), a = of("after");
-        return {
-          speed: (a.trials / a.seconds) / (b.trials / b.seconds),
-          final: (a.retimedGflops ?? NaN) / (b.retimedGflops ?? NaN),
-        };
-      });
-      const f = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(", ");
-      console.log(
-        `| ${strategy} | x${median(pairs.map((p) => p.speed)).toFixed(2)} (${
-          f(pairs.map((p) => p.speed))
-        }) | ${median(pairs.map((p) => p.final)).toFixed(3)} (${f(pairs.map((p) => p.final))}) |`,
-      );
-    }
-  }
-  if (v.network) {
-    // A network file is read from the checkouts too: its path made absolute.
-    let network = v.network;
-    try {
-      if (Deno.statSync(network).isFile) network = resolve(network);
-    } catch { /* a built-in name */ }
-    const netTrials = n["network-trials"], netRounds = n["network-rounds"];
-    const times: Record<string, TuningTime> = {};
-    for (const side of ["before", "after"] as const) {
-      const dir = join(work, `${side}-${v.network}`);
-      await Deno.mkdir(dir, { recursive: true });
-      const at = load();
-      await deno(dirs[side], "cli/tune_network.ts", [
-        "--network",
-        network,
-        "--trials",
-        String(netTrials),
-        "--strategy",
-        "xgb",
-        "--template",
-        "conv2d-blocked,matmul-packed",
-        "--layout",
-        "NCHW16c",
-        "--no-execute",
-        "--db",
-        join(dir, "net.db"),
-        "--quiet",
-      ], { TUNEBOOK_CACHE: join(dir, "cache") });
-      times[side] = tuningTime(join(dir, "net.db"));
-      const t = times[side];
-      console.log(
-        `${side} tune-network ${v.network}: ${(t.trials / t.seconds).toFixed(2)} trials/s ` +
-          `(${t.trials} in ${t.seconds.toFixed(1)} s, load ${at})`,
-      );
-    }
-    const { net, weights } = await benchNetwork(
-      { network, size: 224, block: 16 },
-      fail,
-    );
-    const executors = [];
-    for (const side of ["before", "after"]) {
-      const traces = recordedTraces(join(work, `${side}-${v.network}`, "net.db"), net, 16);
-      executors.push(await executorRounds(net, weights, traces, 16));
-    }
-    const ms: number[][] = [[], []];
-    for (let r = 0; r < netRounds; r++) {
-      for (const i of r % 2 ? [1, 0] : [0, 1]) ms[i].push(executors[i].time(10));
-    }
-    for (const ex of executors) ex.close();
-    const ratios = ms[0].map((b, i) => b / ms[1][i]);
-    const speed = (times.after.trials / times.after.seconds) /
-      (times.before.trials / times.before.seconds);
-    console.log(
-      `\n${v.network}: trials/s after / before x${speed.toFixed(2)}; network pass before / after ` +
-        `${median(ratios).toFixed(3)} (${ratios.map((x) => x.toFixed(3)).join(", ")}; ms before ` +
-        `${Math.min(...ms[0]).toFixed(2)}, after ${Math.min(...ms[1]).toFixed(2)})`,
-    );
-  }
+  });
 }

@@ -15,13 +15,18 @@
  * Results: bench/results/tuning_throughput.md, "Dealt by unrolled size".
  * @module
  */
-import { parseArgs } from "node:util";
 import { createWorkload } from "../ir/workloads.ts";
 import { randomSearch } from "../search/random.ts";
 import { defaultSpace } from "../search/sketch.ts";
 import { kernelSource } from "../measure/kernel_source.ts";
 import { balancedGroups, compileCost, createBuilder } from "../measure/builder.ts";
 import { positiveFlags } from "./network_peers.ts";
+import { parseFlags, runCommand, UsageError } from "../cli/args.ts";
+
+/** What `--help` prints: the command lines above. */
+const USAGE = `usage:
+  deno run -A bench/compile_cost.ts [--shape 256,256,256] [--rounds 12] [--batch 8] \\
+    [--compilers 2] [--seed 1]`;
 
 /** One kernel: its round, length, cost and gcc's milliseconds alone. */
 export interface KernelCompile {
@@ -80,73 +85,73 @@ export function dealtWall(
 }
 
 if (import.meta.main) {
-  const { values: v } = parseArgs({
-    args: Deno.args,
-    options: {
+  await runCommand("compile_cost", async (argv) => {
+    const v = parseFlags(argv, {
       shape: { type: "string", default: "256,256,256" },
       rounds: { type: "string", default: "12" },
       batch: { type: "string", default: "8" },
       compilers: { type: "string", default: "2" },
       seed: { type: "string", default: "1" },
-    },
-  });
-  const fail = (m: string): never => {
-    console.error(`compile_cost: ${m}`);
-    Deno.exit(2);
-  };
-  const { rounds, batch, compilers } = positiveFlags(v, ["rounds", "batch", "compilers"], fail);
-  const seed = Number(v.seed);
-  const w = (() => {
-    try {
-      return createWorkload("matmul", v.shape!.split(",").map(Number));
-    } catch (e) {
-      return fail(`--shape: ${(e as Error).message}`);
-    }
-  })();
-  const search = randomSearch(defaultSpace(w), { seed });
-  const dir = await Deno.makeTempDir({ prefix: "compile_cost_" });
-  const builder = createBuilder({ cacheDir: dir, batch: 1, parallel: 1 });
-  const kernels: KernelCompile[] = [];
-  try {
-    for (let round = 0; round < rounds; round++) {
-      for (const c of search.propose(batch)) {
-        const k = kernelSource(c.trace!);
-        if ("error" in k) continue; // a trace that does not lower: nothing to compile
-        const source = k.source;
-        const [r] = await builder.build([{ source }]);
-        if (r.errorKind !== "none") continue;
-        kernels.push({
-          round,
-          length: source.length,
-          cost: compileCost(source),
-          ms: r.buildSeconds * 1000,
-        });
+    }, USAGE);
+    const fail = (m: string): never => {
+      throw new UsageError(m);
+    };
+    const { rounds, batch, compilers } = positiveFlags(v, ["rounds", "batch", "compilers"], fail);
+    const seed = Number(v.seed);
+    const w = (() => {
+      try {
+        return createWorkload("matmul", v.shape!.split(",").map(Number));
+      } catch (e) {
+        return fail(`--shape: ${(e as Error).message}`);
       }
-      console.error(`round ${round + 1}/${rounds}`);
+    })();
+    const search = randomSearch(defaultSpace(w), { seed });
+    const dir = await Deno.makeTempDir({ prefix: "compile_cost_" });
+    const builder = createBuilder({ cacheDir: dir, batch: 1, parallel: 1 });
+    const kernels: KernelCompile[] = [];
+    try {
+      for (let round = 0; round < rounds; round++) {
+        for (const c of search.propose(batch)) {
+          const k = kernelSource(c.trace!);
+          if ("error" in k) continue; // a trace that does not lower: nothing to compile
+          const source = k.source;
+          const [r] = await builder.build([{ source }]);
+          if (r.errorKind !== "none") continue;
+          kernels.push({
+            round,
+            length: source.length,
+            cost: compileCost(source),
+            ms: r.buildSeconds * 1000,
+          });
+        }
+        console.error(`round ${round + 1}/${rounds}`);
+      }
+    } finally {
+      await Deno.remove(dir, { recursive: true });
     }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-  const ms = kernels.map((k) => k.ms);
-  console.log(
-    `matmul ${v.shape}, ${kernels.length} random kernels (seed ${seed}), gcc alone, ` +
-      `total ${(ms.reduce((a, b) => a + b, 0) / 1000).toFixed(2)} s`,
-  );
-  console.log(
-    `correlation with gcc's time: length ${
-      correlation(kernels.map((k) => k.length), ms).toFixed(3)
-    }, compileCost ${correlation(kernels.map((k) => k.cost), ms).toFixed(3)}`,
-  );
-  const wall = (by: (k: KernelCompile) => number) =>
-    (dealtWall(kernels, compilers, batch, by) / 1000).toFixed(2);
-  console.log(
-    `rounds dealt to ${compilers} compilers, sum of walls: by length ${wall((k) => k.length)} s, ` +
-      `by compileCost ${wall((k) => k.cost)} s, by the true times ${wall((k) => k.ms)} s`,
-  );
-  console.log("slowest:");
-  for (const k of [...kernels].sort((a, b) => b.ms - a.ms).slice(0, 5)) {
+    const ms = kernels.map((k) => k.ms);
     console.log(
-      `  ${k.ms.toFixed(0)} ms: ${(k.length / 1000).toFixed(1)} KB, compileCost ${k.cost}`,
+      `matmul ${v.shape}, ${kernels.length} random kernels (seed ${seed}), gcc alone, ` +
+        `total ${(ms.reduce((a, b) => a + b, 0) / 1000).toFixed(2)} s`,
     );
-  }
+    console.log(
+      `correlation with gcc's time: length ${
+        correlation(kernels.map((k) => k.length), ms).toFixed(3)
+      }, compileCost ${correlation(kernels.map((k) => k.cost), ms).toFixed(3)}`,
+    );
+    const wall = (by: (k: KernelCompile) => number) =>
+      (dealtWall(kernels, compilers, batch, by) / 1000).toFixed(2);
+    console.log(
+      `rounds dealt to ${compilers} compilers, sum of walls: by length ${
+        wall((k) => k.length)
+      } s, ` +
+        `by compileCost ${wall((k) => k.cost)} s, by the true times ${wall((k) => k.ms)} s`,
+    );
+    console.log("slowest:");
+    for (const k of [...kernels].sort((a, b) => b.ms - a.ms).slice(0, 5)) {
+      console.log(
+        `  ${k.ms.toFixed(0)} ms: ${(k.length / 1000).toFixed(1)} KB, compileCost ${k.cost}`,
+      );
+    }
+  });
 }

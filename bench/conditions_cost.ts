@@ -10,37 +10,48 @@
  * ```
  * @module
  */
-import { parseArgs } from "node:util";
 import { conditionsReader } from "../measure/conditions.ts";
 import { median } from "../ir/stats.ts";
+import { parseFlags, runCommand } from "../cli/args.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: { rounds: { type: "string", default: "5" }, reads: { type: "string", default: "200" } },
-});
-const rounds = Number(values.rounds), reads = Number(values.reads);
-const reader = conditionsReader();
-const start = reader.snapshot();
-const perRound: number[] = [];
-let last = reader.read(start);
-for (let r = 0; r < rounds; r++) {
-  const t0 = performance.now();
-  for (let i = 0; i < reads; i++) last = reader.read(start);
-  perRound.push((performance.now() - t0) * 1e3 / reads);
-}
-const load = (() => {
-  try {
-    return Deno.readTextFileSync("/proc/loadavg").trim();
-  } catch {
-    return "unreadable";
+/** What `--help` prints: the command lines above. */
+const USAGE = `usage:
+  deno run --allow-read bench/conditions_cost.ts --rounds 5 --reads 200`;
+
+/** Times the reads and prints the JSON line (synchronous: the reads are). */
+function conditionsCost(argv: string[]): void {
+  const values = parseFlags(argv, {
+    rounds: { type: "string", default: "5" },
+    reads: { type: "string", default: "200" },
+  }, USAGE);
+  const rounds = Number(values.rounds), reads = Number(values.reads);
+  const reader = conditionsReader();
+  const start = reader.snapshot();
+  const perRound: number[] = [];
+  let last = reader.read(start);
+  for (let r = 0; r < rounds; r++) {
+    const t0 = performance.now();
+    for (let i = 0; i < reads; i++) last = reader.read(start);
+    perRound.push((performance.now() - t0) * 1e3 / reads);
   }
-})();
-console.log(
-  JSON.stringify({
-    microsecondsPerRead: Number(median(perRound).toFixed(1)),
-    perRound: perRound.map((x) => Number(x.toFixed(1))),
-    conditions: last,
-    cpus: navigator.hardwareConcurrency,
-    loadavg: load,
-  }),
-);
+  const load = (() => {
+    try {
+      return Deno.readTextFileSync("/proc/loadavg").trim();
+    } catch {
+      return "unreadable";
+    }
+  })();
+  console.log(
+    JSON.stringify({
+      microsecondsPerRead: Number(median(perRound).toFixed(1)),
+      perRound: perRound.map((x) => Number(x.toFixed(1))),
+      conditions: last,
+      cpus: navigator.hardwareConcurrency,
+      loadavg: load,
+    }),
+  );
+}
+
+if (import.meta.main) {
+  await runCommand("conditions_cost", (argv) => Promise.resolve(conditionsCost(argv)));
+}

@@ -22,7 +22,6 @@
  * ```
  * @module
  */
-import { parseArgs } from "node:util";
 import { Queue, QueueEvents, Worker } from "npm:bullmq@6.7.0";
 import { readLines } from "../measure/lines.ts";
 import { scriptArgs } from "../cli/script.ts";
@@ -36,6 +35,12 @@ import { traceOf } from "../ir/trace.ts";
 import { createPrng } from "../ir/prng.ts";
 import { Redis } from "npm:ioredis@6.0.0";
 import { ensureSetupGroup } from "../cli/setup_group.ts";
+import { parseFlags, runCommand } from "../cli/args.ts";
+
+/** What `--help` prints: the command lines above. */
+const USAGE = `usage:
+  deno run -A bench/distributed.ts [--jobs 1000] [--space gemm_RTX_3090]
+    [--strategies bo,xgb] [--seeds 4] [--budget 200] [--workers 1,2,4]`;
 
 /** Jobs/s and overhead per job of trivial jobs through the queue. */
 export async function queueThroughput(jobs: number): Promise<{
@@ -212,57 +217,56 @@ export async function comparisonSeconds(args: string[], workers: number): Promis
 }
 
 if (import.meta.main) {
-  // First use: install what this needs, saying what and why (TUNEBOOK_NO_SETUP=1: don't).
-  await ensureSetupGroup("distributed", "bench/distributed.ts starts a Redis server");
-  const { values: v } = parseArgs({
-    args: Deno.args,
-    options: {
+  await runCommand("distributed", async (argv) => {
+    const v = parseFlags(argv, {
       jobs: { type: "string", default: "1000" },
       space: { type: "string", default: "gemm_RTX_3090" },
       strategies: { type: "string", default: "bo,xgb" },
       seeds: { type: "string", default: "4" },
       budget: { type: "string", default: "200" },
       workers: { type: "string", default: "1,2,4" },
-    },
-  });
-  const q = await queueThroughput(Number(v.jobs));
-  console.error(
-    `queue: ${q.jobsPerSecond.toFixed(0)} jobs/s with 2 workers, ${
-      q.overheadMsPerJob.toFixed(2)
-    } ms overhead per job, one-job round trip ${q.roundTripMs.toFixed(2)} ms (median)`,
-  );
-  const k = await killedJobRecovery();
-  console.error(
-    `killed worker: job taken again ${k.retakenSeconds.toFixed(2)} s after SIGKILL, result ${
-      k.resultSeconds.toFixed(2)
-    } s after`,
-  );
-  const args = [
-    "--space",
-    v.space!,
-    "--strategies",
-    v.strategies!,
-    "--seeds",
-    v.seeds!,
-    "--budget",
-    v.budget!,
-  ];
-  const local = await comparisonSeconds(args, 0);
-  const counts = v.workers!.split(",").map(Number);
-  const times: Record<string, number> = {};
-  for (const n of counts) times[n] = await comparisonSeconds(args, n);
-  console.error(`\ncompare ${args.join(" ")}:\n`);
-  console.error("| workers | wall s | speed-up over 1 worker |");
-  console.error("|---|---|---|");
-  console.error(`| none (local) | ${local.toFixed(2)} | |`);
-  for (const n of counts) {
+    }, USAGE);
+    // First use: install what this needs, saying what and why (TUNEBOOK_NO_SETUP=1: don't).
+    await ensureSetupGroup("distributed", "bench/distributed.ts starts a Redis server");
+    const q = await queueThroughput(Number(v.jobs));
     console.error(
-      `| ${n} | ${times[n].toFixed(2)} | ${(times[counts[0]] / times[n]).toFixed(2)} |`,
+      `queue: ${q.jobsPerSecond.toFixed(0)} jobs/s with 2 workers, ${
+        q.overheadMsPerJob.toFixed(2)
+      } ms overhead per job, one-job round trip ${q.roundTripMs.toFixed(2)} ms (median)`,
     );
-  }
-  console.log(JSON.stringify({
-    queue: q,
-    killed: k,
-    compare: { args, local, workers: times, cores: navigator.hardwareConcurrency },
-  }));
+    const k = await killedJobRecovery();
+    console.error(
+      `killed worker: job taken again ${k.retakenSeconds.toFixed(2)} s after SIGKILL, result ${
+        k.resultSeconds.toFixed(2)
+      } s after`,
+    );
+    const args = [
+      "--space",
+      v.space!,
+      "--strategies",
+      v.strategies!,
+      "--seeds",
+      v.seeds!,
+      "--budget",
+      v.budget!,
+    ];
+    const local = await comparisonSeconds(args, 0);
+    const counts = v.workers!.split(",").map(Number);
+    const times: Record<string, number> = {};
+    for (const n of counts) times[n] = await comparisonSeconds(args, n);
+    console.error(`\ncompare ${args.join(" ")}:\n`);
+    console.error("| workers | wall s | speed-up over 1 worker |");
+    console.error("|---|---|---|");
+    console.error(`| none (local) | ${local.toFixed(2)} | |`);
+    for (const n of counts) {
+      console.error(
+        `| ${n} | ${times[n].toFixed(2)} | ${(times[counts[0]] / times[n]).toFixed(2)} |`,
+      );
+    }
+    console.log(JSON.stringify({
+      queue: q,
+      killed: k,
+      compare: { args, local, workers: times, cores: navigator.hardwareConcurrency },
+    }));
+  });
 }

@@ -34,10 +34,14 @@ import { parseTrace } from "../ir/trace.ts";
 import { conv2d, denseBiasRelu, matmul, type Workload } from "../ir/workloads.ts";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { createCudaRunner } from "../measure/cuda_runner.ts";
 import { createNvccBuilder } from "../measure/nvcc_builder.ts";
 import { CUBLAS, CUDNN, findLibrary, resnet18Convs } from "./gpu_peer_libs.ts";
+import { HelpRequest, parseFlags } from "../cli/args.ts";
+
+/** What `--help` prints: the command lines above. */
+const USAGE = `usage:
+  deno run -A bench/gpu_peers.ts --db a.db --db b.db --sizes 1024,4096 --convs resnet18`;
 
 /** The harness the peers are timed with. */
 export const HARNESS: string = fileURLToPath(new URL("./peers/gpu_cublas.cu", import.meta.url));
@@ -143,24 +147,25 @@ export function peerWorkloads(o: { sizes: string; dense: string; convs: string }
   return out;
 }
 
-/** Runs the bench; returns the exit status. */
+/** Runs the bench; returns the exit status (`--help`: prints the usage, 0). */
 export async function main(argv: string[]): Promise<number> {
   let v;
   try {
-    v = parseArgs({
-      args: argv,
-      options: {
-        db: { type: "string", multiple: true, default: [] },
-        sizes: { type: "string", default: "1024,4096" },
-        dense: { type: "string", default: "1024,1024,1024" },
-        convs: { type: "string", default: "resnet18" },
-        cublas: { type: "string" },
-        cudnn: { type: "string" },
-        repeat: { type: "string", default: "5" },
-        "min-repeat-ms": { type: "string", default: "100" },
-      },
-    }).values;
+    v = parseFlags(argv, {
+      db: { type: "string", multiple: true, default: [] },
+      sizes: { type: "string", default: "1024,4096" },
+      dense: { type: "string", default: "1024,1024,1024" },
+      convs: { type: "string", default: "resnet18" },
+      cublas: { type: "string" },
+      cudnn: { type: "string" },
+      repeat: { type: "string", default: "5" },
+      "min-repeat-ms": { type: "string", default: "100" },
+    }, USAGE);
   } catch (e) {
+    if (e instanceof HelpRequest) {
+      console.log(e.message);
+      return 0;
+    }
     console.error(`gpu_peers: ${(e as Error).message}`);
     return 2;
   }

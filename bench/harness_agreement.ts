@@ -25,6 +25,12 @@ import { kernelSource, signatureOf } from "../measure/kernel_source.ts";
 import { runSession } from "../tuner/session.ts";
 import { targetMeasurer } from "../tuner/target_measurer.ts";
 import { bestRecorded, PeerHarnesses, roundRatios, timeHarness } from "./peers.ts";
+import { parseFlags, runCommand, UsageError } from "../cli/args.ts";
+
+/** What `--help` prints: the command lines above. */
+const USAGE = `usage:
+  deno run -A bench/harness_agreement.ts [--sizes 512,1024] [--tune 16] [--db runs.db] \\
+    [--rounds 7] [--threads 2] [--warmup 1] [--repeat 5] [--min-repeat-ms 40]`;
 
 const medianOf = (xs: readonly number[]): number | undefined => {
   if (xs.length === 0) return undefined;
@@ -54,102 +60,113 @@ async function kernelOf(w: Workload, db: string | undefined, tune: number): Prom
 }
 
 if (import.meta.main) {
-  const arg = (name: string, dflt: string) => {
-    const i = Deno.args.indexOf(name);
-    return i >= 0 ? Deno.args[i + 1] : dflt;
-  };
-  const sizes = arg("--sizes", "512,1024").split(",").map(Number);
-  const rounds = Number(arg("--rounds", "7")), threads = Number(arg("--threads", "2"));
-  const tune = Number(arg("--tune", "16"));
-  const db = Deno.args.includes("--db") ? arg("--db", "") : undefined;
-  const timing = {
-    number: 1,
-    warmup: Number(arg("--warmup", "1")),
-    repeat: Number(arg("--repeat", "5")),
-    minRepeatMs: Number(arg("--min-repeat-ms", "40")),
-  };
-  const bad = [...sizes, rounds, threads, tune, timing.repeat].find((x) =>
-    !Number.isInteger(x) || x < 1
-  );
-  if (bad !== undefined) {
-    console.error(`sizes, rounds, threads, tune and repeat must be positive integers, got ${bad}`);
-    Deno.exit(2);
-  }
-  // The tuner's workers take their OpenMP threads from this process's environment.
-  Deno.env.set("OMP_NUM_THREADS", String(threads));
-  const env = { OMP_NUM_THREADS: String(threads) };
-  const h = new PeerHarnesses();
-  const tool = await h.harness("tunebook");
-  if ("unavailable" in tool) {
-    console.error(`the peers' tunebook harness is unavailable: ${tool.unavailable}`);
-    Deno.exit(1);
-  }
-  const out = [];
-  console.log(
-    `| matmul | tuner GFLOP/s (median of rounds) | harness GFLOP/s | tuner / harness (median, range over ${rounds} rounds) |`,
-  );
-  console.log("| --- | --- | --- | --- |");
-  for (const n of sizes) {
-    const w = createWorkload("matmul", [n, n, n]);
-    const trace = await kernelOf(w, db, tune);
-    const s = kernelSource(trace);
-    if (!("source" in s)) throw new Error(`matmul ${n}: the kernel has no C source`);
-    const builder = createBuilder();
-    const [b] = await builder.build([{ source: s.source }]);
-    if (b.errorKind !== "none") {
-      throw new Error(`matmul ${n}: the kernel did not build: ${b.error}`);
-    }
-    const sizesArg = signatureOf(w).buffers.map((x) => String(x.size));
-    const tm = targetMeasurer(resolveTarget("cpu"), { workload: w, timing, builder });
-    const tuner: (number | undefined)[] = [], harness: (number | undefined)[] = [];
-    try {
-      for (let r = 0; r < rounds; r++) {
-        // Alternate which goes first, so neither always runs right after the other.
-        const order = r % 2 === 0 ? ["tuner", "harness"] : ["harness", "tuner"];
-        for (const who of order) {
-          if (who === "tuner") {
-            const [res] = await tm.measurer.measure([{ trace }]);
-            tuner.push(res.errorKind === "none" ? medianOf(res.times) : undefined);
-          } else {
-            const f = await timeHarness(
-              tool.path,
-              [
-                b.artifact!,
-                ...sizesArg,
-                "--",
-                String(timing.warmup),
-                String(timing.repeat),
-                String(timing.minRepeatMs),
-              ],
-              w,
-              env,
-            );
-            harness.push("seconds" in f ? f.seconds : undefined);
-          }
-        }
-        console.error(`matmul ${n}: round ${r + 1}/${rounds}`);
-      }
-    } finally {
-      await tm.measurer.close?.();
-    }
-    const ratio = roundRatios(tuner, harness);
-    const g = (xs: (number | undefined)[]) => {
-      const m = medianOf(xs.filter((x): x is number => x !== undefined));
-      return m ? w.flops / m / 1e9 : undefined;
+  await runCommand("harness_agreement", async (argv) => {
+    const v = parseFlags(argv, {
+      sizes: { type: "string", default: "512,1024" },
+      tune: { type: "string", default: "16" },
+      db: { type: "string" },
+      rounds: { type: "string", default: "7" },
+      threads: { type: "string", default: "2" },
+      warmup: { type: "string", default: "1" },
+      repeat: { type: "string", default: "5" },
+      "min-repeat-ms": { type: "string", default: "40" },
+    }, USAGE);
+    const sizes = v.sizes.split(",").map(Number);
+    const rounds = Number(v.rounds), threads = Number(v.threads);
+    const tune = Number(v.tune);
+    const db = v.db;
+    const timing = {
+      number: 1,
+      warmup: Number(v.warmup),
+      repeat: Number(v.repeat),
+      minRepeatMs: Number(v["min-repeat-ms"]),
     };
-    out.push({
-      size: n,
-      tuner_gflops: g(tuner),
-      harness_gflops: g(harness),
-      ratio,
-      tuner,
-      harness,
-    });
-    console.log(
-      `| ${n} | ${g(tuner)?.toFixed(1) ?? "-"} | ${g(harness)?.toFixed(1) ?? "-"} | ${
-        ratio ? `${ratio.median.toFixed(3)} (${ratio.min.toFixed(3)}-${ratio.max.toFixed(3)})` : "-"
-      } |`,
+    const bad = [...sizes, rounds, threads, tune, timing.repeat].find((x) =>
+      !Number.isInteger(x) || x < 1
     );
-  }
-  console.log(JSON.stringify({ threads, timing, rounds, results: out }));
+    if (bad !== undefined) {
+      throw new UsageError(
+        `sizes, rounds, threads, tune and repeat must be positive integers, got ${bad}`,
+      );
+    }
+    // The tuner's workers take their OpenMP threads from this process's environment.
+    Deno.env.set("OMP_NUM_THREADS", String(threads));
+    const env = { OMP_NUM_THREADS: String(threads) };
+    const h = new PeerHarnesses();
+    const tool = await h.harness("tunebook");
+    if ("unavailable" in tool) {
+      console.error(`the peers' tunebook harness is unavailable: ${tool.unavailable}`);
+      Deno.exit(1);
+    }
+    const out = [];
+    console.log(
+      `| matmul | tuner GFLOP/s (median of rounds) | harness GFLOP/s | tuner / harness (median, range over ${rounds} rounds) |`,
+    );
+    console.log("| --- | --- | --- | --- |");
+    for (const n of sizes) {
+      const w = createWorkload("matmul", [n, n, n]);
+      const trace = await kernelOf(w, db, tune);
+      const s = kernelSource(trace);
+      if (!("source" in s)) throw new Error(`matmul ${n}: the kernel has no C source`);
+      const builder = createBuilder();
+      const [b] = await builder.build([{ source: s.source }]);
+      if (b.errorKind !== "none") {
+        throw new Error(`matmul ${n}: the kernel did not build: ${b.error}`);
+      }
+      const sizesArg = signatureOf(w).buffers.map((x) => String(x.size));
+      const tm = targetMeasurer(resolveTarget("cpu"), { workload: w, timing, builder });
+      const tuner: (number | undefined)[] = [], harness: (number | undefined)[] = [];
+      try {
+        for (let r = 0; r < rounds; r++) {
+          // Alternate which goes first, so neither always runs right after the other.
+          const order = r % 2 === 0 ? ["tuner", "harness"] : ["harness", "tuner"];
+          for (const who of order) {
+            if (who === "tuner") {
+              const [res] = await tm.measurer.measure([{ trace }]);
+              tuner.push(res.errorKind === "none" ? medianOf(res.times) : undefined);
+            } else {
+              const f = await timeHarness(
+                tool.path,
+                [
+                  b.artifact!,
+                  ...sizesArg,
+                  "--",
+                  String(timing.warmup),
+                  String(timing.repeat),
+                  String(timing.minRepeatMs),
+                ],
+                w,
+                env,
+              );
+              harness.push("seconds" in f ? f.seconds : undefined);
+            }
+          }
+          console.error(`matmul ${n}: round ${r + 1}/${rounds}`);
+        }
+      } finally {
+        await tm.measurer.close?.();
+      }
+      const ratio = roundRatios(tuner, harness);
+      const g = (xs: (number | undefined)[]) => {
+        const m = medianOf(xs.filter((x): x is number => x !== undefined));
+        return m ? w.flops / m / 1e9 : undefined;
+      };
+      out.push({
+        size: n,
+        tuner_gflops: g(tuner),
+        harness_gflops: g(harness),
+        ratio,
+        tuner,
+        harness,
+      });
+      console.log(
+        `| ${n} | ${g(tuner)?.toFixed(1) ?? "-"} | ${g(harness)?.toFixed(1) ?? "-"} | ${
+          ratio
+            ? `${ratio.median.toFixed(3)} (${ratio.min.toFixed(3)}-${ratio.max.toFixed(3)})`
+            : "-"
+        } |`,
+      );
+    }
+    console.log(JSON.stringify({ threads, timing, rounds, results: out }));
+  });
 }

@@ -14,7 +14,6 @@
  * @module
  */
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { generateC, type VectorLanes } from "../ir/codegen_c.ts";
 import { lower } from "../ir/lower.ts";
 import { pointOfValues } from "../ir/knobs.ts";
@@ -25,6 +24,11 @@ import { createWorkload } from "../ir/workloads.ts";
 import { createBuilder, createRunner } from "../measure/mod.ts";
 import { vectorLanes } from "../ir/target_cpu.ts";
 import { templateSpace } from "../search/templates/registry.ts";
+import { parseFlags, runCommand } from "../cli/args.ts";
+
+/** What `--help` prints: the command lines above. */
+const USAGE = `usage:
+  deno run -A bench/matmul_kernels.ts [--sizes 512,1024] [--rounds 3] [--threads 2]`;
 
 /** The template points measured (knob values by name). */
 export const POINTS: Record<string, unknown>[] = [
@@ -173,35 +177,34 @@ export async function measureSize(
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: {
+  await runCommand("matmul_kernels", async (argv) => {
+    const values = parseFlags(argv, {
       sizes: { type: "string", default: "512,1024" },
       rounds: { type: "string" },
       threads: { type: "string" },
-    },
-  });
-  const sizes = values.sizes.split(",").map(Number);
-  const rounds = Number(values.rounds ?? 3);
-  const threads = Number(values.threads ?? 2);
-  const lanes = vectorLanes();
-  const peak = await fmaPeak(lanes);
-  console.log(
-    `FMA throughput available now (${lanes}-float vectors): ${peak[0]} GFLOP/s (1 thread), ${
-      peak[1]
-    } (2)`,
-  );
-  const figures: KernelFigure[] = [];
-  for (const size of sizes) {
-    for (const f of await measureSize(size, rounds, threads)) {
-      figures.push(f);
-      const knobs = Object.entries(f.point).map(([k, v]) => `${k}=${v}`).join(" ");
-      console.log(
-        `matmul ${size} (${threads} threads): best ${f.best_gflops.toFixed(1)} median ${
-          f.median_gflops.toFixed(1)
-        } GFLOP/s  ${knobs}${f.error ? `  ERROR ${f.error}` : ""}`,
-      );
+    }, USAGE);
+    const sizes = values.sizes.split(",").map(Number);
+    const rounds = Number(values.rounds ?? 3);
+    const threads = Number(values.threads ?? 2);
+    const lanes = vectorLanes();
+    const peak = await fmaPeak(lanes);
+    console.log(
+      `FMA throughput available now (${lanes}-float vectors): ${peak[0]} GFLOP/s (1 thread), ${
+        peak[1]
+      } (2)`,
+    );
+    const figures: KernelFigure[] = [];
+    for (const size of sizes) {
+      for (const f of await measureSize(size, rounds, threads)) {
+        figures.push(f);
+        const knobs = Object.entries(f.point).map(([k, v]) => `${k}=${v}`).join(" ");
+        console.log(
+          `matmul ${size} (${threads} threads): best ${f.best_gflops.toFixed(1)} median ${
+            f.median_gflops.toFixed(1)
+          } GFLOP/s  ${knobs}${f.error ? `  ERROR ${f.error}` : ""}`,
+        );
+      }
     }
-  }
-  console.log(JSON.stringify({ threads, lanes, peak_1t: peak[0], peak_2t: peak[1], figures }));
+    console.log(JSON.stringify({ threads, lanes, peak_1t: peak[0], peak_2t: peak[1], figures }));
+  });
 }

@@ -34,6 +34,12 @@ import {
   timeSpace,
 } from "../tuner/compare_time.ts";
 import type { RunTrace } from "../search/comparison.ts";
+import { parseFlags, runCommand, UsageError } from "../cli/args.ts";
+
+/** What `--help` prints: the command lines above. */
+const USAGE = `usage:
+  deno run --allow-read --allow-env --allow-sys --allow-write=bench/results bench/methodology_random.ts \\
+    [--sets 40] [--repeats 25] [--md bench/results/methodology_random.md]`;
 
 /** The reference's random_sample scores (methodology.md, "Reference values"): two sets of 25 repeats. */
 export const REFERENCE_RANDOM: Readonly<Record<string, readonly [number, number]>> = {
@@ -124,64 +130,66 @@ async function runs(
 }
 
 if (import.meta.main) {
-  const arg = (name: string, dflt: string) => {
-    const i = Deno.args.indexOf(name);
-    return i >= 0 ? Deno.args[i + 1] : dflt;
-  };
-  const sets = Number(arg("--sets", "40")), repeats = Number(arg("--repeats", "25"));
-  const md = arg("--md", "");
-  // The pooled curve's bagging grows with its runs (one estimator per run): at most 100, as the reference's longest.
-  const pooledRuns = Math.min(100, sets * repeats);
-  if (!(Number.isInteger(sets) && sets >= 2 && Number.isInteger(repeats) && repeats >= 1)) {
-    console.error("--sets must be an integer >= 2 and --repeats an integer >= 1");
-    Deno.exit(2);
-  }
-  const kt = await readPreset("random@kt");
-  const variants: Variant[] = [{ name: "random", hyper: {} }, {
-    name: "random@kt",
-    hyper: kt.hyper,
-  }];
-  const spaces = Object.keys(REFERENCE_RANDOM).filter((s) => s !== "aggregate");
-  const lines: string[] = [
-    `| variant | space | mean of ${sets} sets of ${repeats} | sd | reference | z of reference | ${pooledRuns} runs pooled |`,
-    "| --- | --- | --- | --- | --- | --- | --- |",
-  ];
-  const t0 = performance.now();
-  for (const v of variants) {
-    // perSet[k] = this set's standardised curve per space, for the aggregate.
-    const perSet: Record<string, number[]>[] = Array.from({ length: sets }, () => ({}));
-    const pooled: Record<string, number[]> = {};
-    for (const space of spaces) {
-      const scores: number[] = [];
-      for (let k = 0; k < sets; k++) {
-        const seeds = Array.from({ length: repeats }, (_, i) => k * repeats + i);
-        const { curve, score } = await runs(space, v, seeds);
-        scores.push(score);
-        perSet[k][space] = curve;
-      }
-      const all = await runs(space, v, Array.from({ length: pooledRuns }, (_, i) => i));
-      pooled[space] = all.curve;
-      const ref = REFERENCE_RANDOM[space];
-      const s = setSpread(scores, ref);
-      lines.push(
-        `| ${v.name} | ${space} | ${s.mean.toFixed(3)} | ${s.sd.toFixed(3)} | ${
-          ref.map((x) => x.toFixed(3)).join(" / ")
-        } | ${s.z.map((x) => x.toFixed(1)).join(" / ")} | ${all.score.toFixed(3)} |`,
-      );
-      console.error(`${v.name} ${space}: ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  await runCommand("methodology_random", async (argv) => {
+    const f = parseFlags(argv, {
+      sets: { type: "string", default: "40" },
+      repeats: { type: "string", default: "25" },
+      md: { type: "string", default: "" },
+    }, USAGE);
+    const sets = Number(f.sets), repeats = Number(f.repeats);
+    const md = f.md;
+    // The pooled curve's bagging grows with its runs (one estimator per run): at most 100, as the reference's longest.
+    const pooledRuns = Math.min(100, sets * repeats);
+    if (!(Number.isInteger(sets) && sets >= 2 && Number.isInteger(repeats) && repeats >= 1)) {
+      throw new UsageError("--sets must be an integer >= 2 and --repeats an integer >= 1");
     }
-    const agg = perSet.map((c) =>
-      methodologyRanking(spaces.map((sp) => ({ [v.name]: c[sp] })))[0].score
-    );
-    const aggAll = methodologyRanking(spaces.map((s) => ({ [v.name]: pooled[s] })))[0].score;
-    const s = setSpread(agg, REFERENCE_RANDOM.aggregate);
-    lines.push(
-      `| ${v.name} | **aggregate** | ${s.mean.toFixed(3)} | ${s.sd.toFixed(3)} | ${
-        REFERENCE_RANDOM.aggregate.map((x) => x.toFixed(3)).join(" / ")
-      } | ${s.z.map((x) => x.toFixed(1)).join(" / ")} | ${aggAll.toFixed(3)} |`,
-    );
-  }
-  const table = lines.join("\n");
-  console.log(table);
-  if (md) await Deno.writeTextFile(md, table + "\n");
+    const kt = await readPreset("random@kt");
+    const variants: Variant[] = [{ name: "random", hyper: {} }, {
+      name: "random@kt",
+      hyper: kt.hyper,
+    }];
+    const spaces = Object.keys(REFERENCE_RANDOM).filter((s) => s !== "aggregate");
+    const lines: string[] = [
+      `| variant | space | mean of ${sets} sets of ${repeats} | sd | reference | z of reference | ${pooledRuns} runs pooled |`,
+      "| --- | --- | --- | --- | --- | --- | --- |",
+    ];
+    const t0 = performance.now();
+    for (const v of variants) {
+      // perSet[k] = this set's standardised curve per space, for the aggregate.
+      const perSet: Record<string, number[]>[] = Array.from({ length: sets }, () => ({}));
+      const pooled: Record<string, number[]> = {};
+      for (const space of spaces) {
+        const scores: number[] = [];
+        for (let k = 0; k < sets; k++) {
+          const seeds = Array.from({ length: repeats }, (_, i) => k * repeats + i);
+          const { curve, score } = await runs(space, v, seeds);
+          scores.push(score);
+          perSet[k][space] = curve;
+        }
+        const all = await runs(space, v, Array.from({ length: pooledRuns }, (_, i) => i));
+        pooled[space] = all.curve;
+        const ref = REFERENCE_RANDOM[space];
+        const s = setSpread(scores, ref);
+        lines.push(
+          `| ${v.name} | ${space} | ${s.mean.toFixed(3)} | ${s.sd.toFixed(3)} | ${
+            ref.map((x) => x.toFixed(3)).join(" / ")
+          } | ${s.z.map((x) => x.toFixed(1)).join(" / ")} | ${all.score.toFixed(3)} |`,
+        );
+        console.error(`${v.name} ${space}: ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+      }
+      const agg = perSet.map((c) =>
+        methodologyRanking(spaces.map((sp) => ({ [v.name]: c[sp] })))[0].score
+      );
+      const aggAll = methodologyRanking(spaces.map((s) => ({ [v.name]: pooled[s] })))[0].score;
+      const s = setSpread(agg, REFERENCE_RANDOM.aggregate);
+      lines.push(
+        `| ${v.name} | **aggregate** | ${s.mean.toFixed(3)} | ${s.sd.toFixed(3)} | ${
+          REFERENCE_RANDOM.aggregate.map((x) => x.toFixed(3)).join(" / ")
+        } | ${s.z.map((x) => x.toFixed(1)).join(" / ")} | ${aggAll.toFixed(3)} |`,
+      );
+    }
+    const table = lines.join("\n");
+    console.log(table);
+    if (md) await Deno.writeTextFile(md, table + "\n");
+  });
 }

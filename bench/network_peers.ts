@@ -35,7 +35,6 @@
  * in red. The last line is JSON with every figure.
  * @module
  */
-import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DatabaseError, RecordsDB } from "../datasets/db.ts";
@@ -54,6 +53,13 @@ import { CONV_WORKLOADS, DEFAULT_CACHE, pairedRatio, type PeerRow, runPeers } fr
 import { ratioBarsSVG } from "../plots/ratio_bars.ts";
 import { writePlot } from "../plots/figure.ts";
 import { ensureSetupGroup } from "../cli/setup_group.ts";
+import { parseFlags, runCommand, UsageError } from "../cli/args.ts";
+
+/** What `--help` prints: the command lines above. */
+const USAGE = `usage:
+  deno run -A bench/network_peers.ts --network resnet18 --db runs.db [--threads 2]
+    [--size 224] [--rounds 3] [--repeat 5] [--no-layers] [--python /usr/bin/python3]
+    [--plot layers.svg|.png] [--layout NCHW|NCHW16c]`;
 
 const TORCH_SCRIPT = fileURLToPath(new URL("./peers/torch_network.py", import.meta.url));
 
@@ -277,9 +283,8 @@ function layerRatio(row: PeerRow): number | undefined {
 }
 
 if (import.meta.main) {
-  const { values: v } = parseArgs({
-    args: Deno.args,
-    options: {
+  await runCommand("network_peers", async (argv) => {
+    const v = parseFlags(argv, {
       network: { type: "string", default: "resnet18" },
       db: { type: "string" },
       threads: { type: "string", default: "2" },
@@ -291,177 +296,176 @@ if (import.meta.main) {
       cache: { type: "string", default: DEFAULT_CACHE },
       plot: { type: "string" },
       layout: { type: "string", default: "NCHW" },
-    },
-  });
-  const fail = (m: string): never => {
-    console.error(`network_peers: ${m}`);
-    Deno.exit(2);
-  };
-  let block = 1;
-  try {
-    block = parseLayout(v.layout!);
-  } catch (e) {
-    fail(`--layout: ${(e as Error).message}`);
-  }
-  const { threads, size, rounds, repeat } = positiveFlags(
-    v,
-    ["threads", "size", "rounds", "repeat"],
-    fail,
-  );
-  if (v.plot !== undefined && !/\.(svg|png)$/.test(v.plot)) {
-    fail(`--plot "${v.plot}" must end in .svg or .png`);
-  }
-  Deno.env.set("OMP_NUM_THREADS", String(threads));
-  const { net, weights, tasks, traces } = await benchNetwork(
-    { network: v.network!, size, block, ...(v.db ? { db: v.db } : {}) },
-    fail,
-  );
-  console.log(
-    `network_peers: ${net.name} ${net.input.shape.join("x")}, ${
-      layoutName(block)
-    }, ${threads} threads, ${rounds} rounds of ${repeat} passes; ${traces.size} of ${tasks.length} tasks tuned in ${
-      v.db ?? "(no --db)"
-    }; load average ${Deno.loadavg().map((x) => x.toFixed(2)).join(" ")} (a shared machine)`,
-  );
-  const check = await measureEndToEnd(net, weights, { traces, check: true, repeat: 1, block });
-  const tuned = await executorRounds(net, weights, traces, block);
-  const plain = await executorRounds(net, weights, new Map(), 1);
-  const perRound: { torchMs?: number; tunedMs: number; defaultMs: number }[] = [];
-  let torchVersion: string | undefined, torchUnavailable: string | undefined;
-  try {
-    for (let r = 1; r <= rounds; r++) {
-      const t = await torchLatency({
-        python: v.python!,
-        network: v.network!,
-        size,
+    }, USAGE);
+    const fail = (m: string): never => {
+      throw new UsageError(m);
+    };
+    let block = 1;
+    try {
+      block = parseLayout(v.layout!);
+    } catch (e) {
+      fail(`--layout: ${(e as Error).message}`);
+    }
+    const { threads, size, rounds, repeat } = positiveFlags(
+      v,
+      ["threads", "size", "rounds", "repeat"],
+      fail,
+    );
+    if (v.plot !== undefined && !/\.(svg|png)$/.test(v.plot)) {
+      fail(`--plot "${v.plot}" must end in .svg or .png`);
+    }
+    Deno.env.set("OMP_NUM_THREADS", String(threads));
+    const { net, weights, tasks, traces } = await benchNetwork(
+      { network: v.network!, size, block, ...(v.db ? { db: v.db } : {}) },
+      fail,
+    );
+    console.log(
+      `network_peers: ${net.name} ${net.input.shape.join("x")}, ${
+        layoutName(block)
+      }, ${threads} threads, ${rounds} rounds of ${repeat} passes; ${traces.size} of ${tasks.length} tasks tuned in ${
+        v.db ?? "(no --db)"
+      }; load average ${Deno.loadavg().map((x) => x.toFixed(2)).join(" ")} (a shared machine)`,
+    );
+    const check = await measureEndToEnd(net, weights, { traces, check: true, repeat: 1, block });
+    const tuned = await executorRounds(net, weights, traces, block);
+    const plain = await executorRounds(net, weights, new Map(), 1);
+    const perRound: { torchMs?: number; tunedMs: number; defaultMs: number }[] = [];
+    let torchVersion: string | undefined, torchUnavailable: string | undefined;
+    try {
+      for (let r = 1; r <= rounds; r++) {
+        const t = await torchLatency({
+          python: v.python!,
+          network: v.network!,
+          size,
+          threads,
+          repeat,
+        });
+        if ("unavailable" in t) torchUnavailable = t.unavailable;
+        else torchVersion = t.version;
+        perRound.push({
+          ...("timesMs" in t ? { torchMs: median(t.timesMs) } : {}),
+          tunedMs: tuned.time(repeat),
+          defaultMs: plain.time(repeat),
+        });
+        console.error(`[network_peers] round ${r}: ${JSON.stringify(perRound.at(-1))}`);
+      }
+    } finally {
+      tuned.close();
+      plain.close();
+    }
+    const ratios = perRound.flatMap((r) => r.torchMs ? [r.torchMs / r.tunedMs] : []);
+    const best = (k: "torchMs" | "tunedMs" | "defaultMs") =>
+      Math.min(...perRound.map((r) => r[k] ?? Infinity));
+    console.log(
+      `| network | PyTorch ${
+        torchVersion ?? ""
+      } (ms) | tunebook tuned (ms) | tunebook default schedules (ms) | PyTorch / tunebook, round by round |`,
+    );
+    console.log(`| --- | --- | --- | --- | --- |`);
+    console.log(
+      `| ${net.name} | ${
+        torchUnavailable ? `unavailable: ${torchUnavailable}` : best("torchMs").toFixed(1)
+      } | ${best("tunedMs").toFixed(1)} | ${best("defaultMs").toFixed(1)} | ${
+        ratios.length
+          ? `median ${median(ratios).toFixed(2)}x (${Math.min(...ratios).toFixed(2)}-${
+            Math.max(...ratios).toFixed(2)
+          }x)`
+          : "-"
+      } |`,
+    );
+    console.log(
+      `tunebook's output ${
+        check.matchesReference ? "matches" : "DOES NOT match"
+      } the reference (max relative error ${check.maxRelativeError!.toExponential(1)})`,
+    );
+    let layers: PeerRow[] = [];
+    let summary: LayersSummary | undefined;
+    if (!v["no-layers"]) {
+      const convs = tasks.filter((t) => CONV_WORKLOADS.includes(t.workload.name));
+      layers = await runPeers({
+        workloads: convs.map((t) => t.workload),
+        peers: ["tunebook", "onednn"],
         threads,
-        repeat,
+        timing: { warmup: 1, repeat, minRepeatMs: 20 },
+        tunebook: { traces: [...traces.values()], cacheDir: join(v.cache!, "kernels") },
+        cacheDir: v.cache,
+        rounds,
+        log: (line) => console.error(`[network_peers] ${line}`),
       });
-      if ("unavailable" in t) torchUnavailable = t.unavailable;
-      else torchVersion = t.version;
-      perRound.push({
-        ...("timesMs" in t ? { torchMs: median(t.timesMs) } : {}),
-        tunedMs: tuned.time(repeat),
-        defaultMs: plain.time(repeat),
-      });
-      console.error(`[network_peers] round ${r}: ${JSON.stringify(perRound.at(-1))}`);
-    }
-  } finally {
-    tuned.close();
-    plain.close();
-  }
-  const ratios = perRound.flatMap((r) => r.torchMs ? [r.torchMs / r.tunedMs] : []);
-  const best = (k: "torchMs" | "tunedMs" | "defaultMs") =>
-    Math.min(...perRound.map((r) => r[k] ?? Infinity));
-  console.log(
-    `| network | PyTorch ${
-      torchVersion ?? ""
-    } (ms) | tunebook tuned (ms) | tunebook default schedules (ms) | PyTorch / tunebook, round by round |`,
-  );
-  console.log(`| --- | --- | --- | --- | --- |`);
-  console.log(
-    `| ${net.name} | ${
-      torchUnavailable ? `unavailable: ${torchUnavailable}` : best("torchMs").toFixed(1)
-    } | ${best("tunedMs").toFixed(1)} | ${best("defaultMs").toFixed(1)} | ${
-      ratios.length
-        ? `median ${median(ratios).toFixed(2)}x (${Math.min(...ratios).toFixed(2)}-${
-          Math.max(...ratios).toFixed(2)
-        }x)`
-        : "-"
-    } |`,
-  );
-  console.log(
-    `tunebook's output ${
-      check.matchesReference ? "matches" : "DOES NOT match"
-    } the reference (max relative error ${check.maxRelativeError!.toExponential(1)})`,
-  );
-  let layers: PeerRow[] = [];
-  let summary: LayersSummary | undefined;
-  if (!v["no-layers"]) {
-    const convs = tasks.filter((t) => CONV_WORKLOADS.includes(t.workload.name));
-    layers = await runPeers({
-      workloads: convs.map((t) => t.workload),
-      peers: ["tunebook", "onednn"],
-      threads,
-      timing: { warmup: 1, repeat, minRepeatMs: 20 },
-      tunebook: { traces: [...traces.values()], cacheDir: join(v.cache!, "kernels") },
-      cacheDir: v.cache,
-      rounds,
-      log: (line) => console.error(`[network_peers] ${line}`),
-    });
-    const weightOf = (row: PeerRow) => convs.find((t) => t.workload === row.workload)!.weight;
-    console.log(
-      `| layer | weight | tunebook GFLOP/s | oneDNN GFLOP/s | tunebook / oneDNN | round by round: median (range) |`,
-    );
-    console.log(`| --- | --- | --- | --- | --- | --- |`);
-    for (const row of layers) {
-      const a = row.figures.tunebook, b = row.figures.onednn;
-      const g = (f: typeof a) =>
-        f && "gflops" in f
-          ? f.gflops.toFixed(1)
-          : f && "none" in f
-          ? "no record in --db"
-          : f
-          ? Object.values(f)[0]
-          : "-";
-      const ratio = layerRatio(row)?.toFixed(2) ?? "-";
-      const p = pairedRatio(row, "tunebook", "onednn");
-      const paired = p ? `${p.median.toFixed(2)} (${p.min.toFixed(2)}-${p.max.toFixed(2)})` : "-";
+      const weightOf = (row: PeerRow) => convs.find((t) => t.workload === row.workload)!.weight;
       console.log(
-        `| ${taskKey(row.workload)} | ${weightOf(row)} | ${g(a)} | ${
-          g(b)
-        } | ${ratio} | ${paired} |`,
+        `| layer | weight | tunebook GFLOP/s | oneDNN GFLOP/s | tunebook / oneDNN | round by round: median (range) |`,
       );
+      console.log(`| --- | --- | --- | --- | --- | --- |`);
+      for (const row of layers) {
+        const a = row.figures.tunebook, b = row.figures.onednn;
+        const g = (f: typeof a) =>
+          f && "gflops" in f
+            ? f.gflops.toFixed(1)
+            : f && "none" in f
+            ? "no record in --db"
+            : f
+            ? Object.values(f)[0]
+            : "-";
+        const ratio = layerRatio(row)?.toFixed(2) ?? "-";
+        const p = pairedRatio(row, "tunebook", "onednn");
+        const paired = p ? `${p.median.toFixed(2)} (${p.min.toFixed(2)}-${p.max.toFixed(2)})` : "-";
+        console.log(
+          `| ${taskKey(row.workload)} | ${weightOf(row)} | ${g(a)} | ${
+            g(b)
+          } | ${ratio} | ${paired} |`,
+        );
+      }
+      summary = layersSummary(layers.flatMap((row) => {
+        const a = row.figures.tunebook, b = row.figures.onednn;
+        return a && b && "seconds" in a && "seconds" in b
+          ? [{
+            weight: weightOf(row),
+            tunebookSeconds: a.seconds,
+            onednnSeconds: b.seconds,
+          }]
+          : [];
+      }));
+      console.log(
+        `convolutions at ${summary.target} of oneDNN or better: ${summary.atTarget} of ${summary.of}; ` +
+          `their time weighted by how often the network runs each, oneDNN / tunebook: ${
+            summary.weightedSpeed.toFixed(2)
+          }`,
+      );
+      if (v.plot) {
+        const bars = layers.flatMap((row) => {
+          const ratio = layerRatio(row);
+          return ratio === undefined ? [] : [{ label: taskKey(row.workload), ratio }];
+        });
+        const svg = ratioBarsSVG(bars, {
+          title: `${net.name}: tunebook / oneDNN per convolution${
+            ratios.length ? ` (PyTorch / tunebook ${median(ratios).toFixed(2)}x end to end)` : ""
+          }`,
+          x: "tunebook / oneDNN (GFLOP/s, each peer's best round)",
+          target: 0.9,
+        });
+        await writePlot(v.plot, svg);
+        console.error(`[network_peers] wrote ${v.plot}`);
+      }
     }
-    summary = layersSummary(layers.flatMap((row) => {
-      const a = row.figures.tunebook, b = row.figures.onednn;
-      return a && b && "seconds" in a && "seconds" in b
-        ? [{
-          weight: weightOf(row),
-          tunebookSeconds: a.seconds,
-          onednnSeconds: b.seconds,
-        }]
-        : [];
+    console.log(JSON.stringify({
+      network: net.name,
+      layout: layoutName(block),
+      input: net.input.shape,
+      threads,
+      tunedTasks: traces.size,
+      tasks: tasks.length,
+      torch: torchUnavailable ? { unavailable: torchUnavailable } : { version: torchVersion },
+      rounds: perRound,
+      torchOverTunebook: ratios,
+      matchesReference: check.matchesReference,
+      ...(summary ? { convolutions: summary } : {}),
+      layers: layers.map((row) => ({
+        task: taskKey(row.workload),
+        tunebook: row.figures.tunebook,
+        onednn: row.figures.onednn,
+        pairedRatio: pairedRatio(row, "tunebook", "onednn"),
+      })),
     }));
-    console.log(
-      `convolutions at ${summary.target} of oneDNN or better: ${summary.atTarget} of ${summary.of}; ` +
-        `their time weighted by how often the network runs each, oneDNN / tunebook: ${
-          summary.weightedSpeed.toFixed(2)
-        }`,
-    );
-    if (v.plot) {
-      const bars = layers.flatMap((row) => {
-        const ratio = layerRatio(row);
-        return ratio === undefined ? [] : [{ label: taskKey(row.workload), ratio }];
-      });
-      const svg = ratioBarsSVG(bars, {
-        title: `${net.name}: tunebook / oneDNN per convolution${
-          ratios.length ? ` (PyTorch / tunebook ${median(ratios).toFixed(2)}x end to end)` : ""
-        }`,
-        x: "tunebook / oneDNN (GFLOP/s, each peer's best round)",
-        target: 0.9,
-      });
-      await writePlot(v.plot, svg);
-      console.error(`[network_peers] wrote ${v.plot}`);
-    }
-  }
-  console.log(JSON.stringify({
-    network: net.name,
-    layout: layoutName(block),
-    input: net.input.shape,
-    threads,
-    tunedTasks: traces.size,
-    tasks: tasks.length,
-    torch: torchUnavailable ? { unavailable: torchUnavailable } : { version: torchVersion },
-    rounds: perRound,
-    torchOverTunebook: ratios,
-    matchesReference: check.matchesReference,
-    ...(summary ? { convolutions: summary } : {}),
-    layers: layers.map((row) => ({
-      task: taskKey(row.workload),
-      tunebook: row.figures.tunebook,
-      onednn: row.figures.onednn,
-      pairedRatio: pairedRatio(row, "tunebook", "onednn"),
-    })),
-  }));
+  });
 }

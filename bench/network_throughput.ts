@@ -14,7 +14,6 @@
  * Results: bench/results/tuning_throughput.md.
  * @module
  */
-import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { parseTrace, type Trace } from "../ir/trace.ts";
 import { builtinNetwork } from "../network/builtin.ts";
@@ -23,6 +22,12 @@ import { extractTasks } from "../network/tasks.ts";
 import { randomWeights } from "../network/weights.ts";
 import { type NetworkTuningOutcome, tuneNetwork } from "../tuner/network_tuning.ts";
 import { RecordsDB } from "../datasets/db.ts";
+import { parseFlags, runCommand } from "../cli/args.ts";
+
+/** What `--help` prints: the command lines above. */
+const USAGE = `usage:
+  deno run -A bench/network_throughput.ts [--network resnet18] [--trials 192] \\
+    [--per-round 8] [--unity 1,8] [--rounds 1] [--strategy random] [--seed 1] [--repeat 5]`;
 
 /** What one run measured. */
 export interface NetworkThroughputRow {
@@ -66,9 +71,8 @@ export function networkThroughputTable(rows: NetworkThroughputRow[]): string {
 }
 
 if (import.meta.main) {
-  const { values: v } = parseArgs({
-    args: Deno.args,
-    options: {
+  await runCommand("network_throughput", async (argv) => {
+    const v = parseFlags(argv, {
       network: { type: "string", default: "resnet18" },
       trials: { type: "string", default: "192" },
       "per-round": { type: "string", default: "8" },
@@ -77,70 +81,70 @@ if (import.meta.main) {
       strategy: { type: "string", default: "random" },
       seed: { type: "string", default: "1" },
       repeat: { type: "string", default: "5" },
-    },
-  });
-  const net = builtinNetwork(v.network!);
-  const tasks = extractTasks(net);
-  const weights = randomWeights(net, Number(v.seed));
-  console.log(
-    `network throughput: ${v.network}, ${tasks.length} tasks, ${v.trials} trials, ${
-      v["per-round"]
-    } per round, ${v.strategy}, ${navigator.hardwareConcurrency} cores, load average ${
-      Deno.loadavg().map((x) => x.toFixed(2)).join(" ")
-    }`,
-  );
-  const rows: NetworkThroughputRow[] = [];
-  for (let round = 0; round < Number(v.rounds); round++) {
-    for (const unity of v.unity!.split(",").map(Number)) {
-      const dir = await Deno.makeTempDir({ prefix: "tb-net-throughput-" });
-      try {
-        const load = Deno.loadavg();
-        const t0 = performance.now();
-        const o = await tuneNetwork({
-          tasks,
-          db: join(dir, "t.db"),
-          cacheDir: join(dir, "kernels"),
-          trials: Number(v.trials),
-          perRound: Number(v["per-round"]),
-          strategy: v.strategy!,
-          seed: Number(v.seed),
-          unity,
-        });
-        const seconds = (performance.now() - t0) / 1000;
-        const trials = o.tasks.reduce((s, t) => s + t.trials, 0);
-        const db = RecordsDB.open(join(dir, "t.db"));
-        let buildSeconds = 0, runSeconds = 0;
-        for (const run of db.runs()) {
-          for (const [, r] of db.measured(run.id)) {
-            buildSeconds += r.buildSeconds;
-            runSeconds += r.runSeconds;
+    }, USAGE);
+    const net = builtinNetwork(v.network!);
+    const tasks = extractTasks(net);
+    const weights = randomWeights(net, Number(v.seed));
+    console.log(
+      `network throughput: ${v.network}, ${tasks.length} tasks, ${v.trials} trials, ${
+        v["per-round"]
+      } per round, ${v.strategy}, ${navigator.hardwareConcurrency} cores, load average ${
+        Deno.loadavg().map((x) => x.toFixed(2)).join(" ")
+      }`,
+    );
+    const rows: NetworkThroughputRow[] = [];
+    for (let round = 0; round < Number(v.rounds); round++) {
+      for (const unity of v.unity!.split(",").map(Number)) {
+        const dir = await Deno.makeTempDir({ prefix: "tb-net-throughput-" });
+        try {
+          const load = Deno.loadavg();
+          const t0 = performance.now();
+          const o = await tuneNetwork({
+            tasks,
+            db: join(dir, "t.db"),
+            cacheDir: join(dir, "kernels"),
+            trials: Number(v.trials),
+            perRound: Number(v["per-round"]),
+            strategy: v.strategy!,
+            seed: Number(v.seed),
+            unity,
+          });
+          const seconds = (performance.now() - t0) / 1000;
+          const trials = o.tasks.reduce((s, t) => s + t.trials, 0);
+          const db = RecordsDB.open(join(dir, "t.db"));
+          let buildSeconds = 0, runSeconds = 0;
+          for (const run of db.runs()) {
+            for (const [, r] of db.measured(run.id)) {
+              buildSeconds += r.buildSeconds;
+              runSeconds += r.runSeconds;
+            }
           }
+          db.close();
+          const e = await measureEndToEnd(net, weights, {
+            traces: tunedTraces(o),
+            repeat: Number(v.repeat),
+            seed: Number(v.seed),
+            check: true,
+          });
+          const row = {
+            unity,
+            trials,
+            seconds,
+            perSecond: trials / seconds,
+            buildSeconds,
+            runSeconds,
+            estimateMs: o.objectiveSeconds * 1e3,
+            measuredMs: e.latencyMs,
+            matchesReference: e.matchesReference ?? false,
+            load,
+          };
+          rows.push(row);
+          console.log(networkThroughputTable([row]).split("\n")[2]);
+        } finally {
+          await Deno.remove(dir, { recursive: true });
         }
-        db.close();
-        const e = await measureEndToEnd(net, weights, {
-          traces: tunedTraces(o),
-          repeat: Number(v.repeat),
-          seed: Number(v.seed),
-          check: true,
-        });
-        const row = {
-          unity,
-          trials,
-          seconds,
-          perSecond: trials / seconds,
-          buildSeconds,
-          runSeconds,
-          estimateMs: o.objectiveSeconds * 1e3,
-          measuredMs: e.latencyMs,
-          matchesReference: e.matchesReference ?? false,
-          load,
-        };
-        rows.push(row);
-        console.log(networkThroughputTable([row]).split("\n")[2]);
-      } finally {
-        await Deno.remove(dir, { recursive: true });
       }
     }
-  }
-  console.log(networkThroughputTable(rows));
+    console.log(networkThroughputTable(rows));
+  });
 }

@@ -19,7 +19,6 @@
  * Results: bench/results/slow_spells.md.
  * @module
  */
-import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { resolveTarget } from "../ir/target.ts";
 import { createWorkload } from "../ir/workloads.ts";
@@ -34,6 +33,13 @@ import { writePlot } from "../plots/figure.ts";
 import { bestRecorded } from "./peers.ts";
 import { correlation } from "./compile_cost.ts";
 import { positiveFlags } from "./network_peers.ts";
+import { parseFlags, runCommand, UsageError } from "../cli/args.ts";
+
+/** What `--help` prints: the command lines above. */
+const USAGE = `usage:
+  deno run -A bench/slow_spells.ts [--seconds 180] [--shape 256,256,256] [--tune 16] \\
+    [--plot bench/results/slow_spells.svg] [--json /tmp/slow_spells.json]
+  deno run -A bench/slow_spells.ts --replot /tmp/slow_spells.json   # the summary and plot again`;
 
 /** One timing of the kernel and the conditions beside it. */
 export interface SpellSample {
@@ -147,138 +153,138 @@ export function spellsSVG(samples: readonly SpellSample[], shape: string): strin
 }
 
 if (import.meta.main) {
-  const { values: v } = parseArgs({
-    args: Deno.args,
-    options: {
+  await runCommand("slow_spells", async (argv) => {
+    const v = parseFlags(argv, {
       seconds: { type: "string", default: "180" },
       shape: { type: "string", default: "256,256,256" },
       tune: { type: "string", default: "16" },
       plot: { type: "string", default: "bench/results/slow_spells.svg" },
       json: { type: "string" },
       replot: { type: "string" },
-    },
-  });
-  const fail = (m: string): never => {
-    console.error(`slow_spells: ${m}`);
-    Deno.exit(2);
-  };
-  const { seconds, tune } = positiveFlags(v, ["seconds", "tune"], fail);
-  const w = (() => {
-    try {
-      return createWorkload("matmul", v.shape!.split(",").map(Number));
-    } catch (e) {
-      return fail(`--shape: ${(e as Error).message}`);
-    }
-  })();
-  const samples: SpellSample[] = [];
-  const timeKernel = async () => {
-    const dir = await Deno.makeTempDir({ prefix: "tb-spells-" });
-    try {
-      await runSession({
-        db: join(dir, "t.db"),
-        workload: { name: w.name, shape: w.shape },
-        strategy: "random",
-        trials: tune,
-      });
-      const best = bestRecorded(join(dir, "t.db"), w);
-      if (!best) fail(`no valid kernel among ${tune} random trials of ${w.shape}`);
-      const timing = { number: 1, repeat: 3, minRepeatMs: 10, warmup: 1 };
-      const tm = targetMeasurer(resolveTarget("cpu"), {
-        workload: w,
-        timing,
-        builder: createBuilder({ cacheDir: join(dir, "kernels") }),
-      });
-      const measurer = withConditions(tm.measurer);
-      const t0 = performance.now();
-      let shown = 0;
+    }, USAGE);
+    const fail = (m: string): never => {
+      throw new UsageError(m);
+    };
+    const { seconds, tune } = positiveFlags(v, ["seconds", "tune"], fail);
+    const w = (() => {
       try {
-        while ((performance.now() - t0) / 1000 < seconds) {
-          const t = (performance.now() - t0) / 1000;
-          const [r] = await measurer.measure([{ trace: best!.trace }]);
-          const c = r.conditions ?? {};
-          if (r.errorKind !== "none" || c.probeGBps === undefined) {
-            fail(`the kernel's timing failed or had no probe: ${r.errorKind} ${r.error ?? ""}`);
+        return createWorkload("matmul", v.shape!.split(",").map(Number));
+      } catch (e) {
+        return fail(`--shape: ${(e as Error).message}`);
+      }
+    })();
+    const samples: SpellSample[] = [];
+    const timeKernel = async () => {
+      const dir = await Deno.makeTempDir({ prefix: "tb-spells-" });
+      try {
+        await runSession({
+          db: join(dir, "t.db"),
+          workload: { name: w.name, shape: w.shape },
+          strategy: "random",
+          trials: tune,
+        });
+        const best = bestRecorded(join(dir, "t.db"), w);
+        if (!best) fail(`no valid kernel among ${tune} random trials of ${w.shape}`);
+        const timing = { number: 1, repeat: 3, minRepeatMs: 10, warmup: 1 };
+        const tm = targetMeasurer(resolveTarget("cpu"), {
+          workload: w,
+          timing,
+          builder: createBuilder({ cacheDir: join(dir, "kernels") }),
+        });
+        const measurer = withConditions(tm.measurer);
+        const t0 = performance.now();
+        let shown = 0;
+        try {
+          while ((performance.now() - t0) / 1000 < seconds) {
+            const t = (performance.now() - t0) / 1000;
+            const [r] = await measurer.measure([{ trace: best!.trace }]);
+            const c = r.conditions ?? {};
+            if (r.errorKind !== "none" || c.probeGBps === undefined) {
+              fail(`the kernel's timing failed or had no probe: ${r.errorKind} ${r.error ?? ""}`);
+            }
+            const sorted = [...r.times].sort((a, b) => a - b);
+            samples.push({
+              t,
+              gflops: w.flops / sorted[(sorted.length - 1) >> 1] / 1e9,
+              probe: c.probeGBps!,
+              ...(c.load1 !== undefined ? { load1: c.load1 } : {}),
+              ...(c.steal !== undefined ? { steal: c.steal } : {}),
+              ...(c.cpuMhz !== undefined ? { cpuMhz: c.cpuMhz } : {}),
+            });
+            if (t - shown >= 10) {
+              shown = t;
+              const s = samples.at(-1)!;
+              console.error(
+                `${t.toFixed(0)}/${seconds} s: kernel ${
+                  s.gflops.toFixed(1)
+                } GFLOP/s, probe ${s.probe}`,
+              );
+            }
           }
-          const sorted = [...r.times].sort((a, b) => a - b);
-          samples.push({
-            t,
-            gflops: w.flops / sorted[(sorted.length - 1) >> 1] / 1e9,
-            probe: c.probeGBps!,
-            ...(c.load1 !== undefined ? { load1: c.load1 } : {}),
-            ...(c.steal !== undefined ? { steal: c.steal } : {}),
-            ...(c.cpuMhz !== undefined ? { cpuMhz: c.cpuMhz } : {}),
-          });
-          if (t - shown >= 10) {
-            shown = t;
-            const s = samples.at(-1)!;
-            console.error(
-              `${t.toFixed(0)}/${seconds} s: kernel ${
-                s.gflops.toFixed(1)
-              } GFLOP/s, probe ${s.probe}`,
-            );
-          }
+        } finally {
+          await measurer.close?.();
         }
       } finally {
-        await measurer.close?.();
+        await Deno.remove(dir, { recursive: true });
       }
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
-  };
-  if (v.replot) {
-    // The summary and the plot of timings written by --json, without timing anything.
-    try {
-      samples.push(...JSON.parse(await Deno.readTextFile(v.replot)));
-    } catch (e) {
-      fail(`--replot ${v.replot}: ${(e as Error).message}`);
-    }
-  } else await timeKernel();
+    };
+    if (v.replot) {
+      // The summary and the plot of timings written by --json, without timing anything.
+      try {
+        samples.push(...JSON.parse(await Deno.readTextFile(v.replot)));
+      } catch (e) {
+        fail(`--replot ${v.replot}: ${(e as Error).message}`);
+      }
+    } else await timeKernel();
 
-  if (samples.length === 0) fail("no timings to summarise");
-  const s = spellSummary(samples);
-  const f = (x: number | null, d = 2) => x === null ? "n/a" : x.toFixed(d);
-  console.log(
-    `matmul ${w.shape.join(",")}: ${s.samples} timings in ${
-      samples.at(-1)!.t.toFixed(0)
-    } s (3 repeats of 10 ms each)`,
-  );
-  console.log(
-    `usual probe ${s.usualProbe.toFixed(1)} GB/s; ${s.slow} timings under ${SLOW_SPEED} of it`,
-  );
-  console.log(
-    `kernel in the probe's slow timings / in the others (medians): ${f(s.kernelSlowOverUsual, 3)}`,
-  );
-  console.log(`correlation of the kernel's GFLOP/s with the probe's: ${f(s.correlation, 3)}`);
-  console.log(
-    `slow by the probe and by the kernel (under ${KERNEL_SLOW} of its usual): ` +
-      `${s.slowSeenByKernel} of ${s.slow}; slow by the kernel alone: ${s.missedByProbe} of ` +
-      `${s.samples - s.slow}`,
-  );
-  for (const k of ["load1", "steal", "cpuMhz"] as const) {
-    const c = s.conditions[k];
-    console.log(`${k}, median in slow / other timings: ${f(c.slow, 3)} / ${f(c.usual, 3)}`);
-  }
-  // The kernel's speed in spells the kernel itself shows (5-second windows at a median under
-  // KERNEL_SLOW of its usual) and how many of their timings the probe flagged.
-  const windows = new Map<number, SpellSample[]>();
-  for (const x of samples) {
-    windows.set(Math.floor(x.t / 5), [...windows.get(Math.floor(x.t / 5)) ?? [], x]);
-  }
-  const usualK = quantile(samples.map((x) => x.gflops), 0.9);
-  const spells = [...windows.values()].filter((xs) =>
-    quantile(xs.map((x) => x.gflops), 0.5) < KERNEL_SLOW * usualK
-  );
-  const inSpells = spells.flat();
-  console.log(
-    `5-s windows with the kernel's median under ${KERNEL_SLOW} of its usual: ${spells.length} of ${windows.size}; ` +
-      `the probe flagged ${
-        inSpells.filter((x) => x.probe < SLOW_SPEED * s.usualProbe).length
-      } of their ${inSpells.length} timings, ` +
-      `and ${
-        samples.filter((x) => !inSpells.includes(x) && x.probe < SLOW_SPEED * s.usualProbe).length
-      } of the other ${samples.length - inSpells.length}`,
-  );
-  await writePlot(v.plot!, spellsSVG(samples, w.shape.join(",")));
-  console.log(`plot: ${v.plot}`);
-  if (v.json) await Deno.writeTextFile(v.json, JSON.stringify(samples));
+    if (samples.length === 0) fail("no timings to summarise");
+    const s = spellSummary(samples);
+    const f = (x: number | null, d = 2) => x === null ? "n/a" : x.toFixed(d);
+    console.log(
+      `matmul ${w.shape.join(",")}: ${s.samples} timings in ${
+        samples.at(-1)!.t.toFixed(0)
+      } s (3 repeats of 10 ms each)`,
+    );
+    console.log(
+      `usual probe ${s.usualProbe.toFixed(1)} GB/s; ${s.slow} timings under ${SLOW_SPEED} of it`,
+    );
+    console.log(
+      `kernel in the probe's slow timings / in the others (medians): ${
+        f(s.kernelSlowOverUsual, 3)
+      }`,
+    );
+    console.log(`correlation of the kernel's GFLOP/s with the probe's: ${f(s.correlation, 3)}`);
+    console.log(
+      `slow by the probe and by the kernel (under ${KERNEL_SLOW} of its usual): ` +
+        `${s.slowSeenByKernel} of ${s.slow}; slow by the kernel alone: ${s.missedByProbe} of ` +
+        `${s.samples - s.slow}`,
+    );
+    for (const k of ["load1", "steal", "cpuMhz"] as const) {
+      const c = s.conditions[k];
+      console.log(`${k}, median in slow / other timings: ${f(c.slow, 3)} / ${f(c.usual, 3)}`);
+    }
+    // The kernel's speed in spells the kernel itself shows (5-second windows at a median under
+    // KERNEL_SLOW of its usual) and how many of their timings the probe flagged.
+    const windows = new Map<number, SpellSample[]>();
+    for (const x of samples) {
+      windows.set(Math.floor(x.t / 5), [...windows.get(Math.floor(x.t / 5)) ?? [], x]);
+    }
+    const usualK = quantile(samples.map((x) => x.gflops), 0.9);
+    const spells = [...windows.values()].filter((xs) =>
+      quantile(xs.map((x) => x.gflops), 0.5) < KERNEL_SLOW * usualK
+    );
+    const inSpells = spells.flat();
+    console.log(
+      `5-s windows with the kernel's median under ${KERNEL_SLOW} of its usual: ${spells.length} of ${windows.size}; ` +
+        `the probe flagged ${
+          inSpells.filter((x) => x.probe < SLOW_SPEED * s.usualProbe).length
+        } of their ${inSpells.length} timings, ` +
+        `and ${
+          samples.filter((x) => !inSpells.includes(x) && x.probe < SLOW_SPEED * s.usualProbe).length
+        } of the other ${samples.length - inSpells.length}`,
+    );
+    await writePlot(v.plot!, spellsSVG(samples, w.shape.join(",")));
+    console.log(`plot: ${v.plot}`);
+    if (v.json) await Deno.writeTextFile(v.json, JSON.stringify(samples));
+  });
 }

@@ -31,7 +31,6 @@
  * level. `final s` is what that stage took (not in trials/s).
  * @module
  */
-import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { RecordsDB } from "../datasets/db.ts";
 import { sqliteRecordStore } from "../datasets/record_store.ts";
@@ -47,6 +46,14 @@ import { defaultSpace } from "../search/sketch.ts";
 import type { Strategy } from "../search/strategy.ts";
 import { defaultTemplate, templateSpace } from "../search/templates/registry.ts";
 import { tune } from "../tuner/loop.ts";
+import { parseFlags, runCommand, UsageError } from "../cli/args.ts";
+
+/** What `--help` prints: the command lines above. */
+const USAGE = `usage:
+  deno run -A bench/tuning_throughput.ts [--shape 256,256,256] [--trials 200] \\
+    [--strategies random,xgb] [--modes serial,overlap,unity,unity+overlap,unity+race,unity+screen] \\
+    [--batch 8] [--unity 8] [--race 2] [--opt=-O3] [--screen-opt=-O2] \\
+    [--finalists 8] [--final-rounds 3] [--repeat 3] [--min-repeat-ms 10] [--seed 1]`;
 
 /**
  * Wall seconds of a run by part: the loop's (`TuneTimings` of tuner/loop.ts)
@@ -282,9 +289,8 @@ export function throughputTable(rows: ThroughputRow[]): string {
 }
 
 if (import.meta.main) {
-  const { values: v } = parseArgs({
-    args: Deno.args,
-    options: {
+  await runCommand("tuning_throughput", async (argv) => {
+    const v = parseFlags(argv, {
       shape: { type: "string", default: "256,256,256" },
       trials: { type: "string", default: "200" },
       strategies: { type: "string", default: "random,xgb" },
@@ -299,88 +305,90 @@ if (import.meta.main) {
       repeat: { type: "string", default: "3" },
       "min-repeat-ms": { type: "string", default: "10" },
       seed: { type: "string", default: "1" },
-    },
+    }, USAGE);
+    const workload = createWorkload("matmul", v.shape!.split(",").map(Number));
+    const timing = { number: 1, repeat: Number(v.repeat), minRepeatMs: Number(v["min-repeat-ms"]) };
+    console.log(
+      `tuning throughput: ${workload.name} ${
+        workload.shape.join("x")
+      }, ${v.trials} trials, batch ${v.batch}, ${v.opt}, timing repeat ${timing.repeat} min-repeat-ms ${timing.minRepeatMs}, ${navigator.hardwareConcurrency} cores, load average ${
+        Deno.loadavg().map((x) => x.toFixed(2)).join(" ")
+      }`,
+    );
+    const rows: ThroughputRow[] = [];
+    for (const strategy of v.strategies!.split(",")) {
+      for (const mode of v.modes!.split(",")) {
+        // A mode is "serial", or parts joined by "+": overlap, unity, race.
+        const parts = mode.split("+");
+        const known = ["serial", "overlap", "unity", "race", "screen"];
+        if (
+          parts.some((p) => !known.includes(p)) || (parts.includes("serial") && parts.length > 1)
+        ) {
+          throw new UsageError(
+            `Unknown mode "${mode}"; a mode is "serial" or parts of ${
+              known.slice(1).join(", ")
+            } joined by "+"`,
+          );
+        }
+        const dir = await Deno.makeTempDir({ prefix: "tb-throughput-" });
+        try {
+          rows.push(
+            await measureThroughput({
+              workload,
+              strategy,
+              trials: Number(v.trials),
+              overlap: parts.includes("overlap"),
+              batch: Number(v.batch),
+              unity: parts.includes("unity") ? Number(v.unity) : 1,
+              ...(parts.includes("race") ? { race: Number(v.race) } : {}),
+              seed: Number(v.seed),
+              opt: v.opt!,
+              ...(parts.includes("screen") ? { screenOpt: v["screen-opt"]! } : {}),
+              finalists: Number(v.finalists),
+              finalRounds: Number(v["final-rounds"]),
+              timing,
+              dir,
+            }),
+          );
+        } finally {
+          await Deno.remove(dir, { recursive: true });
+        }
+      }
+    }
+    console.log(throughputTable(rows));
+    for (const strategy of new Set(rows.map((r) => r.strategy))) {
+      const plain = (r: ThroughputRow) =>
+        r.strategy === strategy && r.unity === 1 && !r.race && r.opt === v.opt;
+      const serial = rows.find((r) => plain(r) && !r.overlap);
+      const over = rows.find((r) => plain(r) && r.overlap);
+      const noise = serial && over ? overlapNoise(serial, over) : undefined;
+      if (noise) {
+        console.log(
+          `${strategy}: ${noise.matched} candidates measured in both modes; GFLOP/s with overlap / without: p10 ${
+            noise.p10.toFixed(2)
+          }, median ${noise.median.toFixed(2)}, p90 ${noise.p90.toFixed(2)}`,
+        );
+      }
+    }
+    const goal = rows.filter((r) =>
+      r.perSecond >= 10 && overheadSeconds(r.timings) < 0.1 * r.timings.wall
+    );
+    console.log(
+      `goal (>= 10 trials/s, overhead < 10% of wall): ${
+        goal.length
+          ? goal.map((r) =>
+            `${r.strategy}/${
+              [
+                r.unity > 1 ? "unity" : "",
+                r.overlap ? "overlap" : "",
+                r.race ? "race" : "",
+                r.opt !== v.opt ? "screen" : "",
+              ]
+                .filter(Boolean).join("+") || "serial"
+            }`
+          ).join(", ")
+          : "not met"
+      }`,
+    );
   });
-  const workload = createWorkload("matmul", v.shape!.split(",").map(Number));
-  const timing = { number: 1, repeat: Number(v.repeat), minRepeatMs: Number(v["min-repeat-ms"]) };
-  console.log(
-    `tuning throughput: ${workload.name} ${
-      workload.shape.join("x")
-    }, ${v.trials} trials, batch ${v.batch}, ${v.opt}, timing repeat ${timing.repeat} min-repeat-ms ${timing.minRepeatMs}, ${navigator.hardwareConcurrency} cores, load average ${
-      Deno.loadavg().map((x) => x.toFixed(2)).join(" ")
-    }`,
-  );
-  const rows: ThroughputRow[] = [];
-  for (const strategy of v.strategies!.split(",")) {
-    for (const mode of v.modes!.split(",")) {
-      // A mode is "serial", or parts joined by "+": overlap, unity, race.
-      const parts = mode.split("+");
-      const known = ["serial", "overlap", "unity", "race", "screen"];
-      if (parts.some((p) => !known.includes(p)) || (parts.includes("serial") && parts.length > 1)) {
-        throw new RangeError(
-          `Unknown mode "${mode}"; a mode is "serial" or parts of ${
-            known.slice(1).join(", ")
-          } joined by "+"`,
-        );
-      }
-      const dir = await Deno.makeTempDir({ prefix: "tb-throughput-" });
-      try {
-        rows.push(
-          await measureThroughput({
-            workload,
-            strategy,
-            trials: Number(v.trials),
-            overlap: parts.includes("overlap"),
-            batch: Number(v.batch),
-            unity: parts.includes("unity") ? Number(v.unity) : 1,
-            ...(parts.includes("race") ? { race: Number(v.race) } : {}),
-            seed: Number(v.seed),
-            opt: v.opt!,
-            ...(parts.includes("screen") ? { screenOpt: v["screen-opt"]! } : {}),
-            finalists: Number(v.finalists),
-            finalRounds: Number(v["final-rounds"]),
-            timing,
-            dir,
-          }),
-        );
-      } finally {
-        await Deno.remove(dir, { recursive: true });
-      }
-    }
-  }
-  console.log(throughputTable(rows));
-  for (const strategy of new Set(rows.map((r) => r.strategy))) {
-    const plain = (r: ThroughputRow) =>
-      r.strategy === strategy && r.unity === 1 && !r.race && r.opt === v.opt;
-    const serial = rows.find((r) => plain(r) && !r.overlap);
-    const over = rows.find((r) => plain(r) && r.overlap);
-    const noise = serial && over ? overlapNoise(serial, over) : undefined;
-    if (noise) {
-      console.log(
-        `${strategy}: ${noise.matched} candidates measured in both modes; GFLOP/s with overlap / without: p10 ${
-          noise.p10.toFixed(2)
-        }, median ${noise.median.toFixed(2)}, p90 ${noise.p90.toFixed(2)}`,
-      );
-    }
-  }
-  const goal = rows.filter((r) =>
-    r.perSecond >= 10 && overheadSeconds(r.timings) < 0.1 * r.timings.wall
-  );
-  console.log(
-    `goal (>= 10 trials/s, overhead < 10% of wall): ${
-      goal.length
-        ? goal.map((r) =>
-          `${r.strategy}/${
-            [
-              r.unity > 1 ? "unity" : "",
-              r.overlap ? "overlap" : "",
-              r.race ? "race" : "",
-              r.opt !== v.opt ? "screen" : "",
-            ]
-              .filter(Boolean).join("+") || "serial"
-          }`
-        ).join(", ")
-        : "not met"
-    }`,
-  );
 }

@@ -13,7 +13,6 @@
  * Results: bench/results/tuning_throughput.md.
  * @module
  */
-import { parseArgs } from "node:util";
 import { createWorkload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
 import { kernelSource } from "../measure/kernel_source.ts";
@@ -22,6 +21,11 @@ import { defaultSpace } from "../search/sketch.ts";
 import type { Strategy } from "../search/strategy.ts";
 import { defaultTemplate, templateSpace } from "../search/templates/registry.ts";
 import { createStrategy } from "../tuner/strategies.ts";
+import { parseFlags, runCommand } from "../cli/args.ts";
+
+/** What `--help` prints: the command lines above. */
+const USAGE = `usage:
+  deno run -A bench/unity_code.ts [--shape 256,256,256] [--kernels 8] [--seed 1]`;
 
 /**
  * The instructions of the functions of kernel `symbol` in objdump's output
@@ -66,49 +70,52 @@ async function disassemble(so: string): Promise<string> {
 }
 
 if (import.meta.main) {
-  const { values: v } = parseArgs({
-    args: Deno.args,
-    options: {
+  await runCommand("unity_code", async (argv) => {
+    const v = parseFlags(argv, {
       shape: { type: "string", default: "256,256,256" },
       kernels: { type: "string", default: "8" },
       seed: { type: "string", default: "1" },
-    },
-  });
-  const w = createWorkload("matmul", v.shape!.split(",").map(Number));
-  const n = Number(v.kernels), seed = Number(v.seed);
-  const cache = await Deno.makeTempDir({ prefix: "tb-unity-code-" });
-  try {
-    for (const space of ["random", "template"]) {
-      let s: Strategy;
-      if (space === "random") s = randomSearch(defaultSpace(w), { seed });
-      else {
-        const t = templateSpace(defaultTemplate(w), w);
-        s = await createStrategy("random", t.space, { seed, candidateOf: t.candidateOf });
-      }
-      const sources: string[] = [];
-      while (sources.length < n) {
-        for (const c of await s.propose(n)) {
-          const k = kernelSource(c.trace!);
-          if ("source" in k && sources.length < n) sources.push(k.source);
+    }, USAGE);
+    const w = createWorkload("matmul", v.shape!.split(",").map(Number));
+    const n = Number(v.kernels), seed = Number(v.seed);
+    const cache = await Deno.makeTempDir({ prefix: "tb-unity-code-" });
+    try {
+      for (const space of ["random", "template"]) {
+        let s: Strategy;
+        if (space === "random") s = randomSearch(defaultSpace(w), { seed });
+        else {
+          const t = templateSpace(defaultTemplate(w), w);
+          s = await createStrategy("random", t.space, { seed, candidateOf: t.candidateOf });
         }
+        const sources: string[] = [];
+        while (sources.length < n) {
+          for (const c of await s.propose(n)) {
+            const k = kernelSource(c.trace!);
+            if ("source" in k && sources.length < n) sources.push(k.source);
+          }
+        }
+        const inputs = sources.map((source) => ({ source }));
+        const alone = await createBuilder({ cacheDir: `${cache}/${space}-1`, batch: 1 }).build(
+          inputs,
+        );
+        const unity = await createBuilder({
+          cacheDir: `${cache}/${space}-n`,
+          batch: n,
+          parallel: 1,
+        })
+          .build(inputs);
+        let same = 0;
+        for (let i = 0; i < n; i++) {
+          const a = kernelInstructions(await disassemble(alone[i].artifact!), "tb_kernel");
+          const b = kernelInstructions(await disassemble(unity[i].artifact!), unity[i].symbol!);
+          if (a.length > 0 && a.join("\n") === b.join("\n")) same++;
+        }
+        console.log(
+          `${space}: ${same} of ${n} kernels have the same instructions alone and in a unity build of ${n}`,
+        );
       }
-      const inputs = sources.map((source) => ({ source }));
-      const alone = await createBuilder({ cacheDir: `${cache}/${space}-1`, batch: 1 }).build(
-        inputs,
-      );
-      const unity = await createBuilder({ cacheDir: `${cache}/${space}-n`, batch: n, parallel: 1 })
-        .build(inputs);
-      let same = 0;
-      for (let i = 0; i < n; i++) {
-        const a = kernelInstructions(await disassemble(alone[i].artifact!), "tb_kernel");
-        const b = kernelInstructions(await disassemble(unity[i].artifact!), unity[i].symbol!);
-        if (a.length > 0 && a.join("\n") === b.join("\n")) same++;
-      }
-      console.log(
-        `${space}: ${same} of ${n} kernels have the same instructions alone and in a unity build of ${n}`,
-      );
+    } finally {
+      await Deno.remove(cache, { recursive: true });
     }
-  } finally {
-    await Deno.remove(cache, { recursive: true });
-  }
+  });
 }
