@@ -92,9 +92,18 @@ if (import.meta.main) {
     }
     const runs: SpaceOutput[] = [];
     for (const f of files) {
-      const lines = (await Deno.readTextFile(f)).trim().split("\n");
-      const o: SpaceOutput | { spaces: SpaceOutput[] } = JSON.parse(lines[lines.length - 1]);
-      runs.push(...("spaces" in o ? o.spaces : [o]));
+      let o: SpaceOutput | { spaces: SpaceOutput[] };
+      try {
+        const lines = (await Deno.readTextFile(f)).trim().split("\n");
+        o = JSON.parse(lines[lines.length - 1]);
+      } catch (e) {
+        throw new UsageError(`cannot read "${f}" as compare output: ${(e as Error).message}`);
+      }
+      const spaces = "spaces" in o ? o.spaces : [o];
+      if (!Array.isArray(spaces) || spaces.some((x) => !Array.isArray(x?.results))) {
+        throw new UsageError(`"${f}" is not compare output (its last line has no results)`);
+      }
+      runs.push(...spaces);
     }
     const count = new Map<string, number>();
     for (const s of latestRows(runs)) {

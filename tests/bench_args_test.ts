@@ -78,3 +78,17 @@ Deno.test("every bench answers --help with its usage and status 0", async () => 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("below_random names a compare output it cannot read, in one line with status 2", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/empty.json`, "{}\n");
+    for (const file of ["missing.json", "empty.json"]) {
+      const r = await runScript("bench/below_random.ts", [file], dir, ENV);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr.trim(), new RegExp(`^below_random: [^\\n]*"${file}"[^\\n]*$`));
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
