@@ -18,6 +18,11 @@ import { createPrng } from "../ir/prng.ts";
 import type { Matrix } from "../costmodel/regressor.ts";
 import { type XGBoostObjective, XGBoostRegressor } from "../costmodel/xgboost.ts";
 import { xgboostVersion } from "../costmodel/_xgboost_ffi.ts";
+import { positionalArgs, positiveArg, runCommand } from "../cli/args.ts";
+
+/** What `--help` prints. */
+const USAGE = `usage:
+  deno run --allow-ffi --allow-sys bench/costmodel_bench.ts [runs, default 5] [nthread, default 1]`;
 
 /** Goal for one training call, seconds. */
 export const TRAIN_GOAL = 2;
@@ -84,37 +89,35 @@ export function benchXGBoost(
 }
 
 if (import.meta.main) {
-  const runs = Deno.args[0] ? Number(Deno.args[0]) : 5;
-  const nthread = Deno.args[1] ? Number(Deno.args[1]) : 1;
-  if (!Number.isInteger(runs) || runs < 1) {
-    throw new Error(`runs must be >= 1, got ${Deno.args[0]}`);
-  }
-  if (!Number.isInteger(nthread) || nthread < 1) {
-    throw new Error(`nthread must be >= 1, got ${Deno.args[1]}`);
-  }
-  const load = () => Deno.loadavg().map((l) => l.toFixed(2)).join(" ");
-  const ms = (t: Timing) =>
-    `${(t.median * 1000).toFixed(1)} ms [${(t.min * 1000).toFixed(1)}-${
-      (t.max * 1000).toFixed(1)
-    }]`;
-  console.log(
-    `XGBoost ${
-      xgboostVersion().join(".")
-    }, nthread ${nthread} of ${navigator.hardwareConcurrency} ` +
-      `cores, load average ${load()}; median of ${runs} runs, 10,000 records x 40 features`,
-  );
-  let ok = true;
-  for (const objective of ["reg:squarederror", "rank:pairwise"] as const) {
-    const { train, predict } = benchXGBoost(objective, runs, nthread);
-    const trainOk = train.median < TRAIN_GOAL, predictOk = predict.median < PREDICT_GOAL;
-    ok &&= trainOk && predictOk;
+  await runCommand("costmodel_bench", (argv) => {
+    const args = positionalArgs(argv, USAGE, 2);
+    const runs = positiveArg(args[0], "runs", 5);
+    const nthread = positiveArg(args[1], "nthread", 1);
+    const load = () => Deno.loadavg().map((l) => l.toFixed(2)).join(" ");
+    const ms = (t: Timing) =>
+      `${(t.median * 1000).toFixed(1)} ms [${(t.min * 1000).toFixed(1)}-${
+        (t.max * 1000).toFixed(1)
+      }]`;
     console.log(
-      `${objective.padEnd(17)} train ${ms(train)} (goal < ${TRAIN_GOAL} s: ${
-        trainOk ? "ok" : "TOO SLOW"
-      })  predict ${ms(predict)} (goal < ${PREDICT_GOAL * 1000} ms: ${
-        predictOk ? "ok" : "TOO SLOW"
-      })`,
+      `XGBoost ${
+        xgboostVersion().join(".")
+      }, nthread ${nthread} of ${navigator.hardwareConcurrency} ` +
+        `cores, load average ${load()}; median of ${runs} runs, 10,000 records x 40 features`,
     );
-  }
-  console.log(`load average after: ${load()}; goals ${ok ? "hold" : "DO NOT hold"}`);
+    let ok = true;
+    for (const objective of ["reg:squarederror", "rank:pairwise"] as const) {
+      const { train, predict } = benchXGBoost(objective, runs, nthread);
+      const trainOk = train.median < TRAIN_GOAL, predictOk = predict.median < PREDICT_GOAL;
+      ok &&= trainOk && predictOk;
+      console.log(
+        `${objective.padEnd(17)} train ${ms(train)} (goal < ${TRAIN_GOAL} s: ${
+          trainOk ? "ok" : "TOO SLOW"
+        })  predict ${ms(predict)} (goal < ${PREDICT_GOAL * 1000} ms: ${
+          predictOk ? "ok" : "TOO SLOW"
+        })`,
+      );
+    }
+    console.log(`load average after: ${load()}; goals ${ok ? "hold" : "DO NOT hold"}`);
+    return Promise.resolve();
+  });
 }

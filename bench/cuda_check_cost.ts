@@ -19,6 +19,11 @@ import { CUDA_WORKER_PATH } from "../measure/cuda_runner.ts";
 import type { CudaReply, CudaRequest } from "../measure/cuda_worker.ts";
 import { writeReference } from "../measure/reference_cache.ts";
 import { signatureOf } from "../measure/kernel_source.ts";
+import { positionalArgs, positiveArg, runCommand, UsageError } from "../cli/args.ts";
+
+/** What `--help` prints. */
+const USAGE = `usage:
+  deno run -A bench/cuda_check_cost.ts [M,N,K, default 4096,4096,4096] [runs, default 3]`;
 
 const STAND_IN = `#include <stdio.h>
 #include <stdlib.h>
@@ -88,14 +93,16 @@ export async function checkCost(shape: [number, number, number], runs: number): 
 }
 
 if (import.meta.main) {
-  const shape = (Deno.args[0] ?? "4096,4096,4096").split(",").map(Number);
-  if (shape.length !== 3 || !shape.every((x) => Number.isInteger(x) && x > 0)) {
-    console.error("shape: M,N,K positive integers");
-    Deno.exit(2);
-  }
-  const runs = Number(Deno.args[1] ?? 3);
-  const s = await checkCost(shape as [number, number, number], runs);
-  console.log(
-    `matmul ${shape.join("x")}: check ${s.map((x) => x.toFixed(2)).join(", ")} s per candidate`,
-  );
+  await runCommand("cuda_check_cost", async (argv) => {
+    const args = positionalArgs(argv, USAGE, 2);
+    const shape = (args[0] ?? "4096,4096,4096").split(",").map(Number);
+    if (shape.length !== 3 || !shape.every((x) => Number.isInteger(x) && x > 0)) {
+      throw new UsageError(`shape must be M,N,K positive integers, got "${args[0]}"`);
+    }
+    const runs = positiveArg(args[1], "runs", 3);
+    const s = await checkCost(shape as [number, number, number], runs);
+    console.log(
+      `matmul ${shape.join("x")}: check ${s.map((x) => x.toFixed(2)).join(", ")} s per candidate`,
+    );
+  });
 }

@@ -14,6 +14,11 @@ import { cacheName } from "../datasets/cache_names.ts";
 import { kernelTunerCaches } from "../datasets/kerneltuner.ts";
 import { createPrng } from "../ir/prng.ts";
 import { type ReplaySpace, replaySpaceFromFile } from "../search/replay.ts";
+import { positionalArgs, runCommand, UsageError } from "../cli/args.ts";
+
+/** What `--help` prints. */
+const USAGE = `usage:
+  deno run --allow-read bench/replay_throughput.ts [seconds per loop, default 0.3] [cache names or paths…]`;
 
 /** Proposals+evaluations per second of random sampling over a replay space. */
 export function randomThroughput(
@@ -40,29 +45,32 @@ export function randomThroughput(
 }
 
 if (import.meta.main) {
-  const [secArg, ...names] = Deno.args;
-  const seconds = secArg ? Number(secArg) : 0.3;
-  if (!(seconds > 0)) throw new Error(`seconds must be positive, got ${secArg}`);
-  const files = names.length > 0 ? names : kernelTunerCaches();
-  const target = 100_000;
-  let worst = Infinity;
-  console.log("cache                  mode        proposals/s   best/optimum");
-  for (const f of files) {
-    const label = cacheName(f).padEnd(22);
-    for (const absent of ["invalid", "restricted"] as const) {
-      const r = await replaySpaceFromFile(f, { absent });
-      const t = randomThroughput(r, seconds, absent === "restricted");
-      worst = Math.min(worst, t.perSecond);
-      console.log(
-        `${label} ${absent.padEnd(11)} ${
-          Math.round(t.perSecond).toLocaleString("en").padStart(11)
-        }   ${(r.optimum / t.best).toFixed(3)}`,
-      );
+  await runCommand("replay_throughput", async (argv) => {
+    const args = positionalArgs(argv, USAGE, 1000);
+    const [secArg, ...names] = args;
+    const seconds = secArg ? Number(secArg) : 0.3;
+    if (!(seconds > 0)) throw new UsageError(`seconds must be positive, got "${secArg}"`);
+    const files = names.length > 0 ? names : kernelTunerCaches();
+    const target = 100_000;
+    let worst = Infinity;
+    console.log("cache                  mode        proposals/s   best/optimum");
+    for (const f of files) {
+      const label = cacheName(f).padEnd(22);
+      for (const absent of ["invalid", "restricted"] as const) {
+        const r = await replaySpaceFromFile(f, { absent });
+        const t = randomThroughput(r, seconds, absent === "restricted");
+        worst = Math.min(worst, t.perSecond);
+        console.log(
+          `${label} ${absent.padEnd(11)} ${
+            Math.round(t.perSecond).toLocaleString("en").padStart(11)
+          }   ${(r.optimum / t.best).toFixed(3)}`,
+        );
+      }
     }
-  }
-  console.log(
-    `slowest: ${Math.round(worst).toLocaleString("en")} proposals/s (target ${
-      target.toLocaleString("en")
-    }): ${worst >= target ? "ok" : "TOO SLOW"}`,
-  );
+    console.log(
+      `slowest: ${Math.round(worst).toLocaleString("en")} proposals/s (target ${
+        target.toLocaleString("en")
+      }): ${worst >= target ? "ok" : "TOO SLOW"}`,
+    );
+  });
 }

@@ -19,6 +19,11 @@ import { openSpace } from "../tuner/open_space.ts";
 import { compareStrategies } from "../tuner/compare_strategies.ts";
 import type { Strategy } from "../search/strategy.ts";
 import { RL_STRATEGY_NAMES, rlStrategy } from "../rl/presets.ts";
+import { positionalArgs, positiveArg, runCommand } from "../cli/args.ts";
+
+/** What `--help` prints. */
+const USAGE = `usage:
+  deno run --allow-read --allow-env bench/rl_overhead.ts [budget, default 400] [seeds, default 3] [space, default gemm_RTX_3090]`;
 
 /** One row of the overhead table. */
 export interface OverheadRow {
@@ -127,19 +132,22 @@ export function timed(s: Strategy, timer: { ms: number; cpu: number }): Strategy
 }
 
 if (import.meta.main) {
-  const [budget, seeds, space] = Deno.args;
-  const rows = await rlOverhead({
-    budget: budget ? Number(budget) : undefined,
-    seeds: seeds ? Number(seeds) : undefined,
-    space,
+  await runCommand("rl_overhead", async (argv) => {
+    const args = positionalArgs(argv, USAGE, 3);
+    const [budget, seeds, space] = args;
+    const rows = await rlOverhead({
+      budget: budget ? positiveArg(budget, "budget", 1) : undefined,
+      seeds: seeds ? positiveArg(seeds, "seeds", 1) : undefined,
+      space,
+    });
+    console.log(`space ${space ?? "gemm_RTX_3090"}, target < 5 ms per trial`);
+    console.log("strategy        trials   ms/trial (wall)   ms/trial (CPU)   worst seed (wall)");
+    for (const r of rows) {
+      console.log(
+        `${r.strategy.padEnd(15)} ${String(r.trials).padStart(6)}   ${
+          r.msPerTrial.toFixed(2).padStart(15)
+        }   ${r.cpuMsPerTrial.toFixed(2).padStart(14)}   ${r.worstSeedMs.toFixed(2).padStart(17)}`,
+      );
+    }
   });
-  console.log(`space ${space ?? "gemm_RTX_3090"}, target < 5 ms per trial`);
-  console.log("strategy        trials   ms/trial (wall)   ms/trial (CPU)   worst seed (wall)");
-  for (const r of rows) {
-    console.log(
-      `${r.strategy.padEnd(15)} ${String(r.trials).padStart(6)}   ${
-        r.msPerTrial.toFixed(2).padStart(15)
-      }   ${r.cpuMsPerTrial.toFixed(2).padStart(14)}   ${r.worstSeedMs.toFixed(2).padStart(17)}`,
-    );
-  }
 }

@@ -15,6 +15,11 @@
 import type { CompareManyOutput, CompareOutput } from "../search/comparison.ts";
 import { rankAcrossSpaces, rankTable } from "../search/score.ts";
 import { cacheName } from "../datasets/cache_names.ts";
+import { positionalArgs, runCommand, UsageError } from "../cli/args.ts";
+
+/** What `--help` prints. */
+const USAGE = `usage:
+  deno run --allow-read bench/strategy_study.ts a.json [b.json …]`;
 
 /** Markdown tables of compare outputs (several runs over the same spaces are merged by space). */
 export function studyTables(outputs: (CompareOutput | CompareManyOutput)[]): string {
@@ -58,9 +63,16 @@ export function studyTables(outputs: (CompareOutput | CompareManyOutput)[]): str
 }
 
 if (import.meta.main) {
-  const outputs = await Promise.all(Deno.args.map(async (f) => {
-    const lines = (await Deno.readTextFile(f)).trim().split("\n");
-    return JSON.parse(lines[lines.length - 1]);
-  }));
-  console.log(studyTables(outputs));
+  await runCommand("strategy_study", async (argv) => {
+    const args = positionalArgs(argv, USAGE, 1000);
+    const outputs = await Promise.all(args.map(async (f) => {
+      try {
+        const lines = (await Deno.readTextFile(f)).trim().split("\n");
+        return JSON.parse(lines[lines.length - 1]);
+      } catch (e) {
+        throw new UsageError(`cannot read "${f}" as compare output: ${(e as Error).message}`);
+      }
+    }));
+    console.log(studyTables(outputs));
+  });
 }

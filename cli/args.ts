@@ -77,6 +77,66 @@ export function parseFlags<const O extends ParseArgsOptionsConfig>(
   >["values"];
 }
 
+/**
+ * Reads a script's positional arguments (a bench's `[seeds] [space]`, say):
+ * any flag but `--help` is a {@link UsageError}, `--help` a
+ * {@link HelpRequest} carrying `usage`, and more than `max` arguments a
+ * {@link UsageError}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { positionalArgs, UsageError } from "./args.ts";
+ * assert.deepEqual(positionalArgs(["5", "gemm_RTX_3090"], "usage: ...", 3), ["5", "gemm_RTX_3090"]);
+ * assert.throws(() => positionalArgs(["--seeds", "5"], "usage: ...", 3), UsageError);
+ * assert.throws(() => positionalArgs(["1", "2"], "usage: ...", 1), UsageError);
+ * ```
+ */
+export function positionalArgs(argv: string[], usage: string, max = Infinity): string[] {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: { help: { type: "boolean", default: false } },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (parsed.values.help) throw new HelpRequest(usage);
+  if (parsed.positionals.length > max) {
+    throw new UsageError(
+      `at most ${max} argument(s), got ${parsed.positionals.length}: ${
+        parsed.positionals.join(" ")
+      }`,
+    );
+  }
+  return parsed.positionals;
+}
+
+/**
+ * A positive integer from a positional argument, or `fallback` when it is
+ * absent; anything else is a {@link UsageError} naming `what`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { positiveArg } from "./args.ts";
+ * assert.equal(positiveArg(undefined, "seeds", 5), 5);
+ * assert.equal(positiveArg("3", "seeds", 5), 3);
+ * assert.throws(() => positiveArg("0", "seeds", 5), /seeds must be a positive integer, got "0"/);
+ * ```
+ */
+export function positiveArg(text: string | undefined, what: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new UsageError(`${what} must be a positive integer, got "${text}"`);
+  }
+  return n;
+}
+
 /** Targets `tune` knows. */
 export const TARGETS = ["cpu", "cuda"] as const;
 

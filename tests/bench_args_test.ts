@@ -6,14 +6,17 @@
 import assert from "node:assert/strict";
 import { runScript } from "./_cli.ts";
 
-/** Every bench with a main entry that reads flags. */
+/** Every bench with a main entry that reads flags or positional arguments. */
 const BENCHES = [
   "below_random",
   "bo_ablation",
   "bo_diagnose",
+  "bo_speed",
   "cli_throughput",
   "compile_cost",
   "conditions_cost",
+  "costmodel_bench",
+  "cuda_check_cost",
   "distributed",
   "finalists_in_pass",
   "finalists_tune",
@@ -27,9 +30,12 @@ const BENCHES = [
   "network_study",
   "network_throughput",
   "peers",
+  "replay_throughput",
+  "rl_overhead",
   "scheduler_latency",
   "scheduler_replay",
   "slow_spells",
+  "strategy_study",
   "tiles",
   "tuning_throughput",
   "unity_code",
