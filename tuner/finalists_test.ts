@@ -306,7 +306,10 @@ Deno.test("tuneNetwork re-times each task's finalists and runs the fastest over 
     try {
       for (const [i, t] of o.tasks.entries()) {
         assert.ok(t.finalists, `task ${i} re-timed`);
-        assert.equal(t.finalists.count, 2);
+        // The 2 fastest, and up to 2 second looks at trials the speed probe saw timed in a
+        // slow spell (fastestDistinct): how many depends on the machine's spells, not the code.
+        assert.ok(t.finalists.count >= 2 && t.finalists.count <= 4, `${t.finalists.count}`);
+        assert.equal(r.candidates(t.finalists.runId).length, t.finalists.count);
         const run = r.run(t.finalists.runId)!;
         assert.equal(run.strategy, FINALISTS_STRATEGY);
         assert.deepEqual((run.config as { finalists: { from: number[] } }).finalists.from, [
