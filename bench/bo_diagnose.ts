@@ -80,7 +80,12 @@ if (import.meta.main) {
         throw new UsageError(`--variant ${s}: expected name={json options}`);
       }
     });
-    const r = await replaySpaceFromFile(positionals[0], { absent: "invalid" });
+    let r;
+    try {
+      r = await replaySpaceFromFile(positionals[0], { absent: "invalid" });
+    } catch (e) {
+      throw new UsageError(`cannot open space "${positionals[0]}": ${(e as Error).message}`);
+    }
     const sp = r.space;
     const valid: number[] = [];
     for (let i = 0; i < sp.size; i++) if (r.evaluateIndex(i).seconds !== undefined) valid.push(i);

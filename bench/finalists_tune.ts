@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { RecordsDB } from "../datasets/db.ts";
 import { readConfirmation } from "../tuner/confirm.ts";
 import { runSession } from "../tuner/session.ts";
-import { parseFlags, runCommand } from "../cli/args.ts";
+import { parseFlags, runCommand, shapeFlag } from "../cli/args.ts";
 
 /** What `--help` prints: the command lines above. */
 const USAGE = `usage:
@@ -36,7 +36,7 @@ if (import.meta.main) {
       seed: { type: "string", default: "1" },
       db: { type: "string" },
     }, USAGE);
-    const shape = v.shape!.split(",").map(Number);
+    const shape = shapeFlag("matmul", v.shape!).shape;
     const db = v.db ?? join(await Deno.makeTempDir({ prefix: "tb-finalists-" }), "runs.db");
     const loadBefore = load();
     const t0 = performance.now();

@@ -22,7 +22,7 @@ import { extractTasks } from "../network/tasks.ts";
 import { randomWeights } from "../network/weights.ts";
 import { type NetworkTuningOutcome, tuneNetwork } from "../tuner/network_tuning.ts";
 import { RecordsDB } from "../datasets/db.ts";
-import { parseFlags, runCommand } from "../cli/args.ts";
+import { parseFlags, runCommand, UsageError } from "../cli/args.ts";
 
 /** What `--help` prints: the command lines above. */
 const USAGE = `usage:
@@ -82,7 +82,12 @@ if (import.meta.main) {
       seed: { type: "string", default: "1" },
       repeat: { type: "string", default: "5" },
     }, USAGE);
-    const net = builtinNetwork(v.network!);
+    let net;
+    try {
+      net = builtinNetwork(v.network!);
+    } catch (e) {
+      throw new UsageError(`--network: ${(e as Error).message}`);
+    }
     const tasks = extractTasks(net);
     const weights = randomWeights(net, Number(v.seed));
     console.log(

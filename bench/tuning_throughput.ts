@@ -34,7 +34,7 @@
 import { join } from "node:path";
 import { RecordsDB } from "../datasets/db.ts";
 import { sqliteRecordStore } from "../datasets/record_store.ts";
-import { createWorkload, type Workload } from "../ir/workloads.ts";
+import type { Workload } from "../ir/workloads.ts";
 import { createBuilder, DEFAULT_FLAGS } from "../measure/builder.ts";
 import { createNativeMeasurer } from "../measure/native.ts";
 import { createRunner } from "../measure/runner.ts";
@@ -46,7 +46,7 @@ import { defaultSpace } from "../search/sketch.ts";
 import type { Strategy } from "../search/strategy.ts";
 import { defaultTemplate, templateSpace } from "../search/templates/registry.ts";
 import { tune } from "../tuner/loop.ts";
-import { parseFlags, runCommand, UsageError } from "../cli/args.ts";
+import { parseFlags, runCommand, shapeFlag, UsageError } from "../cli/args.ts";
 
 /** What `--help` prints: the command lines above. */
 const USAGE = `usage:
@@ -306,7 +306,7 @@ if (import.meta.main) {
       "min-repeat-ms": { type: "string", default: "10" },
       seed: { type: "string", default: "1" },
     }, USAGE);
-    const workload = createWorkload("matmul", v.shape!.split(",").map(Number));
+    const workload = shapeFlag("matmul", v.shape!);
     const timing = { number: 1, repeat: Number(v.repeat), minRepeatMs: Number(v["min-repeat-ms"]) };
     console.log(
       `tuning throughput: ${workload.name} ${

@@ -13,7 +13,6 @@
  * Results: bench/results/tuning_throughput.md.
  * @module
  */
-import { createWorkload } from "../ir/workloads.ts";
 import { createBuilder } from "../measure/builder.ts";
 import { kernelSource } from "../measure/kernel_source.ts";
 import { randomSearch } from "../search/random.ts";
@@ -21,7 +20,7 @@ import { defaultSpace } from "../search/sketch.ts";
 import type { Strategy } from "../search/strategy.ts";
 import { defaultTemplate, templateSpace } from "../search/templates/registry.ts";
 import { createStrategy } from "../tuner/strategies.ts";
-import { parseFlags, runCommand } from "../cli/args.ts";
+import { parseFlags, runCommand, shapeFlag } from "../cli/args.ts";
 
 /** What `--help` prints: the command lines above. */
 const USAGE = `usage:
@@ -76,7 +75,7 @@ if (import.meta.main) {
       kernels: { type: "string", default: "8" },
       seed: { type: "string", default: "1" },
     }, USAGE);
-    const w = createWorkload("matmul", v.shape!.split(",").map(Number));
+    const w = shapeFlag("matmul", v.shape!);
     const n = Number(v.kernels), seed = Number(v.seed);
     const cache = await Deno.makeTempDir({ prefix: "tb-unity-code-" });
     try {

@@ -7,7 +7,7 @@ import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { DatabaseError } from "../datasets/db.ts";
 import { laneOverride, LanesError } from "../ir/target_cpu.ts";
 import { mediaError } from "../datasets/io_errors.ts";
-import { createWorkload, WORKLOADS } from "../ir/workloads.ts";
+import { createWorkload, type Workload, WORKLOADS } from "../ir/workloads.ts";
 import { checkWorkloadMemory } from "../ir/limits.ts";
 import { ALL_MATH, type MathKind, parseMath } from "../ir/gemm_math.ts";
 import { resolveTarget } from "../ir/target.ts";
@@ -506,6 +506,29 @@ export function parseTuneArgs(argv: string[]): TuneArgs {
     throw new UsageError("Give --workload and --shape together");
   }
   return args;
+}
+
+/**
+ * The workload `name` at the shape `text` (`256,256,256`) for a script's
+ * `--shape` flag: a shape that is not integers, or that the workload
+ * refuses, is a {@link UsageError} naming the flag.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { shapeFlag, UsageError } from "./args.ts";
+ * assert.deepEqual(shapeFlag("matmul", "64,64,64").shape, [64, 64, 64]);
+ * assert.throws(() => shapeFlag("matmul", "64,x,64"), UsageError);
+ * assert.throws(() => shapeFlag("matmul", "64,64"), UsageError);
+ * ```
+ */
+export function shapeFlag(name: string, text: string): Workload {
+  const shape = parseShape(text);
+  try {
+    return createWorkload(name, shape);
+  } catch (e) {
+    throw new UsageError(`--shape: ${(e as Error).message}`);
+  }
 }
 
 /** Parses `512,512,512`; a dimension that is not an integer is named. */

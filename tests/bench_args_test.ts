@@ -98,3 +98,29 @@ Deno.test("below_random names a compare output it cannot read, in one line with 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("benches name a bad shape, network or space in one line with status 2", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const cases: [string, string[], RegExp][] = [
+      ["tuning_throughput", ["--shape", "1,x"], /--shape: dimension 2 "x"/],
+      ["unity_code", ["--shape", "1,2"], /--shape: .*3 dimensions/],
+      ["finalists_tune", ["--shape", "0,0,0"], /--shape: .*positive integer/],
+      ["network_throughput", ["--network", "nope"], /--network: Unknown network "nope"/],
+      ["bo_diagnose", ["nope_space"], /cannot open space "nope_space"/],
+    ];
+    const runs = await Promise.all(
+      cases.map(([b, args]) => runScript(`bench/${b}.ts`, args, dir, ENV)),
+    );
+    cases.forEach(([b, , pattern], i) => {
+      const r = runs[i];
+      assert.equal(r.code, 2, `${b}: ${r.stderr}`);
+      const lines = r.stderr.trim().split("\n");
+      assert.equal(lines.length, 1, `${b}: ${r.stderr}`);
+      assert.ok(lines[0].startsWith(`${b}: `), r.stderr);
+      assert.match(lines[0], pattern, b);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
