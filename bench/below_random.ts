@@ -12,10 +12,9 @@
  * ```
  * @module
  */
-import { parseArgs } from "node:util";
 import { replaySpaceFromFile } from "../search/replay.ts";
 import { expectedRandomFraction } from "../search/score.ts";
-import { HelpRequest, runCommand, UsageError } from "../cli/args.ts";
+import { parseCommandLine, runCommand, UsageError } from "../cli/args.ts";
 
 /** What `--help` prints: the command lines above. */
 const USAGE = `usage:
@@ -67,22 +66,7 @@ export async function exactRandom(spec: string, budgets: number[]): Promise<Map<
 
 if (import.meta.main) {
   await runCommand("below_random", async (argv) => {
-    // parseFlags takes no positionals (the files are): the same strict parse, by hand.
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv,
-        strict: true,
-        allowPositionals: true,
-        options: {
-          margin: { type: "string", default: "0" },
-          help: { type: "boolean", default: false },
-        },
-      });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
-    if (parsed.values.help) throw new HelpRequest(USAGE);
+    const parsed = parseCommandLine(argv, { margin: { type: "string", default: "0" } }, USAGE);
     const margin = Number(parsed.values.margin);
     const files = parsed.positionals;
     if (files.length === 0 || !Number.isFinite(margin)) {

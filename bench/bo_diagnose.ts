@@ -13,12 +13,11 @@
  * ```
  * @module
  */
-import { parseArgs } from "node:util";
 import { createPrng } from "../ir/prng.ts";
 import { bayesianOptimization, type BayesOptOptions, optionVectors } from "../search/bo.ts";
 import { normalScores, PoolGP } from "../search/gp.ts";
 import { replaySpaceFromFile } from "../search/replay.ts";
-import { HelpRequest, runCommand, UsageError } from "../cli/args.ts";
+import { parseCommandLine, runCommand, UsageError } from "../cli/args.ts";
 
 const USAGE = "usage: deno run --allow-read bench/bo_diagnose.ts SPACE [--seeds 10] " +
   "[--variant 'name={json options}']...";
@@ -50,24 +49,10 @@ export function spearman(a: readonly number[], b: readonly number[]): number {
 
 if (import.meta.main) {
   await runCommand("bo_diagnose", async (argv) => {
-    // parseFlags takes no positionals (SPACE is one): the same strict parse, by hand.
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv,
-        strict: true,
-        allowPositionals: true,
-        options: {
-          seeds: { type: "string", default: "10" },
-          variant: { type: "string", multiple: true, default: ["bo={}"] },
-          help: { type: "boolean", default: false },
-        },
-      });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
-    const { values: v, positionals } = parsed;
-    if (v.help) throw new HelpRequest(USAGE);
+    const { values: v, positionals } = parseCommandLine(argv, {
+      seeds: { type: "string", default: "10" },
+      variant: { type: "string", multiple: true, default: ["bo={}"] },
+    }, USAGE);
     const seeds = Number(v.seeds);
     if (positionals.length !== 1 || !(seeds >= 1)) {
       throw new UsageError("give one SPACE (a replayed space) and --seeds N >= 1");

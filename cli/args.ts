@@ -61,20 +61,55 @@ export function parseFlags<const O extends ParseArgsOptionsConfig>(
   options: O,
   usage: string,
 ): ReturnType<typeof parseArgs<{ args: string[]; strict: true; options: O }>>["values"] {
+  const { values, positionals } = parseCommandLine(argv, options, usage);
+  if (positionals.length > 0) {
+    throw new UsageError(
+      `Unexpected argument '${positionals[0]}'. This command does not take positional arguments`,
+    );
+  }
+  return values;
+}
+
+/**
+ * {@link parseFlags} for a script that takes positional arguments too (a
+ * bench's files, say): the flags, and the arguments in order.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { parseCommandLine, UsageError } from "./args.ts";
+ * const c = parseCommandLine(["a.json", "--margin", "0.1"], { margin: { type: "string" } }, "usage: ...");
+ * assert.deepEqual(c.positionals, ["a.json"]);
+ * assert.equal(c.values.margin, "0.1");
+ * assert.throws(() => parseCommandLine(["--bogus"], {}, "usage: ..."), UsageError);
+ * ```
+ */
+export function parseCommandLine<const O extends ParseArgsOptionsConfig>(
+  argv: string[],
+  options: O,
+  usage: string,
+): {
+  values: ReturnType<typeof parseArgs<{ args: string[]; strict: true; options: O }>>["values"];
+  positionals: string[];
+} {
   let parsed;
   try {
     parsed = parseArgs({
       args: argv,
       strict: true,
+      allowPositionals: true,
       options: { ...options, help: { type: "boolean", default: false } },
     });
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
   if ((parsed.values as { help?: boolean }).help) throw new HelpRequest(usage);
-  return parsed.values as ReturnType<
-    typeof parseArgs<{ args: string[]; strict: true; options: O }>
-  >["values"];
+  return {
+    values: parsed.values as ReturnType<
+      typeof parseArgs<{ args: string[]; strict: true; options: O }>
+    >["values"],
+    positionals: parsed.positionals,
+  };
 }
 
 /**
@@ -93,26 +128,13 @@ export function parseFlags<const O extends ParseArgsOptionsConfig>(
  * ```
  */
 export function positionalArgs(argv: string[], usage: string, max = Infinity): string[] {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: { help: { type: "boolean", default: false } },
-    });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  if (parsed.values.help) throw new HelpRequest(usage);
-  if (parsed.positionals.length > max) {
+  const { positionals } = parseCommandLine(argv, {}, usage);
+  if (positionals.length > max) {
     throw new UsageError(
-      `at most ${max} argument(s), got ${parsed.positionals.length}: ${
-        parsed.positionals.join(" ")
-      }`,
+      `at most ${max} argument(s), got ${positionals.length}: ${positionals.join(" ")}`,
     );
   }
-  return parsed.positionals;
+  return positionals;
 }
 
 /**
